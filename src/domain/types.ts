@@ -1,0 +1,89 @@
+/**
+ * The normalized, frozen domain: everything a request needs about a resource, resolved
+ * once at start-up from the settings. Nothing downstream re-reads raw settings.
+ */
+import type { Doc, Filter, Projection, Sort } from "../store/store.ts";
+
+/** One field rule set in the spec's (Eve/Cerberus) schema vocabulary. */
+export type FieldSchema = Record<string, unknown>;
+/** A resource schema: field name -> rules. */
+export type ResourceSchema = Record<string, FieldSchema>;
+
+export type Method = "GET" | "HEAD" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+/** A URL variable in a sub-resource `url`, e.g. `<regex("[a-f0-9]{24}"):owner>`. */
+export interface UrlVariable {
+  /** Field the variable filters on. */
+  field: string;
+  /** Regex source (anchored when matched). */
+  pattern: string;
+}
+
+export interface DataRelation {
+  resource: string;
+  field: string;
+  embeddable: boolean;
+  version: boolean;
+}
+
+export interface Resource {
+  /** Name as given in DOMAIN (also the event name suffix). */
+  name: string;
+  /** Path without leading/trailing slashes, variables kept, e.g. `people/<regex(...):owner>/invoices`. */
+  url: string;
+  /** Literal path segments and variables of `url`, in order. */
+  urlParts: Array<string | UrlVariable>;
+  /** Database collection name (`datasource.source`, default the resource name). */
+  source: string;
+  /** Predefined filter (`datasource.filter`). */
+  filter: Filter;
+  /** Default projection (`datasource.projection`), or undefined for all fields. */
+  projection?: Projection;
+  /** Default sort (`datasource.default_sort` or `default_sort`). */
+  defaultSort?: Sort;
+  /** Aggregation pipeline, when the endpoint is an aggregation endpoint. */
+  aggregation?: { pipeline: Doc[]; options?: Doc };
+  schema: ResourceSchema;
+  resourceTitle: string;
+  itemTitle: string;
+  resourceMethods: Method[];
+  itemMethods: Method[];
+  /** Field used in item URLs (ITEM_LOOKUP_FIELD, default ID_FIELD). */
+  itemLookupField: string;
+  /** Regex source of the item URL segment (ITEM_URL). */
+  itemUrl: string;
+  itemLookup: boolean;
+  additionalLookup?: { url: string; field: string };
+  idField: string;
+  cacheControl: string;
+  cacheExpires: number;
+  allowUnknown: boolean;
+  normalizeOnPatch: boolean;
+  sorting: boolean;
+  pagination: boolean;
+  paginationLimit: number;
+  paginationDefault: number;
+  /** OPTIMIZE_PAGINATION_FOR_SPEED: skip the total count. */
+  optimizePagination: boolean;
+  embedding: boolean;
+  /** Fields embedded without the client asking (`embedded_fields`). */
+  embeddedFields: string[];
+  /** Emits `_links` (HATEOAS); false turns links off for the resource. */
+  hateoas: boolean;
+  softDelete: boolean;
+  versioning: boolean;
+  internal: boolean;
+  bulkEnabled: boolean;
+  upsertOnPut: boolean;
+  mergeNestedDocuments: boolean;
+  allowedFilters: string[];
+  validateFiltering: boolean;
+  queryBlacklist: string[];
+  projectionEnabled: boolean;
+  ifMatch: boolean;
+  enforceIfMatch: boolean;
+  /** Fields whose type is a data relation, by dotted path. */
+  relations: Record<string, DataRelation>;
+  /** Extra per-resource settings kept verbatim (auth, roles, rate limits ...). */
+  extra: Doc;
+}

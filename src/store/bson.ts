@@ -1,0 +1,8 @@
+/**
+ * The BSON value types used everywhere in the service.
+ *
+ * They are re-exported from the MongoDB driver so that one class identity exists in the
+ * process: the driver loads its own copy of `bson`, and values it returns must pass the
+ * same `instanceof` checks as values the service creates.
+ */
+export { Binary, Decimal128, EJSON, ObjectId } from "mongodb";

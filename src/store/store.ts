@@ -1,0 +1,115 @@
+/**
+ * The data-layer interface: MongoDB dialect in, plain documents out.
+ *
+ * Both stores (MongoDB and embedded) implement it and know nothing of resources, links or
+ * HTTP. Filters, updates, sorts, projections and pipelines are MongoDB documents.
+ */
+import type { ObjectId } from "./bson.ts";
+
+/** A stored document. */
+export type Doc = Record<string, unknown>;
+/** A MongoDB query filter. */
+export type Filter = Doc;
+/** A MongoDB sort specification, in key order. */
+export type Sort = Record<string, 1 | -1>;
+/** A MongoDB projection (inclusive or exclusive). */
+export type Projection = Record<string, 0 | 1>;
+
+export interface FindOptions {
+  sort?: Sort;
+  skip?: number;
+  limit?: number;
+  projection?: Projection;
+}
+
+export interface IndexSpec {
+  /** Index keys, e.g. `{ email: 1 }` or `{ location: "2dsphere" }`. */
+  keys: Record<string, 1 | -1 | "2dsphere" | "text">;
+  unique?: boolean;
+  /** Documents the index applies to (MongoDB partial index). */
+  partialFilterExpression?: Filter;
+  name?: string;
+}
+
+/** Thrown by writes that break a unique index; never reaches a client as a 500. */
+export class DuplicateKeyError extends Error {
+  constructor(
+    /** Fields of the violated index, when the store knows them. */
+    readonly fields: string[],
+    message = "duplicate key",
+  ) {
+    super(message);
+    this.name = "DuplicateKeyError";
+  }
+}
+
+/** Thrown when the store cannot be reached or fails; the HTTP layer answers 503/500. */
+export class StoreError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "StoreError";
+  }
+}
+
+export interface Collection {
+  readonly name: string;
+  find(filter: Filter, options?: FindOptions): Promise<Doc[]>;
+  findOne(filter: Filter, options?: FindOptions): Promise<Doc | null>;
+  /** Number of matching documents; `limit` bounds the work when only "more than n" matters. */
+  count(filter: Filter, options?: { limit?: number; skip?: number }): Promise<number>;
+  /**
+   * Inserts all documents or none: on any failure (a duplicate key, a store error) no
+   * document of the call remains stored. Documents must carry their `_id`.
+   */
+  insertMany(docs: Doc[]): Promise<void>;
+  /** Replaces the first document matching `filter`; with `upsert`, inserts `doc` if none. */
+  replaceOne(filter: Filter, doc: Doc, options?: { upsert?: boolean }): Promise<{ matched: number }>;
+  /** Applies MongoDB update operators (`$set`, `$unset`, `$inc`, ...) to the first match. */
+  updateOne(filter: Filter, update: Doc, options?: { upsert?: boolean }): Promise<{ matched: number }>;
+  /** Applies update operators to every match; returns how many matched. */
+  updateMany(filter: Filter, update: Doc): Promise<number>;
+  deleteOne(filter: Filter): Promise<number>;
+  deleteMany(filter: Filter): Promise<number>;
+  /** Runs an aggregation pipeline and returns every resulting document. */
+  aggregate(pipeline: Doc[]): Promise<Doc[]>;
+  distinct(field: string, filter?: Filter): Promise<unknown[]>;
+  /** Creates an index if it does not exist yet (idempotent). */
+  createIndex(spec: IndexSpec): Promise<void>;
+  /** Removes the collection and its indexes. */
+  drop(): Promise<void>;
+}
+
+export interface StoredFile {
+  id: ObjectId;
+  filename: string;
+  contentType: string;
+  length: number;
+  uploadDate: Date;
+  /** Extra metadata given at upload. */
+  metadata?: Doc;
+}
+
+/** File storage (GridFS on MongoDB, a table on the embedded store). */
+export interface FileStore {
+  put(
+    data: Uint8Array,
+    info: { filename: string; contentType: string; metadata?: Doc },
+  ): Promise<StoredFile>;
+  /** File metadata, or null when no such file exists. */
+  stat(id: ObjectId): Promise<StoredFile | null>;
+  /** The file's bytes, or the inclusive byte range `[start, end]` of them. */
+  read(id: ObjectId, range?: { start: number; end: number }): Promise<Uint8Array | null>;
+  delete(id: ObjectId): Promise<void>;
+}
+
+export interface Store {
+  /** `"mongo"` or `"embedded"`. */
+  readonly kind: string;
+  collection(name: string): Collection;
+  readonly files: FileStore;
+  /** Names of existing collections (may be approximate on emulators). */
+  collectionNames(): Promise<string[]>;
+  /** Liveness probe for health checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,93 @@
+/**
+ * MongoDB query operator vocabulary known to the `where` checker.
+ */
+
+/** Operators that combine whole sub-queries. */
+export const LOGICAL_OPERATORS: ReadonlySet<string> = new Set(["$and", "$or", "$nor"]);
+
+/** Operators whose argument is checked only for blacklisted operators, never type-checked. */
+export const OPAQUE_OPERATORS: ReadonlySet<string> = new Set([
+  "$expr",
+  "$jsonSchema",
+  "$text",
+  "$where",
+  "$comment",
+  "$near",
+  "$nearSphere",
+  "$geoWithin",
+  "$geoIntersects",
+  "$geometry",
+  "$box",
+  "$center",
+  "$centerSphere",
+  "$polygon",
+  "$maxDistance",
+  "$minDistance",
+]);
+
+/** Every operator MongoDB accepts in a query filter. */
+export const QUERY_OPERATORS: ReadonlySet<string> = new Set([
+  "$eq",
+  "$ne",
+  "$gt",
+  "$gte",
+  "$lt",
+  "$lte",
+  "$in",
+  "$nin",
+  "$and",
+  "$or",
+  "$nor",
+  "$not",
+  "$exists",
+  "$type",
+  "$expr",
+  "$jsonSchema",
+  "$mod",
+  "$regex",
+  "$options",
+  "$text",
+  "$search",
+  "$language",
+  "$caseSensitive",
+  "$diacriticSensitive",
+  "$where",
+  "$all",
+  "$elemMatch",
+  "$size",
+  "$bitsAllClear",
+  "$bitsAllSet",
+  "$bitsAnyClear",
+  "$bitsAnySet",
+  "$comment",
+  "$near",
+  "$nearSphere",
+  "$geoWithin",
+  "$geoIntersects",
+  "$geometry",
+  "$box",
+  "$center",
+  "$centerSphere",
+  "$polygon",
+  "$maxDistance",
+  "$minDistance",
+]);
+
+/** Operators whose argument is a value of the field's type (after coercion). */
+export const VALUE_OPERATORS: ReadonlySet<string> = new Set([
+  "$eq",
+  "$ne",
+  "$gt",
+  "$gte",
+  "$lt",
+  "$lte",
+]);
+
+/** Operators whose argument is a list of values of the field's type. */
+export const LIST_OPERATORS: ReadonlySet<string> = new Set(["$in", "$nin", "$all"]);
+
+/**
+ * Server-side JavaScript operators: refused whenever `$where` is blacklisted, since
+ * `$function` and `$accumulator` (inside `$expr`) run code just as `$where` does.
+ */
+export const CODE_OPERATORS: readonly string[] = ["$where", "$function", "$accumulator"];

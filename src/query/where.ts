@@ -1,0 +1,89 @@
+/**
+ * The `where` query parameter: JSON form (`{"name": "x"}`) or expression form
+ * (`name == "x" and age > 3`), turned into a checked MongoDB filter.
+ */
+import type { ResourceSchema } from "../domain/types.ts";
+import type { Filter } from "../store/store.ts";
+import { QueryError } from "./errors.ts";
+import { parseExpression } from "./expression.ts";
+import { checkFilter } from "./filter-check.ts";
+import {
+  checkLength,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_LENGTH,
+  isPlainObject,
+  parseJsonParam,
+} from "./json.ts";
+
+/** How `where` is parsed and checked for one resource. */
+export interface WhereOptions {
+  /** The resource schema (dotted paths walk `dict` and `list` member schemas). */
+  schema: ResourceSchema;
+  /** DATE_FORMAT, named in error messages. */
+  dateFormat: string;
+  /** Parses a DATE_FORMAT string; null when it does not fit. */
+  parseDate(s: string): Date | null;
+  /** ALLOWED_FILTERS: filterable field names; `"*"` allows all. */
+  allowedFilters: string[];
+  /** VALIDATE_FILTERING: fields must exist in the schema and values fit their type. */
+  validateFiltering: boolean;
+  /** DB_QUERY_BLACKLIST, e.g. `["$where", "$regex"]`. */
+  blacklist: string[];
+  /** Maximum length of the raw parameter (default 10 000). */
+  maxLength?: number;
+  /** Maximum nesting depth (default 32). */
+  maxDepth?: number;
+  /** ID_FIELD (default `_id`); typed `objectid` unless the schema declares it. */
+  idField?: string;
+  /**
+   * Rules of the automatic fields, used unless the schema declares them. Default:
+   * `_created`/`_updated` datetime, `_etag` string, `_deleted` boolean.
+   */
+  metaFields?: ResourceSchema;
+}
+
+const DEFAULT_META_FIELDS: ResourceSchema = {
+  _created: { type: "datetime" },
+  _updated: { type: "datetime" },
+  _etag: { type: "string" },
+  _deleted: { type: "boolean" },
+};
+
+/**
+ * Parses and checks a `where` parameter; an empty parameter is the empty filter.
+ * @throws QueryError (400) on malformed input, refused operators or fields, bad values.
+ */
+export function parseWhere(raw: string, opts: WhereOptions): Filter {
+  const maxLength = opts.maxLength ?? DEFAULT_MAX_LENGTH;
+  const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
+  checkLength("where", raw, maxLength);
+  const text = raw.trim();
+  if (text === "") return {};
+  let parsed: unknown;
+  if (text.startsWith("{")) {
+    parsed = parseJsonParam("where", raw, { maxLength, maxDepth });
+  } else if (text.startsWith("[")) {
+    throw new QueryError("where must be a JSON object or an expression", "where", 0);
+  } else {
+    parsed = parseExpression(raw, {
+      parseDate: opts.parseDate,
+      dateFormat: opts.dateFormat,
+      maxDepth,
+    });
+  }
+  if (!isPlainObject(parsed)) throw new QueryError("where must be a JSON object", "where");
+  const idField = opts.idField ?? "_id";
+  return checkFilter(parsed, {
+    schema: {
+      [idField]: { type: "objectid" },
+      ...(opts.metaFields ?? DEFAULT_META_FIELDS),
+      ...opts.schema,
+    },
+    dateFormat: opts.dateFormat,
+    parseDate: opts.parseDate,
+    allowedFilters: opts.allowedFilters,
+    validateFiltering: opts.validateFiltering,
+    blacklist: opts.blacklist,
+    param: "where",
+  });
+}

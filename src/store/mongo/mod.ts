@@ -1,0 +1,97 @@
+/**
+ * The MongoDB store: the `Store` interface on the official `mongodb` driver.
+ *
+ * @module
+ */
+import { type Db, MongoClient, type MongoClientOptions } from "mongodb";
+import type { Collection, FileStore, Store } from "../store.ts";
+import { StoreError } from "../store.ts";
+import { MongoCollection } from "./collection.ts";
+import { translateError } from "./errors.ts";
+import { GridFsFileStore } from "./files.ts";
+import { type MongoOptions, passwordOf, resolveTarget, scrubSecret } from "./uri.ts";
+
+export type { MongoOptions } from "./uri.ts";
+
+/** Fail fast at start-up instead of the driver's 30 s default; overridable via `options`. */
+const DEFAULT_SERVER_SELECTION_MS = 10_000;
+
+class MongoStore implements Store {
+  readonly kind = "mongo";
+  readonly files: FileStore;
+  private readonly collections = new Map<string, Collection>();
+
+  constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+    private readonly secret: string | undefined,
+  ) {
+    this.files = new GridFsFileStore(db, secret);
+  }
+
+  collection(name: string): Collection {
+    let coll = this.collections.get(name);
+    if (!coll) {
+      coll = new MongoCollection(this.db.collection(name), this.secret);
+      this.collections.set(name, coll);
+    }
+    return coll;
+  }
+
+  /** Names from `listCollections`; `[]` when the server does not support it. */
+  async collectionNames(): Promise<string[]> {
+    try {
+      const infos = await this.db.listCollections({}, { nameOnly: true }).toArray();
+      return infos.map((c) => c.name).filter((n) => !n.startsWith("system."));
+    } catch {
+      return [];
+    }
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await this.db.command({ ping: 1 });
+    } catch (err) {
+      throw translateError(err, this.secret);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+/**
+ * Connects to MongoDB and returns a `Store` (kind `"mongo"`).
+ *
+ * `options.uri` wins; otherwise the URI is built from host (default `localhost`), port
+ * (27017), URL-encoded credentials and `authSource`. The database is `dbName`, else the one
+ * named in the URI, else `"eve"`. Driver options (e.g. `directConnection: true`, needed for
+ * the jongodb emulator) go in `options.options` or the URI query.
+ *
+ * @throws StoreError when the server cannot be reached; the message never holds the password.
+ */
+export async function openMongoStore(options: MongoOptions): Promise<Store> {
+  const secret = passwordOf(options);
+  let redacted = "MongoDB";
+  let client: MongoClient | undefined;
+  try {
+    const target = resolveTarget(options);
+    redacted = target.redacted;
+    const clientOptions: MongoClientOptions = {
+      serverSelectionTimeoutMS: DEFAULT_SERVER_SELECTION_MS,
+      ...(options.options as MongoClientOptions | undefined),
+    };
+    client = new MongoClient(target.uri, clientOptions);
+    await client.connect();
+    const db = client.db(target.dbName);
+    await db.command({ ping: 1 });
+    return new MongoStore(client, db, secret);
+  } catch (err) {
+    await client?.close().catch(() => {});
+    const reason = scrubSecret(err instanceof Error ? err.message : String(err), secret);
+    throw new StoreError(`cannot connect to MongoDB at ${redacted}: ${reason}`, {
+      cause: secret ? undefined : err,
+    });
+  }
+}

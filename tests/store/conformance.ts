@@ -1,0 +1,510 @@
+/**
+ * Store conformance suite: the `Store` contract, checked the same way on every backend.
+ *
+ * Call `storeConformance(label, open, gaps)` from a `*_test.ts` file. Each case opens a
+ * fresh store and uses collection names of its own. A case that needs a feature named in
+ * `gaps` (see `JONGODB_GAPS`) is registered as ignored, with the gap in its name.
+ */
+import assert from "node:assert/strict";
+import { Decimal128, ObjectId } from "../../src/store/bson.ts";
+import type { Collection, Doc, Store } from "../../src/store/store.ts";
+import { DuplicateKeyError } from "../../src/store/store.ts";
+
+interface Context {
+  store: Store;
+  /** A collection with a name unique to this test run; dropped afterwards. */
+  coll(base: string): Collection;
+}
+
+interface Case {
+  name: string;
+  /** Features this case needs that an emulator may lack. */
+  needs?: string[];
+  fn(ctx: Context): Promise<void>;
+}
+
+let counter = 0;
+
+function uniqueName(base: string): string {
+  counter++;
+  return `conf_${base}_${Date.now().toString(36)}${counter}`;
+}
+
+const ids = (docs: Doc[]) => docs.map((d) => d._id);
+
+async function seedPeople(c: Collection): Promise<Doc[]> {
+  const docs: Doc[] = [
+    { _id: 1, name: "ann", age: 31, city: "rome", tags: ["a", "b"], address: { zip: "100" } },
+    { _id: 2, name: "bob", age: 25, city: "oslo", tags: ["b"], address: { zip: "200" } },
+    { _id: 3, name: "cid", age: 42, city: "rome", tags: [], address: { zip: "300" } },
+    { _id: 4, name: "dan", age: 25, city: "lima", tags: ["c"], address: { zip: "100" } },
+    { _id: 5, name: "eve", age: 37, city: "oslo", tags: ["a"], address: { zip: "500" } },
+  ];
+  await c.insertMany(docs);
+  return docs;
+}
+
+async function assertDuplicate(promise: Promise<unknown>, field: string): Promise<void> {
+  await assert.rejects(promise, (err: unknown) => {
+    assert.ok(err instanceof DuplicateKeyError, `expected DuplicateKeyError, got ${err}`);
+    assert.deepEqual(err.fields, [field]);
+    return true;
+  });
+}
+
+const CASES: Case[] = [
+  {
+    name: "insert, find, findOne, delete",
+    async fn({ coll }) {
+      const c = coll("crud");
+      await c.insertMany([{ _id: "a", v: 1 }, { _id: "b", v: 2 }]);
+      assert.deepEqual(await c.find({}, { sort: { _id: 1 } }), [
+        { _id: "a", v: 1 },
+        { _id: "b", v: 2 },
+      ]);
+      assert.deepEqual(await c.findOne({ v: 2 }), { _id: "b", v: 2 });
+      assert.equal(await c.findOne({ v: 3 }), null);
+      assert.equal(await c.deleteOne({ _id: "a" }), 1);
+      assert.equal(await c.deleteOne({ _id: "a" }), 0);
+      await c.insertMany([{ _id: "c", v: 2 }, { _id: "d", v: 3 }]);
+      assert.equal(await c.deleteMany({ v: 2 }), 2);
+      assert.deepEqual(ids(await c.find({})), ["d"]);
+      await c.insertMany([]);
+    },
+  },
+  {
+    name: "filters: ObjectId, Date, dotted, $in, $or, $elemMatch, $regex, $exists",
+    async fn({ coll }) {
+      const c = coll("filters");
+      const oid = new ObjectId();
+      await c.insertMany([
+        { _id: oid, at: new Date("2024-01-01T00:00:00Z"), a: { b: 1 }, k: "x", items: [] },
+        {
+          _id: new ObjectId(),
+          at: new Date("2024-06-01T00:00:00Z"),
+          a: { b: 2 },
+          k: "y",
+          items: [{ q: 5, r: "s" }, { q: 1, r: "t" }],
+        },
+        { _id: new ObjectId(), at: new Date("2025-01-01T00:00:00Z"), a: { b: 3 }, k: "zz" },
+      ]);
+      assert.deepEqual(ids(await c.find({ _id: oid })), [oid]);
+      assert.equal((await c.find({ _id: new ObjectId(oid.toHexString()) })).length, 1);
+      const mid = await c.find({
+        at: { $gte: new Date("2024-03-01"), $lt: new Date("2024-12-31") },
+      });
+      assert.deepEqual(mid.map((d) => (d.a as Doc).b), [2]);
+      assert.equal((await c.find({ "a.b": { $gt: 1 } })).length, 2);
+      assert.equal((await c.find({ k: { $in: ["x", "zz", "q"] } })).length, 2);
+      assert.equal((await c.find({ $or: [{ k: "x" }, { "a.b": 3 }] })).length, 2);
+      const em = await c.find({ items: { $elemMatch: { q: { $gt: 4 }, r: "s" } } });
+      assert.deepEqual(em.map((d) => d.k), ["y"]);
+      assert.equal((await c.find({ items: { $elemMatch: { q: 5, r: "t" } } })).length, 0);
+      assert.deepEqual((await c.find({ k: { $regex: "^z" } })).map((d) => d.k), ["zz"]);
+      assert.equal((await c.find({ items: { $exists: false } })).length, 1);
+    },
+  },
+  {
+    name: "sort (compound, key order), skip, limit",
+    async fn({ coll }) {
+      const c = coll("sort");
+      await seedPeople(c);
+      assert.deepEqual(ids(await c.find({}, { sort: { age: 1, name: -1 } })), [4, 2, 1, 5, 3]);
+      assert.deepEqual(ids(await c.find({}, { sort: { age: -1, _id: 1 } })), [3, 5, 1, 2, 4]);
+      assert.deepEqual(ids(await c.find({}, { sort: { city: 1, age: -1 } })), [4, 5, 2, 3, 1]);
+      assert.deepEqual(ids(await c.find({}, { sort: { name: 1 }, skip: 1, limit: 2 })), [2, 3]);
+      assert.deepEqual(ids(await c.find({}, { sort: { name: 1 }, skip: 4, limit: 10 })), [5]);
+      assert.deepEqual(ids(await c.find({}, { sort: { name: 1 }, skip: 9 })), []);
+      assert.deepEqual(await c.findOne({ city: "oslo" }, { sort: { age: -1 } }), {
+        _id: 5,
+        name: "eve",
+        age: 37,
+        city: "oslo",
+        tags: ["a"],
+        address: { zip: "500" },
+      });
+    },
+  },
+  {
+    name: "count with filter, limit and skip",
+    async fn({ coll }) {
+      const c = coll("count");
+      await seedPeople(c);
+      assert.equal(await c.count({}), 5);
+      assert.equal(await c.count({ city: "rome" }), 2);
+      assert.equal(await c.count({}, { limit: 3 }), 3);
+      assert.equal(await c.count({}, { skip: 4 }), 1);
+      assert.equal(await c.count({}, { skip: 2, limit: 2 }), 2);
+      assert.equal(await c.count({ city: "nowhere" }), 0);
+      assert.equal(await coll("count_empty").count({}), 0);
+    },
+  },
+  {
+    name: "inclusive projection",
+    needs: ["projection"],
+    async fn({ coll }) {
+      const c = coll("proj_in");
+      await seedPeople(c);
+      assert.deepEqual(await c.find({ _id: 1 }, { projection: { name: 1, "address.zip": 1 } }), [
+        { _id: 1, name: "ann", address: { zip: "100" } },
+      ]);
+      assert.deepEqual(await c.findOne({ _id: 2 }, { projection: { name: 1, _id: 0 } }), {
+        name: "bob",
+      });
+    },
+  },
+  {
+    name: "exclusive projection",
+    needs: ["projection"],
+    async fn({ coll }) {
+      const c = coll("proj_ex");
+      await seedPeople(c);
+      assert.deepEqual(await c.find({ _id: 3 }, { projection: { tags: 0, address: 0, age: 0 } }), [
+        { _id: 3, name: "cid", city: "rome" },
+      ]);
+    },
+  },
+  {
+    name: "updateOne/updateMany with $set, $unset, $inc",
+    async fn({ coll }) {
+      const c = coll("update");
+      await seedPeople(c);
+      const r = await c.updateOne({ _id: 1 }, {
+        $set: { city: "pisa", "address.zip": "999" },
+        $unset: { tags: "" },
+        $inc: { age: 2 },
+      });
+      assert.deepEqual(r, { matched: 1 });
+      assert.deepEqual(await c.findOne({ _id: 1 }), {
+        _id: 1,
+        name: "ann",
+        age: 33,
+        city: "pisa",
+        address: { zip: "999" },
+      });
+      assert.deepEqual(await c.updateOne({ _id: 99 }, { $set: { x: 1 } }), { matched: 0 });
+      assert.equal(await c.updateMany({ age: 25 }, { $inc: { age: 1 }, $set: { n: true } }), 2);
+      assert.deepEqual(ids(await c.find({ age: 26, n: true }, { sort: { _id: 1 } })), [2, 4]);
+      assert.equal(await c.updateMany({ city: "nowhere" }, { $set: { x: 1 } }), 0);
+    },
+  },
+  {
+    name: "$push update",
+    needs: ["$push"],
+    async fn({ coll }) {
+      const c = coll("push");
+      await seedPeople(c);
+      await c.updateOne({ _id: 2 }, { $push: { tags: "z" } });
+      assert.deepEqual((await c.findOne({ _id: 2 }))?.tags, ["b", "z"]);
+    },
+  },
+  {
+    name: "upsert with updateOne and replaceOne",
+    async fn({ coll }) {
+      const c = coll("upsert");
+      await c.updateOne({ _id: "u1" }, { $set: { v: 1 } }, { upsert: true });
+      assert.deepEqual(await c.findOne({ _id: "u1" }), { _id: "u1", v: 1 });
+      const again = await c.updateOne({ _id: "u1" }, { $set: { v: 2 } }, { upsert: true });
+      assert.equal(again.matched, 1);
+      await c.replaceOne({ _id: "u2" }, { _id: "u2", w: true }, { upsert: true });
+      assert.deepEqual(await c.findOne({ _id: "u2" }), { _id: "u2", w: true });
+      assert.equal(await c.count({}), 2);
+    },
+  },
+  {
+    name: "replaceOne replaces the whole document and keeps _id",
+    async fn({ coll }) {
+      const c = coll("replace");
+      await seedPeople(c);
+      assert.deepEqual(await c.replaceOne({ _id: 3 }, { _id: 3, name: "new" }), { matched: 1 });
+      assert.deepEqual(await c.findOne({ _id: 3 }), { _id: 3, name: "new" });
+      assert.deepEqual(await c.replaceOne({ _id: 42 }, { _id: 42, name: "x" }), { matched: 0 });
+      assert.equal(await c.findOne({ _id: 42 }), null);
+    },
+  },
+  {
+    name: "unique index: insert, update, replace and upsert raise DuplicateKeyError",
+    async fn({ coll }) {
+      const c = coll("unique");
+      await c.createIndex({ keys: { email: 1 }, unique: true });
+      await c.createIndex({ keys: { email: 1 }, unique: true }); // idempotent
+      await c.insertMany([{ _id: 1, email: "a@x" }, { _id: 2, email: "b@x" }]);
+      await assertDuplicate(c.insertMany([{ _id: 3, email: "a@x" }]), "email");
+      await assertDuplicate(c.updateOne({ _id: 2 }, { $set: { email: "a@x" } }), "email");
+      await assertDuplicate(c.replaceOne({ _id: 2 }, { _id: 2, email: "a@x" }), "email");
+      await assertDuplicate(
+        c.updateOne({ _id: 9 }, { $set: { email: "b@x" } }, { upsert: true }),
+        "email",
+      );
+      await assertDuplicate(c.insertMany([{ _id: 1, email: "c@x" }]), "_id");
+      assert.deepEqual(await c.find({}, { sort: { _id: 1 } }), [
+        { _id: 1, email: "a@x" },
+        { _id: 2, email: "b@x" },
+      ]);
+    },
+  },
+  {
+    name: "unique index with partialFilterExpression",
+    async fn({ coll }) {
+      const c = coll("partial");
+      await c.createIndex({
+        keys: { sku: 1 },
+        unique: true,
+        name: "sku_live",
+        partialFilterExpression: { live: true },
+      });
+      await c.insertMany([{ _id: 1, sku: "s", live: true }, { _id: 2, sku: "s", live: false }]);
+      await c.insertMany([{ _id: 3, sku: "s", live: false }]);
+      await assert.rejects(
+        c.insertMany([{ _id: 4, sku: "s", live: true }]),
+        (e: unknown) => e instanceof DuplicateKeyError,
+      );
+      await assert.rejects(
+        c.updateOne({ _id: 2 }, { $set: { live: true } }),
+        (e: unknown) => e instanceof DuplicateKeyError,
+      );
+      assert.equal(await c.count({ sku: "s" }), 3);
+    },
+  },
+  {
+    name: "insertMany is all-or-nothing (duplicate in the middle of the batch)",
+    async fn({ coll }) {
+      const c = coll("atomic");
+      await c.createIndex({ keys: { code: 1 }, unique: true });
+      await c.insertMany([{ _id: "pre", code: "taken" }]);
+      await assert.rejects(
+        c.insertMany([
+          { _id: "n1", code: "c1" },
+          { _id: "n2", code: "c2" },
+          { _id: "n3", code: "taken" },
+          { _id: "n4", code: "c4" },
+        ]),
+        DuplicateKeyError,
+      );
+      await assert.rejects(
+        c.insertMany([{ _id: "m1", code: "m1" }, { _id: "m2", code: "m2" }, {
+          _id: "m1",
+          code: "z",
+        }]),
+        DuplicateKeyError,
+      );
+      assert.deepEqual(await c.find({}), [{ _id: "pre", code: "taken" }]);
+    },
+  },
+  {
+    name: "aggregate: $match, $group with $sum, $sort",
+    async fn({ coll }) {
+      const c = coll("agg");
+      await seedPeople(c);
+      const out = await c.aggregate([
+        { $match: { age: { $gte: 25 } } },
+        { $group: { _id: "$city", n: { $sum: 1 }, years: { $sum: "$age" } } },
+        { $sort: { _id: 1 } },
+      ]);
+      assert.deepEqual(out, [
+        { _id: "lima", n: 1, years: 25 },
+        { _id: "oslo", n: 2, years: 62 },
+        { _id: "rome", n: 2, years: 73 },
+      ]);
+    },
+  },
+  {
+    name: "aggregate: $group with $avg",
+    needs: ["$avg"],
+    async fn({ coll }) {
+      const c = coll("avg");
+      await seedPeople(c);
+      const out = await c.aggregate([
+        { $group: { _id: "$city", avg: { $avg: "$age" } } },
+        { $sort: { _id: 1 } },
+      ]);
+      assert.deepEqual(out, [
+        { _id: "lima", avg: 25 },
+        { _id: "oslo", avg: 31 },
+        { _id: "rome", avg: 36.5 },
+      ]);
+    },
+  },
+  {
+    name: "aggregate: $lookup",
+    async fn({ coll }) {
+      const people = coll("lk_people");
+      const orders = coll("lk_orders");
+      await seedPeople(people);
+      await orders.insertMany([
+        { _id: "o1", who: 1, total: 10 },
+        { _id: "o2", who: 1, total: 5 },
+        { _id: "o3", who: 3, total: 7 },
+      ]);
+      const out = await people.aggregate([
+        { $match: { _id: { $in: [1, 2] } } },
+        { $lookup: { from: orders.name, localField: "_id", foreignField: "who", as: "orders" } },
+        { $sort: { _id: 1 } },
+      ]);
+      assert.deepEqual(out.map((d) => [d._id, ids(d.orders as Doc[]).sort()]), [
+        [1, ["o1", "o2"]],
+        [2, []],
+      ]);
+    },
+  },
+  {
+    name: "distinct with and without filter",
+    async fn({ coll }) {
+      const c = coll("distinct");
+      await seedPeople(c);
+      assert.deepEqual((await c.distinct("city")).sort(), ["lima", "oslo", "rome"]);
+      assert.deepEqual((await c.distinct("city", { age: 25 })).sort(), ["lima", "oslo"]);
+      assert.deepEqual((await c.distinct("address.zip", { city: "rome" })).sort(), ["100", "300"]);
+      assert.deepEqual(await c.distinct("city", { age: 1000 }), []);
+    },
+  },
+  {
+    name: "ObjectId, Date and Decimal128 round trip",
+    async fn({ coll }) {
+      const c = coll("types");
+      const oid = new ObjectId();
+      const ref = new ObjectId();
+      const when = new Date("2023-04-05T06:07:08.009Z");
+      await c.insertMany([{
+        _id: oid,
+        ref,
+        when,
+        price: Decimal128.fromString("12.34"),
+        nested: { refs: [ref], at: when },
+        n: 1.5,
+        flag: false,
+        none: null,
+      }]);
+      const got = await c.findOne({ _id: oid });
+      assert.ok(got);
+      assert.ok(got._id instanceof ObjectId && got._id.equals(oid));
+      assert.ok(got.ref instanceof ObjectId && got.ref.equals(ref));
+      assert.ok(got.when instanceof Date && got.when.getTime() === when.getTime());
+      assert.ok(got.price instanceof Decimal128);
+      assert.equal(got.price.toString(), "12.34");
+      const nested = got.nested as { refs: unknown[]; at: unknown };
+      assert.ok(nested.refs[0] instanceof ObjectId && nested.refs[0].equals(ref));
+      assert.ok(nested.at instanceof Date);
+      assert.equal(got.n, 1.5);
+      assert.equal(got.flag, false);
+      assert.equal(got.none, null);
+      assert.equal((await c.find({ ref })).length, 1);
+    },
+  },
+  {
+    name: "files: put, stat, read, ranges, delete",
+    async fn({ store }) {
+      const files = store.files;
+      const data = new Uint8Array(300_000); // spans several GridFS chunks
+      for (let i = 0; i < data.length; i++) data[i] = (i * 7 + 3) & 0xff;
+      const stored = await files.put(data, {
+        filename: "pic.bin",
+        contentType: "image/png",
+        metadata: { owner: "ann" },
+      });
+      try {
+        assert.ok(stored.id instanceof ObjectId);
+        assert.equal(stored.length, data.length);
+        assert.equal(stored.filename, "pic.bin");
+        assert.equal(stored.contentType, "image/png");
+        assert.ok(stored.uploadDate instanceof Date);
+        const stat = await files.stat(stored.id);
+        assert.ok(stat);
+        assert.ok(stat.id.equals(stored.id));
+        assert.equal(stat.length, data.length);
+        assert.equal(stat.contentType, "image/png");
+        assert.deepEqual(stat.metadata, { owner: "ann" });
+        assert.deepEqual(await files.read(stored.id), data);
+        assert.deepEqual(await files.read(stored.id, { start: 0, end: 0 }), data.slice(0, 1));
+        assert.deepEqual(await files.read(stored.id, { start: 10, end: 19 }), data.slice(10, 20));
+        const across = await files.read(stored.id, { start: 261_000, end: 262_500 });
+        assert.deepEqual(across, data.slice(261_000, 262_501));
+        const tail = await files.read(stored.id, { start: 299_990, end: 299_999 });
+        assert.deepEqual(tail, data.slice(299_990));
+      } finally {
+        await files.delete(stored.id);
+      }
+      assert.equal(await files.stat(stored.id), null);
+      assert.equal(await files.read(stored.id), null);
+      await files.delete(stored.id);
+      assert.equal(await files.stat(new ObjectId()), null);
+
+      const empty = await files.put(new Uint8Array(0), {
+        filename: "e",
+        contentType: "text/plain",
+      });
+      assert.equal(empty.length, 0);
+      assert.deepEqual(await files.read(empty.id), new Uint8Array(0));
+      await files.delete(empty.id);
+    },
+  },
+  {
+    name: "drop removes documents; dropping a missing collection is fine",
+    needs: ["drop"],
+    async fn({ coll }) {
+      const c = coll("drop");
+      await seedPeople(c);
+      await c.drop();
+      assert.equal(await c.count({}), 0);
+      await c.drop();
+      await coll("never_created").drop();
+    },
+  },
+  {
+    name: "collectionNames lists created collections",
+    needs: ["listCollections"],
+    async fn({ store, coll }) {
+      const c = coll("names");
+      await c.insertMany([{ _id: 1 }]);
+      assert.ok((await store.collectionNames()).includes(c.name));
+    },
+  },
+  {
+    name: "ping, kind",
+    async fn({ store }) {
+      await store.ping();
+      assert.equal(typeof store.kind, "string");
+      assert.ok(Array.isArray(await store.collectionNames()));
+    },
+  },
+];
+
+/**
+ * Registers the conformance cases for one store backend.
+ *
+ * @param label prefix of every test name, e.g. `"mongo"`.
+ * @param open opens a fresh store; the case closes it.
+ * @param gaps features the backend lacks: cases needing them are ignored, gap named.
+ */
+export function storeConformance(
+  label: string,
+  open: () => Promise<Store>,
+  gaps: Set<string> = new Set(),
+): void {
+  for (const c of CASES) {
+    const missing = (c.needs ?? []).filter((g) => gaps.has(g));
+    const suffix = missing.length > 0 ? ` [skipped: gap ${missing.join(", ")}]` : "";
+    Deno.test({
+      name: `${label} store: ${c.name}${suffix}`,
+      ignore: missing.length > 0,
+      // The MongoDB driver keeps sockets and timers beyond a single test.
+      sanitizeResources: false,
+      sanitizeOps: false,
+      async fn() {
+        const store = await open();
+        const created: Collection[] = [];
+        const coll = (base: string) => {
+          const col = store.collection(uniqueName(base));
+          created.push(col);
+          return col;
+        };
+        try {
+          await c.fn({ store, coll });
+        } finally {
+          for (const col of created) await col.drop().catch(() => {});
+          await store.close();
+        }
+      },
+    });
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Test support: a MongoDB-wire server for tests. `MONGO_URI` selects a real MongoDB;
+ * otherwise the jongodb emulator (an npm-installed native binary) is started on a free port.
+ */
+
+/**
+ * The one list of jongodb emulator gaps: scenarios needing one of these are skipped on the
+ * emulator (with the gap named) and run against a real MongoDB (`MONGO_URI`).
+ */
+export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
+  ["projection", "find projections are ignored: full documents come back"],
+  ["$push", "$push/$pull/$addToSet and positional update operators are not implemented"],
+  ["$avg", "most $group accumulators ($avg, $min, $max, ...) are not implemented"],
+  ["$project-expressions", "computed expressions in $project/$addFields/$facet are ignored"],
+  ["date-operators", "date aggregation operators are not implemented"],
+  ["geo", "$near, $geoWithin and $geoNear are not implemented"],
+  ["$text", "$text search is not implemented"],
+  ["change-streams", "change streams are not implemented"],
+  ["listCollections", "listCollections is not implemented"],
+  ["drop", "the drop command is not implemented"],
+  ["dropIndexes", "dropIndexes is not implemented"],
+]);
+
+/** A running jongodb emulator. */
+export interface Jongodb {
+  /** Connection string, already carrying `directConnection=true`. */
+  uri: string;
+  stop(): Promise<void>;
+}
+
+/** Where the MongoDB tests connect. */
+export interface MongoTestTarget extends Jongodb {
+  /** True for jongodb (gaps apply), false for `MONGO_URI`. */
+  emulator: boolean;
+}
+
+const BINARY = new URL(
+  "../../node_modules/@jongodb/memory-server-bin-linux-x64-gnu/bin/jongodb",
+  import.meta.url,
+);
+const START_TIMEOUT_MS = 15_000;
+const TAIL_BYTES = 4096;
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** Adds `directConnection=true` unless the URI already sets it. */
+function withDirectConnection(uri: string): string {
+  if (/[?&]directConnection=/i.test(uri)) return uri;
+  return uri + (uri.includes("?") ? "&" : "?") + "directConnection=true";
+}
+
+/** Reads a stream to the end, keeping its last bytes; calls `onLine` for each line. */
+async function drain(
+  stream: ReadableStream<Uint8Array>,
+  tail: { text: string },
+  onLine?: (line: string) => void,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  let pending = "";
+  for await (const chunk of stream) {
+    const text = decoder.decode(chunk, { stream: true });
+    tail.text = (tail.text + text).slice(-TAIL_BYTES);
+    if (!onLine) continue;
+    pending += text;
+    let nl: number;
+    while ((nl = pending.indexOf("\n")) >= 0) {
+      onLine(pending.slice(0, nl).trim());
+      pending = pending.slice(nl + 1);
+    }
+    if (pending.length > TAIL_BYTES) pending = pending.slice(-TAIL_BYTES);
+  }
+}
+
+/** Starts jongodb on a free loopback port and waits for it to announce its URI. */
+export async function startJongodb(): Promise<Jongodb> {
+  const bin = Deno.env.get("JONGODB_BIN") ?? BINARY.pathname;
+  try {
+    await Deno.stat(bin);
+  } catch {
+    throw new Error(`jongodb binary not found at ${bin}: run \`deno install\` first`);
+  }
+  const port = freePort();
+  const child = new Deno.Command(bin, {
+    args: ["--host=127.0.0.1", `--port=${port}`],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+
+  const out = { text: "" };
+  const err = { text: "" };
+  let announced: (uri: string) => void = () => {};
+  const uriSeen = new Promise<string>((resolve) => announced = resolve);
+  const drained = Promise.all([
+    drain(child.stdout, out, (line) => {
+      if (line.startsWith("JONGODB_URI=")) announced(line.slice("JONGODB_URI=".length));
+    }),
+    drain(child.stderr, err),
+  ]).catch(() => {});
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const failure = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`jongodb did not start within ${START_TIMEOUT_MS} ms`)),
+      START_TIMEOUT_MS,
+    );
+    child.status.then((s) =>
+      reject(new Error(`jongodb exited with code ${s.code} before starting: ${err.text}`))
+    );
+  });
+  failure.catch(() => {});
+
+  // Never leave the emulator running when the test process ends without calling stop().
+  const killOnUnload = () => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already exited.
+    }
+  };
+  globalThis.addEventListener("unload", killOnUnload);
+
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    globalThis.removeEventListener("unload", killOnUnload);
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // Already exited.
+    }
+    await child.status;
+    await drained;
+  };
+
+  try {
+    const uri = await Promise.race([uriSeen, failure]);
+    return { uri: withDirectConnection(uri), stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The MongoDB server for tests: `MONGO_URI` when set (a real server, no gaps), else a
+ * freshly started jongodb.
+ */
+export async function mongoTarget(): Promise<MongoTestTarget> {
+  const uri = Deno.env.get("MONGO_URI");
+  if (uri) return { uri, emulator: false, stop: () => Promise.resolve() };
+  const server = await startJongodb();
+  return { ...server, emulator: true };
+}

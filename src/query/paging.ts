@@ -1,0 +1,50 @@
+/**
+ * The `page`, `max_results` and `embedded` query parameters.
+ */
+import { QueryError } from "./errors.ts";
+import { parseJsonParam } from "./json.ts";
+import { toFlagObject } from "./projection.ts";
+
+/** Page number (1-based) and page size of a collection GET. */
+export interface Paging {
+  page: number;
+  maxResults: number;
+}
+
+/**
+ * Reads `page` and `max_results`; absent or empty parameters take the defaults, and a
+ * `max_results` above the limit is clamped to it, as Eve does.
+ * @throws QueryError (400) for non-integers, `page` < 1, `max_results` < 1, or a page
+ *   whose offset exceeds the safe integer range.
+ */
+export function parsePaging(
+  params: { page?: string; max_results?: string },
+  opts: { default: number; limit: number },
+): Paging {
+  const page = readInt("page", params.page) ?? 1;
+  const requested = readInt("max_results", params.max_results) ?? opts.default;
+  if (page < 1) throw new QueryError("page must be 1 or more", "page");
+  if (requested < 1) throw new QueryError("max_results must be 1 or more", "max_results");
+  const maxResults = Math.min(requested, opts.limit);
+  if ((page - 1) * maxResults > Number.MAX_SAFE_INTEGER) {
+    throw new QueryError("page is too large", "page");
+  }
+  return { page, maxResults };
+}
+
+function readInt(param: string, raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const text = raw.trim();
+  const n = /^[+-]?\d{1,16}$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n)) throw new QueryError(`${param} must be an integer`, param);
+  return n;
+}
+
+/**
+ * Parses the `embedded` parameter: a JSON object field -> 1 (embed) or 0 (opt out of
+ * default embedding). Dotted names reach nested references.
+ * @throws QueryError (400) when it is not such an object.
+ */
+export function parseEmbedded(raw: string): Record<string, 0 | 1> {
+  return toFlagObject("embedded", parseJsonParam("embedded", raw, { maxDepth: 1 }), 100);
+}

@@ -1,0 +1,96 @@
+/**
+ * Aggregation on the embedded store: mingo's Aggregator over the collection snapshot,
+ * `$lookup`/`$unionWith`/`$graphLookup` reading sibling collections, and a final `$out`
+ * or `$merge` stage written durably through the target collection.
+ */
+import { Aggregator } from "mingo";
+import type { Options } from "mingo/types";
+import type { Doc } from "../store.ts";
+import { ObjectId } from "./bson.ts";
+import { cloneValue } from "./clone.ts";
+import { valueKey } from "./codec.ts";
+import type { Change } from "./indexes.ts";
+import { DuplicateKeyError } from "../store.ts";
+
+/** The collection operations aggregation needs. */
+export interface AggregateSource {
+  readonly name: string;
+  snapshot(): Doc[];
+  sibling(name: string): AggregateTarget;
+  readonly options: Partial<Options>;
+}
+
+/** A collection that `$out`/`$merge` can write to. */
+export interface AggregateTarget {
+  readonly name: string;
+  replaceAll(docs: Doc[]): void;
+  mergeChanges(changes: Change[]): void;
+  byId(id: string): Doc | undefined;
+}
+
+interface MergeSpec {
+  into: string | { db?: string; coll: string };
+  on?: string | string[];
+  whenMatched?: string;
+  whenNotMatched?: string;
+}
+
+/** Runs `pipeline`; results may share structure with stored documents (clone them). */
+export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
+  const last = pipeline[pipeline.length - 1];
+  const writes = last && ("$out" in last || "$merge" in last);
+  const stages = writes ? pipeline.slice(0, -1) : pipeline;
+  const results = new Aggregator(stages, source.options).run<Doc>(source.snapshot());
+  if (!writes) return results;
+  if ("$out" in last) {
+    const target = last.$out as string | { coll: string };
+    source.sibling(typeof target === "string" ? target : target.coll).replaceAll(results);
+  } else {
+    merge(source, last.$merge as string | MergeSpec, results);
+  }
+  return [];
+}
+
+function merge(source: AggregateSource, spec: string | MergeSpec, results: Doc[]): void {
+  const s: MergeSpec = typeof spec === "string" ? { into: spec } : spec;
+  const on = s.on ?? "_id";
+  if (on !== "_id" && !(Array.isArray(on) && on.length === 1 && on[0] === "_id")) {
+    throw new Error('$merge: only `on: "_id"` is supported by the embedded store');
+  }
+  const whenMatched = s.whenMatched ?? "merge";
+  const whenNotMatched = s.whenNotMatched ?? "insert";
+  if (typeof whenMatched !== "string") {
+    throw new Error("$merge: pipeline `whenMatched` is not supported by the embedded store");
+  }
+  const target = source.sibling(typeof s.into === "string" ? s.into : s.into.coll);
+  const changes = new Map<string, Change>();
+  for (const result of results) {
+    const doc = result._id === undefined
+      ? { _id: new ObjectId(), ...cloneValue(result) }
+      : cloneValue(result);
+    const id = valueKey(doc._id);
+    const before = changes.get(id)?.after ?? target.byId(id);
+    const original = changes.get(id)?.before ?? target.byId(id);
+    if (!before) {
+      if (whenNotMatched === "discard") continue;
+      if (whenNotMatched === "fail") throw new Error("$merge: no matching document");
+      changes.set(id, { id, after: doc });
+      continue;
+    }
+    switch (whenMatched) {
+      case "replace":
+        changes.set(id, { id, before: original, after: doc });
+        break;
+      case "merge":
+        changes.set(id, { id, before: original, after: { ...before, ...doc } });
+        break;
+      case "keepExisting":
+        break;
+      case "fail":
+        throw new DuplicateKeyError(["_id"], `$merge: document ${id} already exists`);
+      default:
+        throw new Error(`$merge: unknown whenMatched '${whenMatched}'`);
+    }
+  }
+  target.mergeChanges([...changes.values()]);
+}

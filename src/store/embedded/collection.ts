@@ -1,0 +1,425 @@
+/**
+ * A collection of the embedded store. Every call runs synchronously to completion, so
+ * calls never interleave; writes go to SQLite in one transaction first and reach memory
+ * only once committed.
+ */
+import { Query, updateOne as mingoUpdateOne } from "mingo";
+import type { Options } from "mingo/types";
+import type { Collection, Doc, Filter, FindOptions, IndexSpec } from "../store.ts";
+import { DuplicateKeyError } from "../store.ts";
+import { ObjectId } from "./bson.ts";
+import { cloneValue } from "./clone.ts";
+import { encodeDoc, valueKey } from "./codec.ts";
+import { compareValues, EMPTY, pathValues, sortDocs } from "./compare.ts";
+import { compileFilter, equalityFields, idEquality } from "./engine.ts";
+import { type Change, checkUnique, indexName } from "./indexes.ts";
+import type { Database } from "./sqlite.ts";
+import { type CollectionState, idKeyOf } from "./state.ts";
+import { runAggregate } from "./aggregate.ts";
+import { EJSON } from "./bson.ts";
+
+/** What a collection needs from its store. */
+export interface StoreContext {
+  readonly db: Database;
+  readonly options: Partial<Options>;
+  /** The loaded state of a collection (loads it on first use). */
+  state(name: string): CollectionState;
+  /** Forgets the loaded state of a collection (after drop). */
+  reset(name: string): void;
+}
+
+/** The embedded implementation of {@link Collection}. */
+export class EmbeddedCollection implements Collection {
+  constructor(readonly name: string, readonly ctx: StoreContext) {}
+
+  #state(): CollectionState {
+    this.ctx.db.assertOpen();
+    return this.ctx.state(this.name);
+  }
+
+  /** Matching `[idKey, doc]` pairs in natural order, at most `max` of them. */
+  #match(filter: Filter, max = Infinity): Array<[string, Doc]> {
+    const state = this.#state();
+    const out: Array<[string, Doc]> = [];
+    if (max <= 0) return out;
+    const id = idEquality(filter);
+    if (id !== undefined) {
+      const key = valueKey(id);
+      const doc = state.docs.get(key);
+      if (!doc) return out;
+      const rest = Object.keys(filter).length === 1;
+      if (rest || compileFilter(filter, this.ctx.options)(doc)) out.push([key, doc]);
+      return out;
+    }
+    const test = compileFilter(filter, this.ctx.options);
+    for (const entry of state.docs) {
+      if (test(entry[1])) {
+        out.push(entry);
+        if (out.length >= max) break;
+      }
+    }
+    return out;
+  }
+
+  find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
+    return run(() => this.#find(filter, options));
+  }
+
+  #find(filter: Filter, options: FindOptions): Doc[] {
+    const skip = Math.max(0, options.skip ?? 0);
+    const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
+    const sorted = options.sort && Object.keys(options.sort).length > 0;
+    let docs = this.#match(filter, sorted ? Infinity : skip + limit).map((e) => e[1]);
+    if (sorted) docs = sortDocs(docs, options.sort!);
+    docs = docs.slice(skip, skip + limit);
+    if (options.projection && Object.keys(options.projection).length > 0) {
+      const positional = Object.keys(options.projection).some((k) => k.endsWith(".$"));
+      const query = new Query(positional ? filter : {}, this.ctx.options);
+      docs = query.find<Doc>(docs, options.projection).all();
+    }
+    return docs.map(cloneValue);
+  }
+
+  async findOne(filter: Filter, options: FindOptions = {}): Promise<Doc | null> {
+    const docs = await this.find(filter, { ...options, limit: 1 });
+    return docs[0] ?? null;
+  }
+
+  count(filter: Filter, options: { limit?: number; skip?: number } = {}): Promise<number> {
+    return run(() => {
+      const skip = Math.max(0, options.skip ?? 0);
+      const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
+      const n = this.#match(filter, skip + limit).length;
+      return Math.max(0, Math.min(n - skip, limit));
+    });
+  }
+
+  insertMany(docs: Doc[]): Promise<void> {
+    return run(() => {
+      const state = this.#state();
+      const changes: Change[] = [];
+      const ids = new Set<string>();
+      for (const input of docs) {
+        if (input._id === undefined) input._id = new ObjectId();
+        const doc = cloneValue(input);
+        const id = idKeyOf(doc);
+        if (state.docs.has(id) || ids.has(id)) throw idDuplicate(this.name);
+        ids.add(id);
+        changes.push({ id, after: doc });
+      }
+      this.#commit(state, changes, true);
+    });
+  }
+
+  /** Checks unique indexes, writes `changes` in one transaction, then updates memory. */
+  #commit(state: CollectionState, changes: Change[], insert: boolean): void {
+    if (changes.length === 0) return;
+    for (const index of state.unique) checkUnique(index, changes, this.name);
+    const encoded = changes.map((c) => encodeDoc(c.after));
+    const { db } = this.ctx;
+    db.transaction(() => {
+      this.#ensureExists(state);
+      for (let i = 0; i < changes.length; i++) {
+        if (insert || !changes[i].before) {
+          db.stmts.insertDoc.run(this.name, changes[i].id, encoded[i]);
+        } else {
+          db.stmts.updateDoc.run(encoded[i], this.name, changes[i].id);
+        }
+      }
+    });
+    state.exists = true;
+    state.apply(changes);
+  }
+
+  #ensureExists(state: CollectionState): void {
+    if (!state.exists) this.ctx.db.stmts.insertCollection.run(this.name);
+  }
+
+  replaceOne(
+    filter: Filter,
+    doc: Doc,
+    options: { upsert?: boolean } = {},
+  ): Promise<{ matched: number }> {
+    return run(() => {
+      const state = this.#state();
+      const [hit] = this.#match(filter, 1);
+      const replacement = cloneValue(doc);
+      if (!hit) {
+        if (!options.upsert) return { matched: 0 };
+        const _id = replacement._id ?? equalityFields(filter)._id ?? new ObjectId();
+        const created = { _id, ...replacement };
+        this.#insertOne(state, created);
+        return { matched: 0 };
+      }
+      const [id, before] = hit;
+      if (replacement._id !== undefined && valueKey(replacement._id) !== id) {
+        throw immutableId();
+      }
+      const after = { _id: before._id, ...replacement };
+      this.#commit(state, [{ id, before, after }], false);
+      return { matched: 1 };
+    });
+  }
+
+  #insertOne(state: CollectionState, doc: Doc): void {
+    const id = idKeyOf(doc);
+    if (state.docs.has(id)) throw idDuplicate(this.name);
+    this.#commit(state, [{ id, after: doc }], true);
+  }
+
+  updateOne(
+    filter: Filter,
+    update: Doc,
+    options: { upsert?: boolean } = {},
+  ): Promise<{ matched: number }> {
+    return run(() => {
+      const state = this.#state();
+      const hits = this.#match(filter, 1);
+      if (hits.length === 0) {
+        if (options.upsert) this.#upsert(state, filter, update);
+        return { matched: 0 };
+      }
+      this.#update(state, hits, filter, update);
+      return { matched: 1 };
+    });
+  }
+
+  updateMany(filter: Filter, update: Doc): Promise<number> {
+    return run(() => {
+      const state = this.#state();
+      const hits = this.#match(filter);
+      this.#update(state, hits, filter, update);
+      return hits.length;
+    });
+  }
+
+  #update(state: CollectionState, hits: Array<[string, Doc]>, filter: Filter, update: Doc): void {
+    const modifier = prepareModifier(update, false);
+    const condition = usesPositional(modifier) ? filter : undefined;
+    const changes: Change[] = [];
+    for (const [id, before] of hits) {
+      const after = this.#applyUpdate(cloneValue(before), modifier, condition);
+      if (!after) continue;
+      if (valueKey(after._id) !== id) throw immutableId();
+      changes.push({ id, before, after });
+    }
+    this.#commit(state, changes, false);
+  }
+
+  /** Applies an update to a private copy; returns the new document, or null if unchanged. */
+  #applyUpdate(doc: Doc, modifier: Doc | Doc[], condition: Filter | undefined): Doc | null {
+    const docs = [doc];
+    const result = mingoUpdateOne(
+      docs,
+      condition ?? {},
+      modifier as Parameters<typeof mingoUpdateOne>[2],
+      { cloneMode: "none" },
+      this.ctx.options,
+    );
+    return result.modifiedCount > 0 ? docs[0] : null;
+  }
+
+  #upsert(state: CollectionState, filter: Filter, update: Doc): void {
+    const base = cloneValue(equalityFields(filter));
+    const doc = this.#applyUpdate(base, prepareModifier(update, true), undefined) ?? base;
+    const created = doc._id === undefined ? { _id: new ObjectId(), ...doc } : doc;
+    this.#insertOne(state, created);
+  }
+
+  deleteOne(filter: Filter): Promise<number> {
+    return run(() => this.#delete(this.#match(filter, 1)));
+  }
+
+  deleteMany(filter: Filter): Promise<number> {
+    return run(() => this.#delete(this.#match(filter)));
+  }
+
+  #delete(hits: Array<[string, Doc]>): number {
+    if (hits.length === 0) return 0;
+    const state = this.#state();
+    const { db } = this.ctx;
+    db.transaction(() => {
+      for (const [id] of hits) db.stmts.deleteDoc.run(this.name, id);
+    });
+    state.remove(hits);
+    return hits.length;
+  }
+
+  aggregate(pipeline: Doc[]): Promise<Doc[]> {
+    return run(() => runAggregate(this, pipeline).map(cloneValue));
+  }
+
+  /** mingo options of the store (for aggregation). */
+  get options(): Partial<Options> {
+    return this.ctx.options;
+  }
+
+  /** Another collection of the same store. */
+  sibling(name: string): EmbeddedCollection {
+    return new EmbeddedCollection(name, this.ctx);
+  }
+
+  /** The stored documents in natural order (shared: never mutate or hand out). */
+  snapshot(): Doc[] {
+    return this.#state().snapshot();
+  }
+
+  /** Replaces the whole content of the collection (for `$out`), atomically. */
+  replaceAll(docs: Doc[]): void {
+    const state = this.#state();
+    const changes: Change[] = [];
+    const ids = new Set<string>();
+    for (const input of docs) {
+      const doc = input._id === undefined ? { _id: new ObjectId(), ...input } : cloneValue(input);
+      const id = idKeyOf(doc);
+      if (ids.has(id)) throw idDuplicate(this.name);
+      ids.add(id);
+      changes.push({ id, after: doc });
+    }
+    const old = [...state.docs];
+    // Check uniqueness as if the collection were empty.
+    state.remove(old);
+    try {
+      for (const index of state.unique) checkUnique(index, changes, this.name);
+    } catch (err) {
+      state.apply(old.map(([id, after]) => ({ id, after })));
+      throw err;
+    }
+    const { db } = this.ctx;
+    try {
+      db.transaction(() => {
+        this.#ensureExists(state);
+        db.stmts.deleteDocs.run(this.name);
+        for (const c of changes) db.stmts.insertDoc.run(this.name, c.id, encodeDoc(c.after));
+      });
+    } catch (err) {
+      state.apply(old.map(([id, after]) => ({ id, after })));
+      throw err;
+    }
+    state.exists = true;
+    state.apply(changes);
+  }
+
+  /** Writes `changes` (inserts and replacements) for `$merge`. */
+  mergeChanges(changes: Change[]): void {
+    const state = this.#state();
+    for (const c of changes) {
+      if (!c.before && state.docs.has(c.id)) throw idDuplicate(this.name);
+    }
+    const inserts = changes.filter((c) => !c.before);
+    const updates = changes.filter((c) => c.before);
+    for (const index of state.unique) checkUnique(index, changes, this.name);
+    const { db } = this.ctx;
+    db.transaction(() => {
+      this.#ensureExists(state);
+      for (const c of inserts) db.stmts.insertDoc.run(this.name, c.id, encodeDoc(c.after));
+      for (const c of updates) db.stmts.updateDoc.run(encodeDoc(c.after), this.name, c.id);
+    });
+    state.exists = true;
+    state.apply(changes);
+  }
+
+  /** The stored document with `_id` key `id`, if any. */
+  byId(id: string): Doc | undefined {
+    return this.#state().docs.get(id);
+  }
+
+  distinct(field: string, filter: Filter = {}): Promise<unknown[]> {
+    return run(() => {
+      const parts = field.split(".");
+      const seen = new Map<string, unknown>();
+      for (const [, doc] of this.#match(filter)) {
+        for (const v of pathValues(doc, parts)) {
+          if (v === undefined || v === EMPTY) continue;
+          const key = valueKey(v);
+          if (!seen.has(key)) seen.set(key, v);
+        }
+      }
+      return [...seen.values()].sort(compareValues).map(cloneValue);
+    });
+  }
+
+  createIndex(spec: IndexSpec): Promise<void> {
+    return run(() => {
+      const state = this.#state();
+      const name = indexName(spec);
+      if (state.indexNames.has(name)) return;
+      const index = state.buildIndex(spec);
+      const stored: IndexSpec = { ...spec, name };
+      this.ctx.db.transaction(() => {
+        this.#ensureExists(state);
+        this.ctx.db.stmts.insertIndex.run(
+          this.name,
+          name,
+          EJSON.stringify(stored, { relaxed: false }),
+        );
+      });
+      state.exists = true;
+      if (index) state.unique.push(index);
+      state.indexNames.add(name);
+    });
+  }
+
+  drop(): Promise<void> {
+    return run(() => {
+      this.ctx.db.assertOpen();
+      const { db } = this.ctx;
+      db.transaction(() => {
+        db.stmts.deleteDocs.run(this.name);
+        db.stmts.deleteIndexes.run(this.name);
+        db.stmts.deleteCollection.run(this.name);
+      });
+      this.ctx.reset(this.name);
+    });
+  }
+}
+
+/** Runs synchronous store work as a promise, turning throws into rejections. */
+function run<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+function idDuplicate(collection: string): DuplicateKeyError {
+  return new DuplicateKeyError(
+    ["_id"],
+    `E11000 duplicate key error collection: ${collection} index: _id_`,
+  );
+}
+
+function immutableId(): Error {
+  return new Error("Performing an update on the path '_id' would modify the immutable field '_id'");
+}
+
+/**
+ * Copies an update document (so stored documents never share the caller's objects) and
+ * resolves `$setOnInsert`: merged into `$set` on insert, dropped otherwise.
+ */
+function prepareModifier(update: Doc | Doc[], inserting: boolean): Doc | Doc[] {
+  if (Array.isArray(update)) return cloneValue(update);
+  const out: Doc = {};
+  for (const [op, fields] of Object.entries(update)) {
+    if (op[0] !== "$") {
+      throw new Error(`update document requires atomic operators, found '${op}'`);
+    }
+    if (op === "$setOnInsert") continue;
+    out[op] = cloneValue(fields);
+  }
+  if (inserting && update.$setOnInsert) {
+    out.$set = { ...(out.$set as Doc ?? {}), ...cloneValue(update.$setOnInsert as Doc) };
+  }
+  return out;
+}
+
+function usesPositional(modifier: Doc | Doc[]): boolean {
+  if (Array.isArray(modifier)) return false;
+  for (const fields of Object.values(modifier)) {
+    if (fields && typeof fields === "object") {
+      for (const k of Object.keys(fields)) if (k.includes("$")) return true;
+    }
+  }
+  return false;
+}

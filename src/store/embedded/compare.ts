@@ -1,0 +1,247 @@
+/**
+ * MongoDB's cross-type value ordering and document sorting.
+ *
+ * Order: null/missing < numbers < strings < objects < arrays < binary < ObjectId <
+ * booleans < dates < timestamps < regular expressions. Strings compare by code point
+ * (like MongoDB's UTF-8 byte order), numbers across JS/BSON numeric types by value.
+ */
+import type { Doc, Sort } from "../store.ts";
+
+const RANK_NULL = 2;
+const RANK_NUMBER = 3;
+const RANK_STRING = 4;
+const RANK_OBJECT = 5;
+const RANK_ARRAY = 6;
+const RANK_BINARY = 7;
+const RANK_OBJECTID = 8;
+const RANK_BOOLEAN = 9;
+const RANK_DATE = 10;
+const RANK_TIMESTAMP = 11;
+const RANK_REGEX = 12;
+
+function bsonType(v: object): string | undefined {
+  return (v as { _bsontype?: string })._bsontype;
+}
+
+function rank(v: unknown): number {
+  switch (typeof v) {
+    case "undefined":
+      return RANK_NULL;
+    case "number":
+    case "bigint":
+      return RANK_NUMBER;
+    case "string":
+    case "symbol":
+      return RANK_STRING;
+    case "boolean":
+      return RANK_BOOLEAN;
+  }
+  if (v === null) return RANK_NULL;
+  if (Array.isArray(v)) return RANK_ARRAY;
+  if (v instanceof Date) return RANK_DATE;
+  if (v instanceof RegExp) return RANK_REGEX;
+  if (v instanceof Uint8Array) return RANK_BINARY;
+  switch (bsonType(v as object)) {
+    case "ObjectId":
+      return RANK_OBJECTID;
+    case "Decimal128":
+    case "Int32":
+    case "Double":
+    case "Long":
+      return RANK_NUMBER;
+    case "Binary":
+      return RANK_BINARY;
+    case "Timestamp":
+      return RANK_TIMESTAMP;
+    case "BSONRegExp":
+      return RANK_REGEX;
+    case "MinKey":
+      return 1;
+    case "MaxKey":
+      return 13;
+  }
+  return RANK_OBJECT;
+}
+
+function toNumber(v: unknown): number {
+  if (typeof v === "number") return v;
+  if (typeof v === "bigint") return Number(v);
+  const type = bsonType(v as object);
+  if (type === "Decimal128") return Number.parseFloat(String(v));
+  if (type === "Long") return Number(String(v));
+  return Number((v as { valueOf(): unknown }).valueOf());
+}
+
+/** Compares strings by Unicode code point (UTF-16 order differs above U+D7FF). */
+export function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let ca = a.charCodeAt(i);
+    let cb = b.charCodeAt(i);
+    if (ca === cb) continue;
+    // Surrogates encode code points above U+FFFF: move them above U+E000..U+FFFF.
+    if (ca >= 0xd800) ca = ca >= 0xe000 ? ca - 0x800 : ca + 0x2000;
+    if (cb >= 0xd800) cb = cb >= 0xe000 ? cb - 0x800 : cb + 0x2000;
+    return ca < cb ? -1 : 1;
+  }
+  return a.length - b.length < 0 ? -1 : a.length === b.length ? 0 : 1;
+}
+
+function sign(n: number): number {
+  return n < 0 ? -1 : n > 0 ? 1 : 0;
+}
+
+function bytesOf(v: unknown): Uint8Array {
+  if (v instanceof Uint8Array) return v;
+  const bin = v as { buffer: Uint8Array; position: number };
+  return bin.buffer.subarray(0, bin.position);
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  if (a.length !== b.length) return a.length < b.length ? -1 : 1;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  }
+  return 0;
+}
+
+/** Compares two BSON values in MongoDB's sort order; returns -1, 0 or 1. */
+export function compareValues(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  switch (ra) {
+    case RANK_NULL:
+      return 0;
+    case RANK_NUMBER: {
+      if (typeof a === "number" && typeof b === "number") return sign(a - b);
+      const x = toNumber(a);
+      const y = toNumber(b);
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    case RANK_STRING:
+      return compareStrings(String(a), String(b));
+    case RANK_BOOLEAN:
+      return a === b ? 0 : a ? 1 : -1;
+    case RANK_DATE:
+      return sign((a as Date).getTime() - (b as Date).getTime());
+    case RANK_OBJECTID:
+      return compareStrings(String(a), String(b));
+    case RANK_BINARY:
+      return compareBytes(bytesOf(a), bytesOf(b));
+    case RANK_ARRAY:
+      return compareArrays(a as unknown[], b as unknown[]);
+    case RANK_OBJECT:
+      return compareObjects(a as Doc, b as Doc);
+    case RANK_TIMESTAMP:
+      return compareValues(
+        BigInt(String(a as object)),
+        BigInt(String(b as object)),
+      );
+    case RANK_REGEX: {
+      const sa = String(a);
+      const sb = String(b);
+      return compareStrings(sa, sb);
+    }
+  }
+  return 0;
+}
+
+function compareArrays(a: unknown[], b: unknown[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const c = compareValues(a[i], b[i]);
+    if (c !== 0) return c;
+  }
+  return sign(a.length - b.length);
+}
+
+function compareObjects(a: Doc, b: Doc): number {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  const n = Math.min(ka.length, kb.length);
+  for (let i = 0; i < n; i++) {
+    const byType = rank(a[ka[i]]) - rank(b[kb[i]]);
+    if (byType !== 0) return sign(byType);
+    const byName = compareStrings(ka[i], kb[i]);
+    if (byName !== 0) return byName;
+    const byValue = compareValues(a[ka[i]], b[kb[i]]);
+    if (byValue !== 0) return byValue;
+  }
+  return sign(ka.length - kb.length);
+}
+
+/** Marks an empty array at a path: it sorts before null, as in MongoDB. */
+export const EMPTY: unique symbol = Symbol("empty array");
+
+/**
+ * The values found at a dotted path, descending into arrays; a leaf array contributes its
+ * elements (or {@link EMPTY}), a missing field contributes `undefined`.
+ */
+export function pathValues(doc: Doc, parts: string[]): unknown[] {
+  const out: unknown[] = [];
+  collect(doc, parts, 0, out);
+  return out;
+}
+
+function collect(value: unknown, parts: string[], i: number, out: unknown[]): void {
+  if (i === parts.length) {
+    if (Array.isArray(value)) {
+      if (value.length === 0) out.push(EMPTY);
+      else out.push(...value);
+    } else {
+      out.push(value);
+    }
+    return;
+  }
+  if (Array.isArray(value)) {
+    const index = /^\d+$/.test(parts[i]) ? Number(parts[i]) : -1;
+    if (index >= 0 && index < value.length) collect(value[index], parts, i + 1, out);
+    else for (const item of value) collect(item, parts, i, out);
+    return;
+  }
+  if (value !== null && typeof value === "object" && !(value instanceof Date)) {
+    collect((value as Doc)[parts[i]], parts, i + 1, out);
+    return;
+  }
+  out.push(undefined);
+}
+
+/** The sort key of `doc` on `path`: the smallest (asc) or largest (desc) array element. */
+export function sortKey(doc: Doc, parts: string[], direction: 1 | -1): unknown {
+  const values = pathValues(doc, parts);
+  if (values.length === 1) return values[0];
+  let best: unknown = values[0];
+  for (let i = 1; i < values.length; i++) {
+    if (sortCompare(values[i], best) * direction < 0) best = values[i];
+  }
+  return best;
+}
+
+function sortCompare(a: unknown, b: unknown): number {
+  if (a === EMPTY || b === EMPTY) return a === b ? 0 : a === EMPTY ? -1 : 1;
+  return compareValues(a, b);
+}
+
+/**
+ * Returns `docs` ordered by a MongoDB sort specification (a new array unless there is
+ * nothing to sort). The sort is stable, so ties keep their natural order.
+ */
+export function sortDocs<T extends Doc>(docs: T[], sort: Sort): T[] {
+  const fields = Object.keys(sort).map((path) => ({
+    parts: path.split("."),
+    dir: (sort[path] === -1 ? -1 : 1) as 1 | -1,
+  }));
+  if (fields.length === 0 || docs.length < 2) return docs;
+  const keyed = docs.map((doc) => ({ doc, keys: fields.map((f) => sortKey(doc, f.parts, f.dir)) }));
+  keyed.sort((x, y) => {
+    for (let i = 0; i < fields.length; i++) {
+      const c = sortCompare(x.keys[i], y.keys[i]);
+      if (c !== 0) return c * fields[i].dir;
+    }
+    return 0;
+  });
+  return keyed.map((k) => k.doc);
+}

@@ -1,0 +1,134 @@
+/**
+ * mingo configuration for the embedded store: scripts off, MongoDB sort order in
+ * `$sort`, extra query operators (geo), and a resolver for `$lookup`.
+ */
+import { Context, Query } from "mingo";
+import { Lazy } from "mingo/lazy";
+import type { Options } from "mingo/types";
+import type { Doc, Filter, Sort } from "../store.ts";
+import { sortDocs } from "./compare.ts";
+import { geoQueryOperators } from "./geo.ts";
+
+/** Builds mingo options; `resolve` returns the documents of another collection. */
+export function engineOptions(resolve?: (name: string) => Doc[]): Partial<Options> {
+  return {
+    scriptEnabled: false,
+    collectionResolver: resolve,
+    context: CONTEXT,
+  };
+}
+
+// deno-lint-ignore no-explicit-any
+type AnyFn = (...args: any[]) => any;
+
+const sortStage: AnyFn = (coll: { transform(fn: (docs: Doc[]) => unknown): unknown }, spec: Sort) =>
+  coll.transform((docs) => Lazy(sortDocs(docs, spec)));
+
+const CONTEXT = Context.init({
+  pipeline: { $sort: sortStage } as Record<`$${string}`, AnyFn>,
+  query: geoQueryOperators as Record<`$${string}`, AnyFn>,
+});
+
+/** A compiled document predicate. */
+export type Matcher = (doc: Doc) => boolean;
+
+const MATCH_ALL: Matcher = () => true;
+
+function isPlainObject(v: unknown): v is Doc {
+  if (v === null || typeof v !== "object") return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Whether `v` is a value that equality on it needs no query engine (no null, no arrays). */
+function isSimpleValue(v: unknown): boolean {
+  const t = typeof v;
+  if (t === "string" || t === "boolean") return true;
+  if (t === "number") return !Number.isNaN(v);
+  return v !== null && t === "object" &&
+    (v as { _bsontype?: string })._bsontype === "ObjectId";
+}
+
+function sameSimple(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  return typeof a === "object" && a !== null && typeof b === "object" && b !== null &&
+    (a as { _bsontype?: string })._bsontype === "ObjectId" && String(a) === String(b);
+}
+
+/**
+ * The `_id` value when `filter` selects by `_id` equality (`{_id: x}` or
+ * `{_id: {$eq: x}}`), otherwise undefined.
+ */
+export function idEquality(filter: Filter): unknown {
+  if (!Object.hasOwn(filter, "_id")) return undefined;
+  let v = filter._id;
+  if (isPlainObject(v)) {
+    const keys = Object.keys(v);
+    if (keys.length !== 1 || keys[0] !== "$eq") return undefined;
+    v = v.$eq;
+  }
+  return isSimpleValue(v) || v instanceof Date ? v : undefined;
+}
+
+/**
+ * Compiles `filter` once. Top-level equality on simple values (strings, numbers, booleans,
+ * ObjectIds) is checked directly, with MongoDB's array-contains rule; anything else goes
+ * to mingo.
+ */
+export function compileFilter(filter: Filter, options: Partial<Options>): Matcher {
+  const keys = Object.keys(filter);
+  if (keys.length === 0) return MATCH_ALL;
+  const simple = keys.every((k) => k[0] !== "$" && !k.includes(".") && isSimpleValue(filter[k]));
+  if (simple) {
+    return (doc) => {
+      for (const k of keys) {
+        const v = doc[k];
+        const want = filter[k];
+        if (sameSimple(v, want)) continue;
+        if (Array.isArray(v) && v.some((x) => sameSimple(x, want))) continue;
+        return false;
+      }
+      return true;
+    };
+  }
+  const query = new Query(filter, options);
+  return (doc) => query.test(doc);
+}
+
+/**
+ * The fields an upsert copies from its filter: top-level (and `$and`) equality
+ * conditions, with dotted names expanded into nested documents.
+ */
+export function equalityFields(filter: Filter): Doc {
+  const out: Doc = {};
+  const visit = (f: Filter) => {
+    for (const [k, v] of Object.entries(f)) {
+      if (k === "$and" && Array.isArray(v)) {
+        for (const sub of v) if (isPlainObject(sub)) visit(sub);
+        continue;
+      }
+      if (k[0] === "$") continue;
+      let value = v;
+      if (isPlainObject(v)) {
+        const ks = Object.keys(v);
+        if (ks.length === 1 && ks[0] === "$eq") value = v.$eq;
+        else if (ks.some((x) => x[0] === "$")) continue;
+      }
+      if (value instanceof RegExp) continue;
+      setPath(out, k, value);
+    }
+  };
+  visit(filter);
+  return out;
+}
+
+function setPath(target: Doc, path: string, value: unknown): void {
+  const parts = path.split(".");
+  let cur = target;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const next = cur[parts[i]];
+    if (!isPlainObject(next)) cur[parts[i]] = {};
+    cur = cur[parts[i]] as Doc;
+  }
+  cur[parts[parts.length - 1]] = value;
+}

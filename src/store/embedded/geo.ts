@@ -1,0 +1,2 @@
+/** Geo query operators for mingo (filled in later). */
+export const geoQueryOperators: Record<string, unknown> = {};

@@ -1,0 +1,77 @@
+/**
+ * The embedded store: MongoDB semantics (via mingo) over documents kept in memory and
+ * written through to an SQLite file in a data directory.
+ *
+ * @module
+ */
+import type { Options } from "mingo/types";
+import type { Collection, FileStore, Store } from "../store.ts";
+import { EmbeddedCollection, type StoreContext } from "./collection.ts";
+import { engineOptions } from "./engine.ts";
+import { EmbeddedFileStore } from "./files.ts";
+import { Database } from "./sqlite.ts";
+import { CollectionState } from "./state.ts";
+
+class EmbeddedStore implements Store, StoreContext {
+  readonly kind = "embedded";
+  readonly files: FileStore;
+  readonly options: Partial<Options>;
+  readonly #states = new Map<string, CollectionState>();
+
+  constructor(readonly db: Database) {
+    this.files = new EmbeddedFileStore(db);
+    this.options = engineOptions((name) => this.state(name).snapshot());
+  }
+
+  state(name: string): CollectionState {
+    let state = this.#states.get(name);
+    if (!state) {
+      this.db.assertOpen();
+      state = CollectionState.load(this.db, name, this.options);
+      this.#states.set(name, state);
+    }
+    return state;
+  }
+
+  reset(name: string): void {
+    this.#states.delete(name);
+  }
+
+  collection(name: string): Collection {
+    if (!name || name.includes("\u0000") || name.length > 255) {
+      throw new Error(`invalid collection name: ${JSON.stringify(name)}`);
+    }
+    return new EmbeddedCollection(name, this);
+  }
+
+  collectionNames(): Promise<string[]> {
+    this.db.assertOpen();
+    const rows = this.db.stmts.listCollections.all() as Array<{ name: string }>;
+    return Promise.resolve(rows.map((r) => r.name));
+  }
+
+  ping(): Promise<void> {
+    this.db.assertOpen();
+    this.db.db.prepare("SELECT 1").get();
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.db.close();
+    this.#states.clear();
+    return Promise.resolve();
+  }
+}
+
+/**
+ * Opens the embedded store in data directory `dir` (created if missing). Only one process
+ * may have a directory open: a second opener gets a StoreError
+ * "data directory DIR is in use by another process (pid N)".
+ */
+export function openEmbeddedStore(dir: string): Promise<Store> {
+  try {
+    return Promise.resolve(new EmbeddedStore(Database.open(dir)));
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The SQLite file behind the embedded store: opening with an exclusive lock, the schema,
+ * prepared statements and transactions.
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { join } from "node:path";
+import { StoreError } from "../store.ts";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS collections (name TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS docs (
+  seq INTEGER PRIMARY KEY,
+  coll TEXT NOT NULL,
+  id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  UNIQUE (coll, id)
+);
+CREATE TABLE IF NOT EXISTS indexes (
+  coll TEXT NOT NULL,
+  name TEXT NOT NULL,
+  spec TEXT NOT NULL,
+  PRIMARY KEY (coll, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS files (
+  id TEXT PRIMARY KEY,
+  filename TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  length INTEGER NOT NULL,
+  upload_date INTEGER NOT NULL,
+  metadata TEXT,
+  data BLOB NOT NULL
+);
+`;
+
+const DB_FILE = "store.sqlite";
+const PID_FILE = "store.pid";
+
+/** Prepared statements, compiled once per open database. */
+export interface Statements {
+  insertCollection: StatementSync;
+  listCollections: StatementSync;
+  deleteCollection: StatementSync;
+  loadDocs: StatementSync;
+  insertDoc: StatementSync;
+  updateDoc: StatementSync;
+  deleteDoc: StatementSync;
+  deleteDocs: StatementSync;
+  loadIndexes: StatementSync;
+  insertIndex: StatementSync;
+  deleteIndexes: StatementSync;
+}
+
+/** An open, exclusively locked data directory. */
+export class Database {
+  readonly stmts: Statements;
+  #closed = false;
+
+  private constructor(readonly db: DatabaseSync, readonly dir: string) {
+    db.exec(SCHEMA);
+    const p = (sql: string) => db.prepare(sql);
+    this.stmts = {
+      insertCollection: p("INSERT OR IGNORE INTO collections (name) VALUES (?)"),
+      listCollections: p("SELECT name FROM collections ORDER BY name"),
+      deleteCollection: p("DELETE FROM collections WHERE name = ?"),
+      loadDocs: p("SELECT body FROM docs WHERE coll = ? ORDER BY seq"),
+      insertDoc: p("INSERT INTO docs (coll, id, body) VALUES (?, ?, ?)"),
+      updateDoc: p("UPDATE docs SET body = ? WHERE coll = ? AND id = ?"),
+      deleteDoc: p("DELETE FROM docs WHERE coll = ? AND id = ?"),
+      deleteDocs: p("DELETE FROM docs WHERE coll = ?"),
+      loadIndexes: p("SELECT spec FROM indexes WHERE coll = ? ORDER BY rowid"),
+      insertIndex: p("INSERT OR REPLACE INTO indexes (coll, name, spec) VALUES (?, ?, ?)"),
+      deleteIndexes: p("DELETE FROM indexes WHERE coll = ?"),
+    };
+  }
+
+  /**
+   * Opens (creating if needed) the database in `dir` and locks it for this process.
+   * Throws StoreError naming the holder when another process has it open.
+   */
+  static open(dir: string): Database {
+    Deno.mkdirSync(dir, { recursive: true });
+    let db: DatabaseSync | undefined;
+    try {
+      db = new DatabaseSync(join(dir, DB_FILE));
+      db.exec("PRAGMA busy_timeout = 50");
+      // EXCLUSIVE before WAL: the WAL index then lives in heap memory and the lock taken
+      // by the first write transaction is held until close.
+      db.exec("PRAGMA locking_mode = EXCLUSIVE");
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec("PRAGMA synchronous = FULL");
+      db.exec("BEGIN EXCLUSIVE; COMMIT");
+    } catch (err) {
+      try {
+        db?.close();
+      } catch { /* already failing */ }
+      if (/locked|busy/i.test(String((err as Error)?.message))) {
+        throw new StoreError(
+          `data directory ${dir} is in use by another process${holder(dir)}`,
+          { cause: err },
+        );
+      }
+      throw new StoreError(`cannot open data directory ${dir}: ${(err as Error)?.message}`, {
+        cause: err,
+      });
+    }
+    // Informational only: the SQLite lock is what excludes, and dies with the process.
+    try {
+      Deno.writeTextFileSync(join(dir, PID_FILE), String(Deno.pid));
+    } catch { /* read-only directory: the message just lacks the pid */ }
+    return new Database(db, dir);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Throws StoreError once the database is closed. */
+  assertOpen(): void {
+    if (this.#closed) throw new StoreError("embedded store is closed");
+  }
+
+  /** Runs `fn` in one transaction: all of its writes or none. */
+  transaction<T>(fn: () => T): T {
+    this.assertOpen();
+    this.db.exec("BEGIN");
+    let result: T;
+    try {
+      result = fn();
+      this.db.exec("COMMIT");
+    } catch (err) {
+      try {
+        this.db.exec("ROLLBACK");
+      } catch { /* no transaction left to roll back */ }
+      throw err instanceof StoreError ? err : new StoreError(
+        `embedded store write failed: ${(err as Error)?.message}`,
+        { cause: err },
+      );
+    }
+    return result;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.db.close();
+    try {
+      const pidFile = join(this.dir, PID_FILE);
+      if (Deno.readTextFileSync(pidFile) === String(Deno.pid)) Deno.removeSync(pidFile);
+    } catch { /* gone already */ }
+  }
+}
+
+function holder(dir: string): string {
+  try {
+    const pid = Deno.readTextFileSync(join(dir, PID_FILE)).trim();
+    return /^\d+$/.test(pid) ? ` (pid ${pid})` : "";
+  } catch {
+    return "";
+  }
+}

@@ -267,6 +267,28 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "createIndex is idempotent, also under another name",
+    async fn({ coll }) {
+      const c = coll("ix_same");
+      await c.createIndex({ keys: { a: 1, b: -1 } });
+      await c.createIndex({ keys: { a: 1, b: -1 } });
+      await c.createIndex({ keys: { a: 1, b: -1 }, name: "other_name" });
+      await c.insertMany([{ _id: 1, a: 1, b: 1 }, { _id: 2, a: 1, b: 1 }]);
+      assert.equal(await c.count({ a: 1 }), 2);
+    },
+  },
+  {
+    name: "createIndex with changed options replaces the index",
+    needs: ["index-redefinition"],
+    async fn({ coll }) {
+      const c = coll("ix_change");
+      await c.createIndex({ keys: { tag: 1 } });
+      await c.insertMany([{ _id: 1, tag: "x" }]);
+      await c.createIndex({ keys: { tag: 1 }, unique: true });
+      await assertDuplicate(c.insertMany([{ _id: 2, tag: "x" }]), "tag");
+    },
+  },
+  {
     name: "insertMany is all-or-nothing (duplicate in the middle of the batch)",
     async fn({ coll }) {
       const c = coll("atomic");
@@ -468,6 +490,11 @@ const CASES: Case[] = [
     },
   },
 ];
+
+/** Every gap name some conformance case needs (to check gap lists against). */
+export function conformanceGaps(): Set<string> {
+  return new Set(CASES.flatMap((c) => c.needs ?? []));
+}
 
 /**
  * Registers the conformance cases for one store backend.

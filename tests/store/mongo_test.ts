@@ -1,15 +1,176 @@
 /**
- * The store conformance suite on the MongoDB store: against `MONGO_URI` when set (no
- * skips), else against a jongodb emulator started for this file (its gaps skipped).
+ * The MongoDB store: the conformance suite against `MONGO_URI` when set (no skips), else
+ * against a jongodb emulator started for this file (its gaps skipped); plus unit tests of
+ * the paths an emulator cannot reach (bulk write errors, index conflicts, connection errors).
  */
+import assert from "node:assert/strict";
+import { MongoCollection } from "../../src/store/mongo/collection.ts";
+import { duplicateFields, fieldsFromMessage } from "../../src/store/mongo/errors.ts";
 import { openMongoStore } from "../../src/store/mongo/mod.ts";
+import { databaseFromUri, redactUri, resolveTarget } from "../../src/store/mongo/uri.ts";
+import { DuplicateKeyError, StoreError } from "../../src/store/store.ts";
 import { JONGODB_GAPS, mongoTarget } from "../support/jongodb.ts";
-import { storeConformance } from "./conformance.ts";
+import { conformanceGaps, storeConformance } from "./conformance.ts";
 
 const target = await mongoTarget();
 const gaps = target.emulator ? new Set(JONGODB_GAPS.keys()) : new Set<string>();
 
 storeConformance("mongo", () => openMongoStore({ uri: target.uri }), gaps);
+
+Deno.test("mongo store: every gap the conformance suite names is a known jongodb gap", () => {
+  for (const gap of conformanceGaps()) assert.ok(JONGODB_GAPS.has(gap), gap);
+});
+
+Deno.test("mongo store: uses the database named in the URI, else dbName, else eve", () => {
+  assert.equal(resolveTarget({}).dbName, "eve");
+  assert.equal(resolveTarget({}).uri, "mongodb://localhost:27017/");
+  assert.equal(resolveTarget({ uri: "mongodb://h:1/shop?x=1" }).dbName, "shop");
+  assert.equal(resolveTarget({ uri: "mongodb://h:1/?x=1" }).dbName, "eve");
+  assert.equal(resolveTarget({ uri: "mongodb://h:1/shop", dbName: "other" }).dbName, "other");
+  assert.equal(databaseFromUri("mongodb+srv://u:p@cluster.example/db%20x"), "db x");
+  assert.equal(databaseFromUri("mongodb://a:1,b:2"), undefined);
+});
+
+Deno.test("mongo store: builds the URI from parts with encoded credentials", () => {
+  const t = resolveTarget({
+    host: "db.local",
+    port: 27018,
+    username: "us er",
+    password: "p@ss:/word",
+    authSource: "admin",
+    dbName: "api",
+  });
+  assert.equal(t.uri, "mongodb://us%20er:p%40ss%3A%2Fword@db.local:27018/?authSource=admin");
+  assert.equal(t.dbName, "api");
+  assert.equal(t.redacted, "mongodb://us%20er:***@db.local:27018/?authSource=admin");
+  assert.equal(redactUri("mongodb://u:secret@h/db"), "mongodb://u:***@h/db");
+  assert.equal(redactUri("mongodb://h/db"), "mongodb://h/db");
+  assert.throws(() => resolveTarget({ port: 70000 }), RangeError);
+});
+
+Deno.test({
+  name: "mongo store: connection failure is a StoreError without the password",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close();
+    for (
+      const options of [
+        { host: "127.0.0.1", port, username: "app", password: "Sup3r-S3cret" },
+        { uri: `mongodb://app:Sup3r-S3cret@127.0.0.1:${port}/x` },
+      ]
+    ) {
+      await assert.rejects(
+        openMongoStore({ ...options, options: { serverSelectionTimeoutMS: 300 } }),
+        (err: unknown) => {
+          assert.ok(err instanceof StoreError);
+          assert.match(err.message, /cannot connect to MongoDB at mongodb:\/\/app:\*\*\*@127/);
+          assert.ok(!err.message.includes("Sup3r-S3cret"), err.message);
+          return true;
+        },
+      );
+    }
+  },
+});
+
+Deno.test("mongo store: duplicate key fields from keyPattern or the message", () => {
+  assert.deepEqual(duplicateFields({ code: 11000, keyPattern: { a: 1, b: -1 } }), ["a", "b"]);
+  assert.deepEqual(duplicateFields({ code: 11000, keyValue: { email: "x" } }), ["email"]);
+  const msg = (index: string, key: string) =>
+    `E11000 duplicate key error collection: db.c index: ${index} dup key: ${key}`;
+  assert.deepEqual(fieldsFromMessage(msg("first_name_1", '{ first_name: "x" }')), ["first_name"]);
+  assert.deepEqual(fieldsFromMessage(msg("a_1_b.c_-1", "{ : 1, : 2 }")), ["a", "b.c"]);
+  assert.deepEqual(fieldsFromMessage(msg("_id_", "{ _id: 1 }")), ["_id"]);
+  assert.deepEqual(fieldsFromMessage(msg("custom", '{ sku: "s", live: true }')), ["sku", "live"]);
+  assert.deepEqual(fieldsFromMessage("something else"), []);
+  assert.deepEqual(
+    duplicateFields({ code: 11000, writeErrors: [{ code: 11000, errmsg: msg("sku_1", "{}") }] }),
+    ["sku"],
+  );
+});
+
+/** A stand-in for a driver collection, recording calls. */
+function fakeDriver(overrides: Record<string, (...args: any[]) => unknown>) {
+  const calls: [string, unknown[]][] = [];
+  const handler: ProxyHandler<Record<string, unknown>> = {
+    get(_t, prop: string) {
+      if (prop === "collectionName") return "fake";
+      return (...args: unknown[]) => {
+        calls.push([prop, args]);
+        const fn = overrides[prop];
+        return fn ? fn(...args) : Promise.resolve({});
+      };
+    },
+  };
+  return { driver: new Proxy({}, handler) as any, calls };
+}
+
+Deno.test("mongo store: insertMany deletes what an ordered insert stored before a write error", async () => {
+  const { driver, calls } = fakeDriver({
+    insertMany: () =>
+      Promise.reject({
+        code: 11000,
+        writeErrors: [{ index: 2, code: 11000, errmsg: "E11000 index: code_1 dup key: { }" }],
+        result: { insertedCount: 2 },
+      }),
+  });
+  const c = new MongoCollection(driver);
+  const docs = [{ _id: "a" }, { _id: "b" }, { _id: "c" }, { _id: "d" }];
+  await assert.rejects(c.insertMany(docs), (e: unknown) => {
+    assert.ok(e instanceof DuplicateKeyError);
+    assert.deepEqual(e.fields, ["code"]);
+    return true;
+  });
+  const deletes = calls.filter(([m]) => m === "deleteMany");
+  assert.deepEqual(deletes.map(([, args]) => args[0]), [{ _id: { $in: ["a", "b"] } }]);
+});
+
+Deno.test("mongo store: insertMany never deletes after a failure that stored nothing", async () => {
+  const { driver, calls } = fakeDriver({
+    insertMany: () =>
+      Promise.reject({
+        code: 11000,
+        errmsg: "E11000 index: _id_ dup key: { _id: 1 }",
+        writeErrors: [],
+        insertedIds: { 0: "a" },
+        result: { insertedCount: 0 },
+      }),
+  });
+  await assert.rejects(new MongoCollection(driver).insertMany([{ _id: "a" }]), DuplicateKeyError);
+  assert.equal(calls.filter(([m]) => m === "deleteMany").length, 0);
+});
+
+Deno.test("mongo store: createIndex keeps an equivalent index and replaces a changed one", async () => {
+  let fail = true;
+  const existing = [{ name: "x_custom", key: { x: 1 }, unique: false }];
+  const { driver, calls } = fakeDriver({
+    createIndex: () => {
+      if (fail) return Promise.reject({ code: 85, message: "Index already exists" });
+      return Promise.resolve("x_1");
+    },
+    listIndexes: () => ({ toArray: () => Promise.resolve(existing) }),
+    dropIndex: () => Promise.resolve({}),
+  });
+  const c = new MongoCollection(driver);
+  await c.createIndex({ keys: { x: 1 } });
+  assert.equal(calls.filter(([m]) => m === "dropIndex").length, 0);
+  const recreate = c.createIndex({ keys: { x: 1 }, unique: true });
+  fail = false;
+  await recreate;
+  assert.deepEqual(calls.filter(([m]) => m === "dropIndex").map(([, a]) => a[0]), ["x_custom"]);
+  assert.deepEqual(calls.filter(([m]) => m === "createIndex").at(-1)?.[1], [{ x: 1 }, {
+    unique: true,
+  }]);
+});
+
+Deno.test("mongo store: drop ignores a missing namespace", async () => {
+  const { driver } = fakeDriver({
+    drop: () => Promise.reject({ code: 26, message: "ns not found" }),
+  });
+  await new MongoCollection(driver).drop();
+});
 
 Deno.test({
   name: "mongo store: stop the test server",

@@ -18,6 +18,10 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
   ["change-streams", "change streams are not implemented"],
   ["listCollections", "listCollections is not implemented"],
   ["drop", "the drop command is not implemented"],
+  [
+    "index-redefinition",
+    "createIndex with changed options on existing keys is silently ignored (no conflict error)",
+  ],
   ["dropIndexes", "dropIndexes is not implemented"],
 ]);
 

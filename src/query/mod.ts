@@ -1,0 +1,9 @@
+/**
+ * Query-parameter parsing: where, sort, projection, paging, embedded.
+ */
+export { QueryError } from "./errors.ts";
+export { type JsonLimits, parseJsonParam } from "./json.ts";
+export { parseWhere, type WhereOptions } from "./where.ts";
+export { parseSort } from "./sort.ts";
+export { DEFAULT_KEY_FIELDS, effectiveProjection, parseProjection } from "./projection.ts";
+export { type Paging, parseEmbedded, parsePaging } from "./paging.ts";

@@ -1,0 +1,73 @@
+/**
+ * One pass turning a response body into JSON-safe plain values: BSON types become
+ * strings or numbers, dates are formatted, bytes become Base64.
+ */
+import { Buffer } from "node:buffer";
+
+/** Formats a date for output (DATE_FORMAT). */
+export type DateFormatter = (d: Date) => string;
+
+/** Nesting beyond this is a server bug (a cycle), not data. */
+const MAX_DEPTH = 256;
+
+/**
+ * Returns a copy of `value` made of plain objects, arrays, strings, numbers, booleans and
+ * null: ObjectId -> hex, Date -> `formatDate`, Decimal128 -> string, Binary/Uint8Array ->
+ * Base64, Long/Int32/Double -> number, bigint -> number (string when unsafe).
+ * `undefined` and functions are dropped from objects (null in arrays), as JSON does.
+ */
+export function toPlain(value: unknown, formatDate: DateFormatter): unknown {
+  return convert(value, formatDate, 0);
+}
+
+function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
+  if (v === null || typeof v !== "object") {
+    switch (typeof v) {
+      case "number":
+        return Number.isFinite(v) ? v : null;
+      case "bigint":
+        return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+      case "undefined":
+      case "function":
+      case "symbol":
+        return undefined;
+    }
+    return v;
+  }
+  if (depth > MAX_DEPTH) throw new Error("response body nested too deeply (cycle?)");
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = convert(v[i], fmt, depth + 1) ?? null;
+    return out;
+  }
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : fmt(v);
+  if (v instanceof Uint8Array) {
+    return Buffer.from(v.buffer, v.byteOffset, v.length).toString("base64");
+  }
+  const bson = (v as { _bsontype?: unknown })._bsontype;
+  if (typeof bson === "string") return convertBson(bson, v);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(v)) {
+    const c = convert((v as Record<string, unknown>)[key], fmt, depth + 1);
+    if (c !== undefined) out[key] = c;
+  }
+  return out;
+}
+
+function convertBson(type: string, v: object): unknown {
+  const any = v as any;
+  switch (type) {
+    case "ObjectId":
+      return any.toHexString();
+    case "Binary":
+      return any.toString("base64");
+    case "Long":
+      return any.toNumber();
+    case "Int32":
+    case "Double":
+      return any.valueOf();
+    default:
+      // Decimal128, Timestamp, BSONRegExp, Code, ...: their string form.
+      return String(any.toString());
+  }
+}

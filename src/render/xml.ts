@@ -1,0 +1,175 @@
+/**
+ * XML rendering of response bodies in Eve's layout:
+ * - the root `<resource>` takes `href`/`title` from `_links.self`;
+ * - other links become `<link rel="..." href="..." title="..."/>` (sorted by rel), except
+ *   `_links.related`, whose entries become `href`/`title` attributes of the field elements;
+ * - `_meta` becomes `<_meta>` with its keys sorted;
+ * - collection items are `<resource>` children, each laid out like the root;
+ * - other fields are elements in key order (sorted, as Eve does), nested dicts nest,
+ *   lists repeat the element, null is an empty element.
+ * Unlike Eve, keys of a collection body other than `_items`/`_links`/`_meta` (e.g. `_status`,
+ * `_error` of a bulk response) are kept, before the items.
+ */
+import { XMLBuilder } from "fast-xml-parser";
+import type { RenderOptions } from "./json.ts";
+import { toPlain } from "./convert.ts";
+
+type Node = Record<string, unknown>;
+type Plain = Record<string, unknown>;
+
+const builder = new XMLBuilder({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: "@_",
+  suppressEmptyNode: true,
+  processEntities: true,
+});
+const prettyBuilder = new XMLBuilder({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: "@_",
+  suppressEmptyNode: true,
+  processEntities: true,
+  format: true,
+  indentBy: "    ",
+});
+
+const LINKS = "_links";
+const META = "_meta";
+const ITEMS = "_items";
+
+/** Renders a body as Eve-style XML (`pretty` indents). */
+export function renderXml(body: unknown, opts: RenderOptions): string {
+  let data = toPlain(body, opts.formatDate);
+  if (Array.isArray(data)) data = { [ITEMS]: data };
+  const root = isObject(data) ? resource(data, true) : element("resource", [text(data)]);
+  const xml = (opts.pretty ? prettyBuilder : builder).build([root]) as string;
+  return xml.trim();
+}
+
+/** A `<resource>` element: self attributes, links, meta, then items or fields. */
+function resource(data: Plain, root: boolean): Node {
+  const links = isObject(data[LINKS]) ? data[LINKS] as Plain : {};
+  const children: Node[] = [...linkNodes(links, true)];
+  const meta = data[META];
+  if (isObject(meta)) {
+    const metaChildren = sortedKeys(meta).map((k) => element(tagName(k), content(meta[k])));
+    children.push(element(META, metaChildren));
+  }
+  const items = root ? data[ITEMS] : undefined;
+  const rest: Plain = {};
+  for (const [k, v] of Object.entries(data)) {
+    if (k === LINKS || k === META || (Array.isArray(items) && k === ITEMS)) continue;
+    rest[k] = v;
+  }
+  children.push(...fields(rest, relatedOf(links)));
+  if (Array.isArray(items)) {
+    for (const item of items) {
+      children.push(isObject(item) ? resource(item, false) : element("resource", [text(item)]));
+    }
+  }
+  return element("resource", children, selfAttributes(links));
+}
+
+function selfAttributes(links: Plain): Record<string, string> | undefined {
+  const self = links.self;
+  if (!isObject(self)) return undefined;
+  const attrs: Record<string, string> = {};
+  if (self.href !== undefined) attrs.href = String(self.href);
+  if (self.title !== undefined) attrs.title = String(self.title);
+  return attrs;
+}
+
+/**
+ * `<link>` elements for every relation except `related` (and `self` when it became the
+ * attributes of a `<resource>`; nested documents keep it as a `<link rel="self">`).
+ */
+function linkNodes(links: Plain, skipSelf: boolean): Node[] {
+  const out: Node[] = [];
+  for (const rel of sortedKeys(links)) {
+    if ((skipSelf && rel === "self") || rel === "related") continue;
+    const value = links[rel];
+    for (const link of Array.isArray(value) ? value : [value]) {
+      if (isObject(link)) out.push(element("link", [], linkAttributes(rel, link)));
+    }
+  }
+  return out;
+}
+
+function linkAttributes(rel: string, link: Plain): Record<string, string> {
+  const attrs: Record<string, string> = { rel };
+  if (link.href !== undefined) attrs.href = String(link.href);
+  if (link.title !== undefined) attrs.title = String(link.title);
+  return attrs;
+}
+
+function relatedOf(links: Plain): Plain {
+  return isObject(links.related) ? links.related : {};
+}
+
+/** Field elements of a dict, sorted by key; lists repeat the element. */
+function fields(data: Plain, related: Plain): Node[] {
+  const out: Node[] = [];
+  for (const key of sortedKeys(data)) {
+    const value = data[key];
+    const values = Array.isArray(value) ? value : [value];
+    values.forEach((v, idx) => {
+      const rel = related[key];
+      const link = Array.isArray(rel) ? rel[idx] : rel;
+      const attrs = isObject(link) ? linkAttributes("", link) : undefined;
+      if (attrs) delete attrs.rel;
+      out.push(element(tagName(key), content(v), attrs));
+    });
+  }
+  return out;
+}
+
+/** Children of one field element. */
+function content(v: unknown): Node[] {
+  if (isObject(v)) {
+    const links = isObject(v[LINKS]) ? v[LINKS] as Plain : {};
+    const rest: Plain = { ...v };
+    delete rest[LINKS];
+    return [...fields(rest, relatedOf(links)), ...linkNodes(links, false)];
+  }
+  // A list inside a list (GeoJSON coordinates): repeated <item> elements.
+  if (Array.isArray(v)) return v.map((x) => element("item", content(x)));
+  return v === null || v === undefined ? [] : [text(v)];
+}
+
+function element(tag: string, children: Node[], attrs?: Record<string, string>): Node {
+  const node: Node = { [tag]: children };
+  if (attrs && Object.keys(attrs).length > 0) {
+    const a: Record<string, string> = {};
+    for (const [k, v] of Object.entries(attrs)) a[`@_${k}`] = cleanText(v);
+    node[":@"] = a;
+  }
+  return node;
+}
+
+function text(v: unknown): Node {
+  return { "#text": cleanText(typeof v === "string" ? v : String(v)) };
+}
+
+// deno-lint-ignore no-control-regex
+const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+/** Characters XML 1.0 cannot carry at all (and lone surrogates) are replaced with U+FFFD. */
+function cleanText(s: string): string {
+  return s.toWellFormed().replace(INVALID_XML_CHARS, "\uFFFD");
+}
+
+/** A valid XML element name for a field key: invalid characters become `_`. */
+export function tagName(key: string): string {
+  let name = key.replace(/[^A-Za-z0-9_.-]/g, "_");
+  if (!/^[A-Za-z_]/.test(name)) name = `_${name}`;
+  return name;
+}
+
+function sortedKeys(o: Plain): string[] {
+  return Object.keys(o).sort();
+}
+
+function isObject(v: unknown): v is Plain {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}

@@ -3,7 +3,7 @@
  * `$lookup`/`$unionWith`/`$graphLookup` reading sibling collections, and a final `$out`
  * or `$merge` stage written durably through the target collection.
  */
-import { Aggregator } from "mingo";
+import { Aggregator } from "mingo/aggregator";
 import type { Options } from "mingo/types";
 import type { Doc } from "../store.ts";
 import { ObjectId } from "./bson.ts";

@@ -3,7 +3,8 @@
  * calls never interleave; writes go to SQLite in one transaction first and reach memory
  * only once committed.
  */
-import { Query, updateOne as mingoUpdateOne } from "mingo";
+import { Query } from "mingo/query";
+import { updateOne as mingoUpdateOne } from "mingo/updater";
 import type { Options } from "mingo/types";
 import type { Collection, Doc, Filter, FindOptions, IndexSpec } from "../store.ts";
 import { DuplicateKeyError } from "../store.ts";

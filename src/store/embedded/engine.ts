@@ -2,8 +2,15 @@
  * mingo configuration for the embedded store: scripts off, MongoDB sort order in
  * `$sort`, extra query operators (geo), and a resolver for `$lookup`.
  */
-import { Context, Query } from "mingo";
+import { Context } from "mingo";
+import { Query } from "mingo/query";
 import { Lazy } from "mingo/lazy";
+import * as accumulatorOperators from "mingo/operators/accumulator";
+import * as expressionOperators from "mingo/operators/expression";
+import * as pipelineOperators from "mingo/operators/pipeline";
+import * as projectionOperators from "mingo/operators/projection";
+import * as queryOperators from "mingo/operators/query";
+import * as windowOperators from "mingo/operators/window";
 import type { Options } from "mingo/types";
 import type { Doc, Filter, Sort } from "../store.ts";
 import { sortDocs } from "./compare.ts";
@@ -24,9 +31,20 @@ type AnyFn = (...args: any[]) => any;
 const sortStage: AnyFn = (coll: { transform(fn: (docs: Doc[]) => unknown): unknown }, spec: Sort) =>
   coll.transform((docs) => Lazy(sortDocs(docs, spec)));
 
+type Ops = Record<`$${string}`, AnyFn>;
+
+/**
+ * All of mingo's operators with ours on top. Use it with the base classes of
+ * "mingo/query", "mingo/aggregator" and "mingo/updater": the wrappers of "mingo" merge
+ * their default context first, and in a merge the first definition of a name wins.
+ */
 const CONTEXT = Context.init({
-  pipeline: { $sort: sortStage } as Record<`$${string}`, AnyFn>,
-  query: geoQueryOperators as Record<`$${string}`, AnyFn>,
+  accumulator: accumulatorOperators as unknown as Ops,
+  expression: expressionOperators as unknown as Ops,
+  pipeline: { ...pipelineOperators, $sort: sortStage } as unknown as Ops,
+  projection: projectionOperators as unknown as Ops,
+  query: { ...queryOperators, ...geoQueryOperators } as unknown as Ops,
+  window: windowOperators as unknown as Ops,
 });
 
 /** A compiled document predicate. */

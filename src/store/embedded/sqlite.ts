@@ -20,7 +20,7 @@ CREATE TABLE IF NOT EXISTS indexes (
   name TEXT NOT NULL,
   spec TEXT NOT NULL,
   PRIMARY KEY (coll, name)
-) WITHOUT ROWID;
+);
 CREATE TABLE IF NOT EXISTS files (
   id TEXT PRIMARY KEY,
   filename TEXT NOT NULL,

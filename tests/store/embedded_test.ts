@@ -1,0 +1,399 @@
+import assert from "node:assert/strict";
+import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
+import { Binary, Decimal128, ObjectId } from "../../src/store/embedded/bson.ts";
+import { DuplicateKeyError, type Store } from "../../src/store/store.ts";
+
+async function withStore(fn: (store: Store, dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
+  const store = await openEmbeddedStore(dir);
+  try {
+    await fn(store, dir);
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const oid = (n: number) => new ObjectId(n.toString(16).padStart(24, "0"));
+
+Deno.test("embedded: CRUD and _id lookups", () =>
+  withStore(async (store) => {
+    const c = store.collection("people");
+    await c.insertMany([{ _id: oid(1), name: "a", age: 30 }, { _id: oid(2), name: "b", age: 20 }]);
+    assert.equal((await c.findOne({ _id: oid(2) }))?.name, "b");
+    assert.equal(await c.findOne({ _id: oid(3) }), null);
+    assert.equal(await c.findOne({ _id: oid(1), name: "x" }), null);
+    assert.deepEqual((await c.find({ name: "a" })).map((d) => d.age), [30]);
+    assert.equal(await c.count({}), 2);
+    assert.equal(await c.count({ age: { $gt: 25 } }), 1);
+    assert.equal(await c.count({}, { skip: 1 }), 1);
+    assert.equal(await c.count({}, { limit: 1 }), 1);
+    // Results are copies.
+    const d = await c.findOne({ _id: oid(1) });
+    d!.name = "mutated";
+    assert.equal((await c.findOne({ _id: oid(1) }))?.name, "a");
+    assert.deepEqual(await c.replaceOne({ _id: oid(1) }, { name: "z" }), { matched: 1 });
+    const replaced = await c.findOne({ _id: oid(1) });
+    assert.deepEqual(replaced, { _id: oid(1), name: "z" });
+    assert.equal(await c.deleteOne({ _id: oid(1) }), 1);
+    assert.equal(await c.deleteMany({}), 1);
+    assert.equal(await c.count({}), 0);
+    assert.deepEqual(await store.collectionNames(), ["people"]);
+    await c.drop();
+    assert.deepEqual(await store.collectionNames(), []);
+    await store.ping();
+  }));
+
+Deno.test("embedded: filters on ObjectId and Date, sort, skip, limit, projection", () =>
+  withStore(async (store) => {
+    const c = store.collection("events");
+    const docs = [5, 3, 9, 1, 7].map((n) => ({
+      _id: oid(n),
+      n,
+      at: new Date(Date.UTC(2024, 0, n)),
+      owner: oid(n % 2),
+      tags: n > 4 ? ["big", "x"] : ["small"],
+      nested: { v: 10 - n, hidden: true },
+    }));
+    await c.insertMany(docs);
+    const after = await c.find({ at: { $gte: new Date(Date.UTC(2024, 0, 5)) } }, {
+      sort: { n: 1 },
+    });
+    assert.deepEqual(after.map((d) => d.n), [5, 7, 9]);
+    assert.ok(after[0].at instanceof Date);
+    assert.ok(after[0]._id instanceof ObjectId);
+    assert.deepEqual((await c.find({ owner: oid(0) })).length, 0);
+    assert.deepEqual(
+      (await c.find({ _id: { $gt: oid(4) } }, { sort: { _id: -1 } })).map((d) => d.n),
+      [
+        9,
+        7,
+        5,
+      ],
+    );
+    assert.deepEqual((await c.find({ tags: "big" }, { sort: { n: 1 } })).map((d) => d.n), [
+      5,
+      7,
+      9,
+    ]);
+    assert.deepEqual(
+      (await c.find({}, { sort: { "nested.v": 1 }, skip: 1, limit: 2 })).map((d) => d.n),
+      [7, 5],
+    );
+    const projected = await c.find({ n: 1 }, { projection: { n: 1, "nested.v": 1 } });
+    assert.deepEqual(projected, [{ _id: oid(1), n: 1, nested: { v: 9 } }]);
+    const excluded = await c.find({ n: 1 }, { projection: { nested: 0, tags: 0, at: 0 } });
+    assert.deepEqual(excluded, [{ _id: oid(1), n: 1, owner: oid(1) }]);
+    assert.deepEqual(await c.distinct("tags"), ["big", "small", "x"]);
+  }));
+
+Deno.test("embedded: MongoDB cross-type ordering and code-point string order", () =>
+  withStore(async (store) => {
+    const c = store.collection("mixed");
+    const values: unknown[] = [
+      new Date(0),
+      true,
+      oid(5),
+      "b",
+      "\u{1F600}",
+      "\uFFFD",
+      3,
+      null,
+      { a: 1 },
+      Decimal128.fromString("2.5"),
+    ];
+    await c.insertMany(values.map((v, i) => ({ _id: i, v })));
+    const sorted = (await c.find({}, { sort: { v: 1 } })).map((d) => d._id);
+    // null < numbers (2.5 < 3) < strings by code point < object < ObjectId < bool < date
+    assert.deepEqual(sorted, [7, 9, 6, 3, 5, 4, 8, 2, 1, 0]);
+    const agg = await c.aggregate([{ $sort: { v: -1 } }, { $project: { _id: 1 } }]);
+    assert.deepEqual(agg.map((d) => d._id), [...sorted].reverse());
+  }));
+
+Deno.test("embedded: update operators, replace keeps _id, upsert", () =>
+  withStore(async (store) => {
+    const c = store.collection("items");
+    await c.insertMany([{ _id: "a", n: 1, list: [1, 2, 3], tags: ["x"] }, { _id: "b", n: 5 }]);
+    assert.deepEqual(
+      await c.updateOne({ _id: "a" }, {
+        $set: { "sub.deep": true },
+        $inc: { n: 2 },
+        $push: { list: 4 },
+        $pull: { tags: "x" },
+        $addToSet: { set: "y" },
+      }),
+      { matched: 1 },
+    );
+    assert.deepEqual(await c.findOne({ _id: "a" }), {
+      _id: "a",
+      n: 3,
+      list: [1, 2, 3, 4],
+      tags: [],
+      sub: { deep: true },
+      set: ["y"],
+    });
+    await c.updateOne({ _id: "a" }, { $unset: { sub: "" } });
+    assert.equal((await c.findOne({ _id: "a" }))?.sub, undefined);
+    assert.equal(await c.updateMany({ n: { $gte: 3 } }, { $set: { big: true } }), 2);
+    assert.equal(await c.count({ big: true }), 2);
+    assert.deepEqual(await c.updateOne({ _id: "zz" }, { $set: { q: 1 } }), { matched: 0 });
+    assert.equal(await c.count({}), 2);
+    // Upsert builds from the filter's equality fields.
+    await c.updateOne({ _id: "u", kind: "k", n: { $gt: 1 } }, {
+      $set: { v: 1 },
+      $setOnInsert: { created: true },
+    }, { upsert: true });
+    assert.deepEqual(await c.findOne({ _id: "u" }), { _id: "u", kind: "k", v: 1, created: true });
+    await c.updateOne({ _id: "u" }, { $set: { v: 2 }, $setOnInsert: { created: false } }, {
+      upsert: true,
+    });
+    assert.deepEqual(await c.findOne({ _id: "u" }), { _id: "u", kind: "k", v: 2, created: true });
+    await c.updateOne({ email: "e@x" }, { $set: { v: 3 } }, { upsert: true });
+    const generated = await c.findOne({ email: "e@x" });
+    assert.ok(generated?._id instanceof ObjectId);
+    await c.replaceOne({ _id: "r" }, { x: 1 }, { upsert: true });
+    assert.deepEqual(await c.findOne({ _id: "r" }), { _id: "r", x: 1 });
+    await assert.rejects(() => c.replaceOne({ _id: "r" }, { _id: "other", x: 2 }));
+    // Positional update.
+    await c.insertMany([{ _id: "p", rows: [{ k: 1, v: 0 }, { k: 2, v: 0 }] }]);
+    await c.updateOne({ _id: "p", "rows.k": 2 }, { $set: { "rows.$.v": 9 } });
+    assert.deepEqual((await c.findOne({ _id: "p" }))?.rows, [{ k: 1, v: 0 }, { k: 2, v: 9 }]);
+  }));
+
+Deno.test("embedded: _id and unique indexes, partial filters, all-or-nothing insertMany", () =>
+  withStore(async (store) => {
+    const c = store.collection("users");
+    await c.createIndex({ keys: { email: 1 }, unique: true });
+    await c.createIndex({ keys: { email: 1 }, unique: true }); // idempotent
+    await c.insertMany([{ _id: 1, email: "a" }, { _id: 2, email: "b" }]);
+    await assert.rejects(() => c.insertMany([{ _id: 1, email: "new" }]), DuplicateKeyError);
+    const err = await c.insertMany([{ _id: 3, email: "c" }, { _id: 4, email: "a" }]).catch((e) =>
+      e
+    );
+    assert.ok(err instanceof DuplicateKeyError);
+    assert.deepEqual(err.fields, ["email"]);
+    assert.equal(await c.count({}), 2, "nothing of the failed batch is stored");
+    // Duplicates within a batch.
+    await assert.rejects(
+      () => c.insertMany([{ _id: 5, email: "d" }, { _id: 6, email: "d" }]),
+      DuplicateKeyError,
+    );
+    await assert.rejects(() => c.insertMany([{ _id: 7 }, { _id: 7 }]), DuplicateKeyError);
+    // Missing field counts as null: only one document may lack it.
+    await c.insertMany([{ _id: 8 }]);
+    await assert.rejects(() => c.insertMany([{ _id: 9 }]), DuplicateKeyError);
+    assert.equal(await c.count({}), 3);
+    // Updates and replaces are checked; a document may keep its own key.
+    await assert.rejects(
+      () => c.updateOne({ _id: 2 }, { $set: { email: "a" } }),
+      DuplicateKeyError,
+    );
+    await assert.rejects(() => c.replaceOne({ _id: 2 }, { email: "a" }), DuplicateKeyError);
+    await assert.rejects(
+      () => c.updateOne({ _id: 99 }, { $set: { email: "a" } }, { upsert: true }),
+      DuplicateKeyError,
+    );
+    await c.updateOne({ _id: 2 }, { $set: { email: "b", x: 1 } });
+    await assert.rejects(() => c.updateMany({}, { $set: { email: "same" } }), DuplicateKeyError);
+    assert.equal((await c.findOne({ _id: 1 }))?.email, "a");
+    // Freed keys can be reused.
+    await c.updateOne({ _id: 1 }, { $set: { email: "a2" } });
+    await c.insertMany([{ _id: 10, email: "a" }]);
+    // Creating a unique index over duplicates fails.
+    await c.insertMany([{ _id: 11, n: 1, email: "n1" }, { _id: 12, n: 1, email: "n2" }]);
+    await assert.rejects(() => c.createIndex({ keys: { n: 1 }, unique: true }), DuplicateKeyError);
+
+    const p = store.collection("soft");
+    await p.createIndex({
+      keys: { sku: 1 },
+      unique: true,
+      partialFilterExpression: { _deleted: false },
+    });
+    await p.insertMany([{ _id: 1, sku: "s", _deleted: false }]);
+    await assert.rejects(
+      () => p.insertMany([{ _id: 2, sku: "s", _deleted: false }]),
+      DuplicateKeyError,
+    );
+    await p.updateOne({ _id: 1 }, { $set: { _deleted: true } });
+    await p.insertMany([{ _id: 2, sku: "s", _deleted: false }]);
+    await p.insertMany([{ _id: 3, sku: "s", _deleted: true }]);
+    await assert.rejects(
+      () => p.updateOne({ _id: 1 }, { $set: { _deleted: false } }),
+      DuplicateKeyError,
+    );
+  }));
+
+Deno.test("embedded: aggregation with $lookup, $group, $out and $merge", () =>
+  withStore(async (store) => {
+    const people = store.collection("people");
+    const orders = store.collection("orders");
+    await people.insertMany([{ _id: oid(1), name: "ann" }, { _id: oid(2), name: "bob" }]);
+    await orders.insertMany([
+      { _id: 1, owner: oid(1), total: 10 },
+      { _id: 2, owner: oid(1), total: 5 },
+      { _id: 3, owner: oid(2), total: 7 },
+    ]);
+    const joined = await people.aggregate([
+      { $lookup: { from: "orders", localField: "_id", foreignField: "owner", as: "orders" } },
+      { $project: { name: 1, count: { $size: "$orders" } } },
+      { $sort: { name: 1 } },
+    ]);
+    assert.deepEqual(joined, [{ _id: oid(1), name: "ann", count: 2 }, {
+      _id: oid(2),
+      name: "bob",
+      count: 1,
+    }]);
+    const grouped = await orders.aggregate([
+      { $group: { _id: "$owner", sum: { $sum: "$total" }, avg: { $avg: "$total" } } },
+      { $sort: { sum: -1 } },
+    ]);
+    assert.deepEqual(grouped, [{ _id: oid(1), sum: 15, avg: 7.5 }, {
+      _id: oid(2),
+      sum: 7,
+      avg: 7,
+    }]);
+    await orders.aggregate([{ $match: { total: { $gt: 6 } } }, { $out: "big" }]);
+    assert.deepEqual(
+      (await store.collection("big").find({}, { sort: { _id: 1 } })).map((d) => d._id),
+      [
+        1,
+        3,
+      ],
+    );
+    await orders.aggregate([{ $project: { total: 1, merged: { $literal: true } } }, {
+      $merge: "big",
+    }]);
+    assert.equal(await store.collection("big").count({ merged: true }), 3);
+  }));
+
+Deno.test("embedded: types and indexes survive close and reopen", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
+  try {
+    const id = new ObjectId();
+    const doc = {
+      _id: id,
+      when: new Date("2024-05-06T07:08:09.123Z"),
+      price: Decimal128.fromString("12.50"),
+      bytes: new Binary(new Uint8Array([1, 2, 3])),
+      big: 2 ** 40,
+      frac: 0.1,
+      nested: { list: [1, "two", { three: oid(3) }] },
+    };
+    let store = await openEmbeddedStore(dir);
+    await store.collection("t").insertMany([doc]);
+    await store.collection("t").createIndex({ keys: { k: 1 }, unique: true });
+    await store.collection("t").updateOne({ _id: id }, { $set: { k: "key" } });
+    await store.close();
+    store = await openEmbeddedStore(dir);
+    const back = await store.collection("t").findOne({ _id: id });
+    assert.ok(back);
+    assert.ok(back._id instanceof ObjectId && back._id.equals(id));
+    assert.ok(back.when instanceof Date);
+    assert.equal((back.when as Date).toISOString(), "2024-05-06T07:08:09.123Z");
+    assert.ok(back.price instanceof Decimal128);
+    assert.equal(String(back.price), "12.50");
+    assert.ok(back.bytes instanceof Binary);
+    assert.deepEqual([...(back.bytes as Binary).buffer], [1, 2, 3]);
+    assert.equal(back.big, 2 ** 40);
+    assert.equal(back.frac, 0.1);
+    assert.ok((back.nested as { list: [0, 1, { three: ObjectId }] }).list[2].three.equals(oid(3)));
+    await assert.rejects(
+      () => store.collection("t").insertMany([{ _id: 2, k: "key" }]),
+      DuplicateKeyError,
+    );
+    await store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("embedded: files with byte ranges", () =>
+  withStore(async (store) => {
+    const bytes = new TextEncoder().encode("hello, embedded world");
+    const stored = await store.files.put(bytes, {
+      filename: "h.txt",
+      contentType: "text/plain",
+      metadata: { by: oid(1) },
+    });
+    assert.equal(stored.length, bytes.length);
+    const stat = await store.files.stat(stored.id);
+    assert.equal(stat?.filename, "h.txt");
+    assert.equal(stat?.contentType, "text/plain");
+    assert.equal(stat?.uploadDate.getTime(), stored.uploadDate.getTime());
+    assert.ok((stat?.metadata?.by as ObjectId).equals(oid(1)));
+    assert.deepEqual(await store.files.read(stored.id), bytes);
+    assert.equal(
+      new TextDecoder().decode((await store.files.read(stored.id, { start: 7, end: 14 }))!),
+      "embedded",
+    );
+    assert.equal((await store.files.read(stored.id, { start: 0, end: 0 }))?.length, 1);
+    await store.files.delete(stored.id);
+    assert.equal(await store.files.stat(stored.id), null);
+    assert.equal(await store.files.read(stored.id), null);
+  }));
+
+Deno.test("embedded: a second opener of the data directory is refused", () =>
+  withStore(async (_store, dir) => {
+    await assert.rejects(() => openEmbeddedStore(dir), /is in use by another process \(pid \d+\)/);
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "eval",
+        `import { openEmbeddedStore } from ${
+          JSON.stringify(new URL("../../src/store/embedded/mod.ts", import.meta.url).href)
+        };
+         try { await openEmbeddedStore(${JSON.stringify(dir)}); console.log("opened"); }
+         catch (e) { console.log(e.message); }`,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+      env: { DENO_NO_UPDATE_CHECK: "1" },
+    });
+    const out = new TextDecoder().decode((await child.output()).stdout).trim();
+    assert.equal(out, `data directory ${dir} is in use by another process (pid ${Deno.pid})`);
+  }));
+
+Deno.test("embedded: every acknowledged write survives kill -9", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "embedded_durable_" });
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", new URL("./embedded_writer.ts", import.meta.url).pathname, dir],
+      stdout: "piped",
+      stderr: "null",
+      env: { DENO_NO_UPDATE_CHECK: "1" },
+    }).spawn();
+    const acked: string[] = [];
+    let buffer = "";
+    const decoder = new TextDecoder();
+    const reader = child.stdout.getReader();
+    while (acked.length < 200) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      const lines = buffer.split("\n");
+      buffer = lines.pop()!;
+      acked.push(...lines);
+    }
+    child.kill("SIGKILL");
+    // Lines acknowledged after our last read are acknowledged too.
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+    }
+    acked.push(...buffer.split("\n").filter((l) => l.length === 24));
+    const status = await child.status;
+    assert.equal(status.signal, "SIGKILL");
+    assert.ok(acked.length >= 200);
+    const store = await openEmbeddedStore(dir);
+    try {
+      const c = store.collection("durable");
+      for (const hex of acked) {
+        assert.ok(await c.findOne({ _id: new ObjectId(hex) }), `acknowledged ${hex} was lost`);
+      }
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

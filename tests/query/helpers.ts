@@ -1,0 +1,45 @@
+/** Shared fixtures for the query tests. */
+import type { WhereOptions } from "../../src/query/where.ts";
+
+const RFC1123 = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/** Strict RFC 1123 date parser, as the settings layer would pass. */
+export function parseRfc1123(s: string): Date | null {
+  if (!RFC1123.test(s)) return null;
+  const d = new Date(s);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** A schema covering every type the checker knows. */
+export const SCHEMA = {
+  name: { type: "string" },
+  age: { type: "integer" },
+  score: { type: "float" },
+  active: { type: "boolean" },
+  born: { type: "datetime" },
+  owner: { type: "objectid" },
+  tags: { type: "list", schema: { type: "string" } },
+  visits: { type: "list", schema: { type: "datetime" } },
+  address: { type: "dict", schema: { city: { type: "string" }, zip: { type: "integer" } } },
+  rows: {
+    type: "list",
+    schema: { type: "dict", schema: { sku: { type: "string" }, qty: { type: "integer" } } },
+  },
+  extra: { type: "dict" },
+};
+
+/** Where options with everything allowed and validation off, overridable. */
+export function opts(over: Partial<WhereOptions> = {}): WhereOptions {
+  return {
+    schema: SCHEMA,
+    dateFormat: "%a, %d %b %Y %H:%M:%S GMT",
+    parseDate: parseRfc1123,
+    allowedFilters: ["*"],
+    validateFiltering: false,
+    blacklist: ["$where", "$regex"],
+    ...over,
+  };
+}
+
+export const DATE = "Tue, 02 Apr 2013 10:29:13 GMT";
+export const OID = "507f1f77bcf86cd799439011";

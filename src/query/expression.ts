@@ -189,6 +189,10 @@ function negate(filter: Filter): Filter {
     const cond = filter[field];
     const isOps = cond !== null && typeof cond === "object" && !Array.isArray(cond) &&
       !(cond instanceof Date);
+    if (isOps && Object.keys(cond).length === 1 && "$not" in cond) {
+      // MongoDB refuses `$not` inside `$not`: a double negation is the plain condition.
+      return { [field]: (cond as Filter).$not };
+    }
     return { [field]: { $not: isOps ? cond : { $eq: cond } } };
   }
   return { $nor: [filter] };

@@ -397,3 +397,41 @@ Deno.test("embedded: every acknowledged write survives kill -9", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("embedded: the simple-filter fast path agrees with mingo", async () => {
+  const { compileSimple } = await import("../../src/store/embedded/fastmatch.ts");
+  const { Query } = await import("mingo");
+  const values: unknown[] = [
+    1,
+    2,
+    5,
+    "a",
+    "b",
+    true,
+    false,
+    new Date(5),
+    new Date(9),
+    oid(1),
+    oid(2),
+  ];
+  const docs: Record<string, unknown>[] = [];
+  for (let i = 0; i < 200; i++) {
+    const v = values[i % values.length];
+    const w = values[(i * 7) % values.length];
+    docs.push({ _id: i, a: i % 3 === 0 ? [v, w] : v, ...(i % 5 === 0 ? {} : { b: w }) });
+  }
+  const ops = ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte"];
+  const filters: Record<string, unknown>[] = [{ a: { $exists: false } }, { b: { $exists: true } }];
+  for (const x of values) {
+    filters.push({ a: x }, { b: x });
+    for (const op of ops) filters.push({ a: { [op]: x } }, { b: { [op]: x }, a: { $ne: 2 } });
+    filters.push({ a: { $in: [x, 5] } }, { b: { $nin: [x, "a"] } });
+  }
+  for (const filter of filters) {
+    const fast = compileSimple(filter);
+    assert.ok(fast, `fast path expected for ${JSON.stringify(filter)}`);
+    const q = new Query(filter);
+    const expected = docs.filter((d) => q.test(d)).map((d) => d._id);
+    assert.deepEqual(docs.filter(fast).map((d) => d._id), expected, JSON.stringify(filter));
+  }
+});

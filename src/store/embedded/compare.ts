@@ -128,7 +128,7 @@ export function compareValues(a: unknown, b: unknown): number {
     case RANK_DATE:
       return sign((a as Date).getTime() - (b as Date).getTime());
     case RANK_OBJECTID:
-      return compareStrings(String(a), String(b));
+      return compareBytes((a as { id: Uint8Array }).id, (b as { id: Uint8Array }).id);
     case RANK_BINARY:
       return compareBytes(bytesOf(a), bytesOf(b));
     case RANK_ARRAY:

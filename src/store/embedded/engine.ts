@@ -15,6 +15,7 @@ import type { Options } from "mingo/types";
 import type { Doc, Filter, Sort } from "../store.ts";
 import { sortDocs } from "./compare.ts";
 import { geoQueryOperators } from "./geo.ts";
+import { compileSimple } from "./fastmatch.ts";
 
 /** Builds mingo options; `resolve` returns the documents of another collection. */
 export function engineOptions(resolve?: (name: string) => Doc[]): Partial<Options> {
@@ -67,12 +68,6 @@ function isSimpleValue(v: unknown): boolean {
     (v as { _bsontype?: string })._bsontype === "ObjectId";
 }
 
-function sameSimple(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  return typeof a === "object" && a !== null && typeof b === "object" && b !== null &&
-    (a as { _bsontype?: string })._bsontype === "ObjectId" && String(a) === String(b);
-}
-
 /**
  * The `_id` value when `filter` selects by `_id` equality (`{_id: x}` or
  * `{_id: {$eq: x}}`), otherwise undefined.
@@ -89,26 +84,13 @@ export function idEquality(filter: Filter): unknown {
 }
 
 /**
- * Compiles `filter` once. Top-level equality on simple values (strings, numbers, booleans,
- * ObjectIds) is checked directly, with MongoDB's array-contains rule; anything else goes
- * to mingo.
+ * Compiles `filter` once: the common simple shape gets a direct predicate
+ * ({@link compileSimple}); anything else goes to mingo.
  */
 export function compileFilter(filter: Filter, options: Partial<Options>): Matcher {
-  const keys = Object.keys(filter);
-  if (keys.length === 0) return MATCH_ALL;
-  const simple = keys.every((k) => k[0] !== "$" && !k.includes(".") && isSimpleValue(filter[k]));
-  if (simple) {
-    return (doc) => {
-      for (const k of keys) {
-        const v = doc[k];
-        const want = filter[k];
-        if (sameSimple(v, want)) continue;
-        if (Array.isArray(v) && v.some((x) => sameSimple(x, want))) continue;
-        return false;
-      }
-      return true;
-    };
-  }
+  if (Object.keys(filter).length === 0) return MATCH_ALL;
+  const simple = compileSimple(filter);
+  if (simple) return simple;
   const query = new Query(filter, options);
   return (doc) => query.test(doc);
 }

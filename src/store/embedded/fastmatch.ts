@@ -1,0 +1,119 @@
+/**
+ * A direct matcher for the common filter shape: top-level fields compared with plain
+ * values (strings, numbers, booleans, Dates, ObjectIds) by equality, `$ne`, `$gt`,
+ * `$gte`, `$lt`, `$lte`, `$in`, `$nin` and `$exists`. It follows MongoDB's rules (an
+ * array field matches when one element does; comparisons only within one type class)
+ * and skips mingo's per-document path resolution. Other filters return null.
+ */
+import type { Doc, Filter } from "../store.ts";
+import { compareValues } from "./compare.ts";
+
+type Test = (value: unknown) => boolean;
+
+function isPlain(v: unknown): v is Doc {
+  if (v === null || typeof v !== "object") return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Operand kinds the matcher handles; null, arrays, regexes and documents are left to mingo. */
+function typeClass(v: unknown): string | null {
+  switch (typeof v) {
+    case "string":
+      return "string";
+    case "number":
+      return Number.isNaN(v) ? null : "number";
+    case "boolean":
+      return "boolean";
+  }
+  if (v instanceof Date) return "date";
+  if (
+    v !== null && typeof v === "object" && (v as { _bsontype?: string })._bsontype === "ObjectId"
+  ) {
+    return "objectid";
+  }
+  return null;
+}
+
+function classOf(v: unknown): string | null {
+  if (typeof v === "object" && v !== null) {
+    const t = (v as { _bsontype?: string })._bsontype;
+    if (t === "Decimal128" || t === "Int32" || t === "Double" || t === "Long") return "number";
+  }
+  return typeClass(v);
+}
+
+function equals(a: unknown, b: unknown, cls: string): boolean {
+  if (a === b) return true;
+  return classOf(a) === cls && compareValues(a, b) === 0;
+}
+
+/** Applies `test` to the value and, for arrays, to each element. */
+function anyValue(test: Test): Test {
+  return (v) => {
+    if (test(v)) return true;
+    if (Array.isArray(v)) {
+      for (const e of v) if (test(e)) return true;
+    }
+    return false;
+  };
+}
+
+function operatorTest(op: string, x: unknown): Test | null {
+  if (op === "$exists") {
+    return x ? (v) => v !== undefined : (v) => v === undefined;
+  }
+  if (op === "$in" || op === "$nin") {
+    if (!Array.isArray(x) || x.length > 1000) return null;
+    const classes = x.map(typeClass);
+    if (classes.some((c) => c === null)) return null;
+    const inTest = anyValue((v) => x.some((w, i) => equals(v, w, classes[i]!)));
+    return op === "$in" ? inTest : (v) => !inTest(v);
+  }
+  const cls = typeClass(x);
+  if (cls === null) return null;
+  switch (op) {
+    case "$eq":
+      return anyValue((v) => equals(v, x, cls));
+    case "$ne": {
+      const eq = anyValue((v) => equals(v, x, cls));
+      return (v) => !eq(v);
+    }
+    case "$gt":
+      return anyValue((v) => classOf(v) === cls && compareValues(v, x) > 0);
+    case "$gte":
+      return anyValue((v) => classOf(v) === cls && compareValues(v, x) >= 0);
+    case "$lt":
+      return anyValue((v) => classOf(v) === cls && compareValues(v, x) < 0);
+    case "$lte":
+      return anyValue((v) => classOf(v) === cls && compareValues(v, x) <= 0);
+  }
+  return null;
+}
+
+/** Compiles `filter` into a direct predicate, or returns null if it is not in the simple shape. */
+export function compileSimple(filter: Filter): ((doc: Doc) => boolean) | null {
+  const tests: Array<[string, Test]> = [];
+  for (const [field, cond] of Object.entries(filter)) {
+    if (field[0] === "$" || field.includes(".") || field === "__proto__") return null;
+    if (isPlain(cond)) {
+      const ops = Object.keys(cond);
+      if (ops.length === 0 || ops.some((o) => o[0] !== "$")) return null;
+      for (const op of ops) {
+        const test = operatorTest(op, cond[op]);
+        if (!test) return null;
+        tests.push([field, test]);
+      }
+    } else {
+      const test = operatorTest("$eq", cond);
+      if (!test) return null;
+      tests.push([field, test]);
+    }
+  }
+  return (doc) => {
+    for (let i = 0; i < tests.length; i++) {
+      if (!tests[i][1](doc[tests[i][0]])) return false;
+    }
+    return true;
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * Public types of the validation engine.
+ */
+import type { DataRelation } from "../domain/types.ts";
+import type { Doc } from "../store/store.ts";
+
+/** Validation issues: field name -> message, nested fields (and list indexes) nested. */
+export type Issues = { [field: string]: string | Issues };
+
+/** Thrown by `compileSchema` when a schema cannot be understood; lists every problem. */
+export class SchemaError extends Error {
+  constructor(
+    /** One line per problem, each starting with the dotted path of the offending rule. */
+    readonly problems: string[],
+  ) {
+    super(`invalid schema:\n  ${problems.join("\n  ")}`);
+    this.name = "SchemaError";
+  }
+}
+
+/**
+ * A custom validation rule, used in a schema under its registered name.
+ *
+ * `check` receives the field value, the rule's argument from the schema and the dotted field
+ * path plus the whole (normalized) document; it returns an error message, or null when the
+ * value is fine. It may be async (e.g. to query the database). It runs only for values that
+ * are present and not null.
+ *
+ * @example
+ * ```ts
+ * const rules = {
+ *   multiple_of: {
+ *     check: (value, arg) =>
+ *       typeof value === "number" && value % Number(arg) !== 0 ? `must be a multiple of ${arg}` : null,
+ *   },
+ * };
+ * compileSchema({ qty: { type: "integer", multiple_of: 5 } }, { ...options, rules });
+ * ```
+ */
+export interface CustomRule {
+  check(
+    value: unknown,
+    ruleArg: unknown,
+    ctx: { field: string; doc: Doc },
+  ): string | null | Promise<string | null>;
+}
+
+/**
+ * A custom field type, used as `type: "<name>"` (alone or in a type list).
+ *
+ * @example
+ * ```ts
+ * const types = { even: { check: (v) => Number.isInteger(v) && (v as number) % 2 === 0 } };
+ * compileSchema({ n: { type: "even" } }, { ...options, types });
+ * // { n: 3 } -> issues { n: "must be of even type" }
+ * ```
+ */
+export interface CustomType {
+  check(value: unknown): boolean;
+}
+
+export interface CompileOptions {
+  /** Location used in SchemaError messages, e.g. `"DOMAIN.people.schema"`. */
+  path: string;
+  /** Resource-level allow_unknown; nested dicts may set their own `allow_unknown`. */
+  allowUnknown: boolean;
+  /** strftime-style DATE_FORMAT used to read datetime strings. */
+  dateFormat: string;
+  /** ALLOW_CUSTOM_FIELDS_IN_GEOJSON. */
+  allowCustomFieldsInGeojson: boolean;
+  /** Top-level fields the service manages (`_created`, `_etag` ...); clients may not send them. */
+  metaFields: string[];
+  /** ID_FIELD. When the schema does not declare it, it is an optional `objectid` field. */
+  idField: string;
+  /** VERSION field name, used by `data_relation` with `version: true`; default `_version`. */
+  versionField?: string;
+  /** Names of all resources; when given, a `data_relation` to another name is a schema error. */
+  resources?: string[];
+  /** Extra rules, by rule name. */
+  rules?: Record<string, CustomRule>;
+  /** Extra types, by type name. */
+  types?: Record<string, CustomType>;
+}
+
+export interface ValidationContext {
+  mode: "create" | "replace" | "patch";
+  /** Stored document for replace/patch. */
+  original?: Doc;
+  /**
+   * Patch only: whether nested dicts in the updates merge into the stored ones (default
+   * true, MERGE_NESTED_DOCUMENTS) or replace them.
+   */
+  mergeNested?: boolean;
+  /** true if another live (non soft-deleted) document has field == value (excluding the given id). */
+  isDuplicate(field: string, value: unknown, excludeId?: unknown): Promise<boolean>;
+  /** true if the referenced document (or version) exists and is not soft-deleted. */
+  relationExists(relation: DataRelation, value: unknown): Promise<boolean>;
+}
+
+export interface CompiledSchema {
+  /**
+   * Coerces (datetime strings in DATE_FORMAT -> Date, objectid hex -> ObjectId, decimal128 ->
+   * Decimal128, uuid strings kept), applies defaults per mode, checks every rule.
+   * create/replace: full document. patch: the updates object (keys may be dotted "a.b" or
+   * nested); returns the normalized updates with the same keys. `original` is used for
+   * readonly, dependencies and rules that look at the merged document.
+   */
+  validate(doc: Doc, ctx: ValidationContext): Promise<{ doc: Doc; issues: Issues | null }>;
+  /** Fields with `unique: true` (dotted paths), so the service can create unique indexes. */
+  uniqueFields: string[];
+  /** Dotted path -> data_relation, for embedding. */
+  relations: Record<string, DataRelation>;
+  /**
+   * Defaults of fields missing from `doc` (for normalize_on_patch): top-level fields by name,
+   * fields of nested dicts present in `doc` by dotted path. Values are coerced.
+   */
+  defaults(doc: Doc): Doc;
+  /** The schema as shown by the schema endpoint (JSON-safe, frozen). */
+  describe(): unknown;
+}

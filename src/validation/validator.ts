@@ -1,0 +1,252 @@
+/**
+ * `compileSchema`: builds the CompiledSchema of a resource (ajv validator + field tree) and
+ * runs the create / replace / patch validation flow.
+ */
+import type { ValidateFunction } from "ajv";
+import type { ResourceSchema } from "../domain/types.ts";
+import type { Doc } from "../store/store.ts";
+import { Decimal128, ObjectId } from "../store/bson.ts";
+import { type DictNode, SchemaCompiler } from "./compiler.ts";
+import { checkDateFormat, formatDate } from "./dates.ts";
+import { addIssue, ajvIssues, filterIssues, hasIssue, mergeIssues } from "./issues.ts";
+import { createAjv } from "./keywords.ts";
+import {
+  canon,
+  deepMerge,
+  expandDotted,
+  getPath,
+  keyIssues,
+  missingDefaults,
+  type NormalizeEnv,
+  normDict,
+  type PendingCheck,
+  readonlyIssues,
+  setPath,
+  touchedPaths,
+} from "./normalize.ts";
+import { isPlainObject, TypeChecker } from "./typecheck.ts";
+import {
+  type CompiledSchema,
+  type CompileOptions,
+  type Issues,
+  SchemaError,
+  type ValidationContext,
+} from "./types.ts";
+
+/** How many async checks (unique, relations, custom rules) run at the same time. */
+const CHECK_CONCURRENCY = 8;
+const MAX_SHOWN = 120;
+
+/** Renders a value inside an issue message. */
+export function showValue(v: unknown, dateFormat: string): string {
+  if (typeof v === "string") return v.length > MAX_SHOWN ? `${v.slice(0, MAX_SHOWN)}...` : v;
+  if (v instanceof Date) return formatDate(v, dateFormat);
+  if (v instanceof ObjectId) return v.toHexString();
+  if (v instanceof Decimal128) return v.toString();
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > MAX_SHOWN ? `${s.slice(0, MAX_SHOWN)}...` : s;
+}
+
+/**
+ * Compiles an Eve/Cerberus resource schema once, at start-up.
+ * @throws SchemaError listing every problem found (with its path) when the schema is invalid.
+ */
+export function compileSchema(schema: ResourceSchema, options: CompileOptions): CompiledSchema {
+  const tc = new TypeChecker(options.types ?? {}, options.allowCustomFieldsInGeojson);
+  const compiler = new SchemaCompiler(options, tc);
+  const { node: root, json } = compiler.compileRoot(schema);
+  const problems = [...compiler.problems];
+  const fmtProblem = checkDateFormat(options.dateFormat);
+  if (fmtProblem) problems.push(`DATE_FORMAT: ${fmtProblem}`);
+  let described: unknown = {};
+  try {
+    described = deepFreeze(JSON.parse(JSON.stringify(schema)));
+  } catch (e) {
+    problems.push(`${options.path}: schema is not JSON-safe (${(e as Error).message})`);
+  }
+  const show = (v: unknown) => showValue(v, options.dateFormat);
+  let validateFn: ValidateFunction | undefined;
+  if (problems.length === 0) {
+    try {
+      validateFn = createAjv(tc, show).compile(json);
+    } catch (e) {
+      problems.push(`${options.path}: ${(e as Error).message}`);
+    }
+  }
+  if (problems.length || !validateFn) throw new SchemaError(problems);
+  return new Compiled(root, validateFn, compiler, options, tc, described, show);
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === "object" && v !== null) {
+    Object.values(v).forEach(deepFreeze);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+class Compiled implements CompiledSchema {
+  readonly uniqueFields: string[];
+  readonly relations: CompiledSchema["relations"];
+  private readonly meta: Set<string>;
+
+  constructor(
+    private readonly root: DictNode,
+    private readonly ajvValidate: ValidateFunction,
+    compiler: SchemaCompiler,
+    private readonly opts: CompileOptions,
+    private readonly tc: TypeChecker,
+    private readonly described: unknown,
+    private readonly show: (v: unknown) => string,
+  ) {
+    this.uniqueFields = [...compiler.uniqueFields];
+    this.relations = { ...compiler.relations };
+    this.meta = new Set(opts.metaFields.filter((f) => f !== opts.idField));
+  }
+
+  describe(): unknown {
+    return this.described;
+  }
+
+  defaults(doc: Doc): Doc {
+    return missingDefaults(doc, this.root, "", this.env(false));
+  }
+
+  private env(applyDefaults: boolean, original?: Doc): NormalizeEnv {
+    return { tc: this.tc, dateFormat: this.opts.dateFormat, applyDefaults, original, checks: [] };
+  }
+
+  async validate(input: Doc, ctx: ValidationContext): Promise<{ doc: Doc; issues: Issues | null }> {
+    const issues: Issues = {};
+    if (!isPlainObject(input)) {
+      addIssue(issues, ["_document"], "document must be an object");
+      return { doc: input, issues };
+    }
+    const patch = ctx.mode === "patch";
+    keyIssues(input, [], patch, issues);
+    const sent = patch ? expandDotted(input, issues) : input;
+    const original = ctx.mode === "create" ? undefined : ctx.original;
+    this.metaIssues(sent, original, issues);
+    const env = this.env(!patch, ctx.mode === "replace" ? original : undefined);
+    readonlyIssues(sent, this.root, original, [], env, issues);
+
+    let doc = patch ? this.merge(input, original ?? {}, ctx.mergeNested ?? true) : input;
+    doc = this.stripMeta(doc);
+    const normalized = normDict(doc, this.root, [], env);
+    const structural = this.ajvValidate(normalized)
+      ? null
+      : ajvIssues(this.ajvValidate.errors, this.show);
+    if (structural) mergeIssues(issues, structural);
+
+    let keep = (_: string[]) => true;
+    if (patch) {
+      const touched = touchedPaths(input, ctx.mergeNested ?? true);
+      keep = (p) => p[0] === "_document" || touched.some((t) => isPrefix(t, p) || isPrefix(p, t));
+    }
+    const checks = env.checks.filter((c) => keep(c.path) && !hasIssue(issues, c.path));
+    const excludeId = original?.[this.opts.idField];
+    const found = await runLimited(checks, (c) => this.asyncCheck(c, normalized, ctx, excludeId));
+    for (const [i, msg] of found) addIssue(issues, checks[i].path, msg);
+
+    const result = patch ? pickUpdates(input, normalized) : normalized;
+    return { doc: result, issues: filterIssues(issues, keep) };
+  }
+
+  /** Meta fields are written by the service only; the id may be sent but not changed. */
+  private metaIssues(sent: Doc, original: Doc | undefined, issues: Issues) {
+    for (const k of Object.keys(sent)) {
+      if (this.meta.has(k)) addIssue(issues, [k], "field is read-only");
+    }
+    const id = this.opts.idField;
+    if (original && id in sent && id in original && canon(sent[id]) !== canon(original[id])) {
+      addIssue(issues, [id], "field is read-only");
+    }
+  }
+
+  private stripMeta(doc: Doc): Doc {
+    if (!Object.keys(doc).some((k) => this.meta.has(k))) return doc;
+    return Object.fromEntries(Object.entries(doc).filter(([k]) => !this.meta.has(k)));
+  }
+
+  /** The stored document with the updates applied (dotted keys set one nested field). */
+  private merge(updates: Doc, original: Doc, mergeNested: boolean): Doc {
+    let out = original;
+    for (const [key, value] of Object.entries(updates)) {
+      const path = key.split(".");
+      if (path.some((s) => s === "" || s.startsWith("$"))) continue;
+      const cur = getPath(out, path);
+      const merged = mergeNested && isPlainObject(value) && isPlainObject(cur)
+        ? deepMerge(cur, value)
+        : value;
+      out = setPath(out, path, merged);
+    }
+    return out;
+  }
+
+  private async asyncCheck(
+    c: PendingCheck,
+    doc: Doc,
+    ctx: ValidationContext,
+    excludeId: unknown,
+  ): Promise<string | null> {
+    const { node, value, path } = c;
+    const problems: string[] = [];
+    if (node.unique && await ctx.isDuplicate(path.join("."), value, excludeId)) {
+      problems.push(`value '${this.show(value)}' is not unique`);
+    }
+    const rel = node.relation;
+    if (rel) {
+      const refs = Array.isArray(value) && !rel.version ? value : [value];
+      for (const ref of refs) {
+        if (ref === null || await ctx.relationExists(rel, ref)) continue;
+        const versionField = this.opts.versionField ?? "_version";
+        const id = rel.version && isPlainObject(ref) ? ref[rel.field] : ref;
+        const at = rel.version && isPlainObject(ref)
+          ? ` at version ${this.show(ref[versionField])}`
+          : "";
+        problems.push(
+          `value '${
+            this.show(id)
+          }' must exist in resource '${rel.resource}', field '${rel.field}'${at}`,
+        );
+      }
+    }
+    for (const [name, arg] of node.custom) {
+      const msg = await this.opts.rules![name].check(value, arg, { field: path.join("."), doc });
+      if (msg) problems.push(msg);
+    }
+    return problems.length ? problems.join("; ") : null;
+  }
+}
+
+function isPrefix(prefix: string[], path: string[]): boolean {
+  return prefix.length <= path.length && prefix.every((s, i) => s === path[i]);
+}
+
+/** The normalized values of exactly the keys the client sent. */
+function pickUpdates(updates: Doc, normalized: Doc): Doc {
+  const out: Doc = {};
+  for (const key of Object.keys(updates)) {
+    const v = getPath(normalized, key.split("."));
+    out[key] = v === undefined ? updates[key] : v;
+  }
+  return out;
+}
+
+/** Runs `fn` over `items` with bounded concurrency; returns [index, result] for non-null ones. */
+async function runLimited<T>(
+  items: T[],
+  fn: (item: T) => Promise<string | null>,
+): Promise<Array<[number, string]>> {
+  const out: Array<[number, string]> = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      const r = await fn(items[i]);
+      if (r) out.push([i, r]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CHECK_CONCURRENCY, items.length) }, worker));
+  return out.sort((a, b) => a[0] - b[0]);
+}

@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { renderJson } from "../../src/render/json.ts";
+import { Binary, Decimal128, ObjectId } from "../../src/store/bson.ts";
+import { Int32, Long } from "mongodb";
+
+const fmt = (d: Date) => d.toUTCString();
+const OID = "507f1f77bcf86cd799439011";
+
+Deno.test("renderJson: BSON values and dates", () => {
+  const body = {
+    _id: new ObjectId(OID),
+    when: new Date(Date.UTC(2013, 3, 2, 10, 29, 13)),
+    price: Decimal128.fromString("10.50"),
+    blob: new Binary(new Uint8Array([1, 2, 3])),
+    raw: new Uint8Array([255]),
+    n: new Long(7),
+    i: new Int32(3),
+    nested: [{ ref: new ObjectId(OID), at: [new Date(0)] }],
+  };
+  assert.deepEqual(JSON.parse(renderJson(body, { pretty: false, formatDate: fmt })), {
+    _id: OID,
+    when: "Tue, 02 Apr 2013 10:29:13 GMT",
+    price: "10.50",
+    blob: "AQID",
+    raw: "/w==",
+    n: 7,
+    i: 3,
+    nested: [{ ref: OID, at: ["Thu, 01 Jan 1970 00:00:00 GMT"] }],
+  });
+});
+
+Deno.test("renderJson: the formatter is used, never Date.toJSON", () => {
+  const out = renderJson({ d: new Date(0) }, { pretty: false, formatDate: () => "X" });
+  assert.equal(out, '{"d":"X"}');
+});
+
+Deno.test("renderJson: pretty indents by 4", () => {
+  assert.equal(renderJson({ a: 1 }, { pretty: true, formatDate: fmt }), '{\n    "a": 1\n}');
+  assert.equal(renderJson({ a: [1] }, { pretty: false, formatDate: fmt }), '{"a":[1]}');
+});
+
+Deno.test("renderJson: JSON-unsafe values", () => {
+  const out = renderJson(
+    {
+      u: undefined,
+      f: () => 1,
+      nan: NaN,
+      inf: Infinity,
+      big: 5n,
+      arr: [undefined],
+      bad: new Date(NaN),
+    },
+    { pretty: false, formatDate: fmt },
+  );
+  assert.equal(out, '{"nan":null,"inf":null,"big":5,"arr":[null],"bad":null}');
+  assert.equal(renderJson(undefined, { pretty: false, formatDate: fmt }), "null");
+  assert.equal(renderJson("x", { pretty: false, formatDate: fmt }), '"x"');
+});
+
+Deno.test("renderJson: does not mutate its input", () => {
+  const body = { _id: new ObjectId(OID), d: new Date(0) };
+  renderJson(body, { pretty: false, formatDate: fmt });
+  assert.ok(body._id instanceof ObjectId);
+  assert.ok(body.d instanceof Date);
+});
+
+Deno.test("renderJson: a cyclic body fails instead of hanging", () => {
+  const a: Record<string, unknown> = {};
+  a.self = a;
+  assert.throws(() => renderJson(a, { pretty: false, formatDate: fmt }), /too deeply/);
+});
+
+Deno.test("renderJson: strings with quotes and unicode round-trip", () => {
+  const s = 'a"b\\c\n</script>\u2028é';
+  const out = renderJson({ s }, { pretty: false, formatDate: fmt });
+  assert.equal(JSON.parse(out).s, s);
+});

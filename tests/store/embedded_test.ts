@@ -435,3 +435,49 @@ Deno.test("embedded: the simple-filter fast path agrees with mingo", async () =>
     assert.deepEqual(docs.filter(fast).map((d) => d._id), expected, JSON.stringify(filter));
   }
 });
+
+Deno.test("embedded: geo queries on GeoJSON points", () =>
+  withStore(async (store) => {
+    const c = store.collection("places");
+    const at = (lng: number, lat: number) => ({ type: "Point", coordinates: [lng, lat] });
+    await c.insertMany([
+      { _id: "paris", loc: at(2.3522, 48.8566) },
+      { _id: "london", loc: at(-0.1276, 51.5072) },
+      { _id: "berlin", loc: at(13.405, 52.52) },
+      { _id: "versailles", loc: at(2.1301, 48.8049) },
+      { _id: "nowhere" },
+    ]);
+    const ids = (docs: Record<string, unknown>[]) => docs.map((d) => d._id);
+    const paris = { type: "Point", coordinates: [2.3522, 48.8566] };
+    assert.deepEqual(
+      ids(await c.find({ loc: { $near: { $geometry: paris, $maxDistance: 400_000 } } })),
+      ["paris", "versailles", "london"],
+    );
+    assert.deepEqual(
+      ids(await c.find({ loc: { $nearSphere: { $geometry: paris, $minDistance: 1000 } } })),
+      ["versailles", "london", "berlin"],
+    );
+    assert.deepEqual(
+      ids(await c.find({ loc: { $geoWithin: { $box: [[0, 45], [5, 50]] } } })),
+      ["paris", "versailles"],
+    );
+    const square = [[[-1, 50], [14, 50], [14, 53], [-1, 53], [-1, 50]]];
+    assert.deepEqual(
+      ids(
+        await c.find({
+          loc: { $geoWithin: { $geometry: { type: "Polygon", coordinates: square } } },
+        }),
+      ),
+      ["london", "berlin"],
+    );
+    assert.deepEqual(
+      ids(await c.find({ loc: { $geoWithin: { $centerSphere: [[2.35, 48.85], 50 / 6378.1] } } })),
+      ["paris", "versailles"],
+    );
+    assert.equal(
+      await c.count({
+        loc: { $geoIntersects: { $geometry: { type: "Polygon", coordinates: square } } },
+      }),
+      2,
+    );
+  }));

@@ -17,6 +17,7 @@ import { type Change, checkUnique, indexName } from "./indexes.ts";
 import type { Database } from "./sqlite.ts";
 import { type CollectionState, idKeyOf } from "./state.ts";
 import { runAggregate } from "./aggregate.ts";
+import { nearOrder, sortByDistance } from "./geo.ts";
 import { EJSON } from "./bson.ts";
 
 /** What a collection needs from its store. */
@@ -70,8 +71,11 @@ export class EmbeddedCollection implements Collection {
     const skip = Math.max(0, options.skip ?? 0);
     const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
     const sorted = options.sort && Object.keys(options.sort).length > 0;
-    let docs = this.#match(filter, sorted ? Infinity : skip + limit).map((e) => e[1]);
+    const near = sorted ? null : nearOrder(filter);
+    const ordered = sorted || near !== null;
+    let docs = this.#match(filter, ordered ? Infinity : skip + limit).map((e) => e[1]);
     if (sorted) docs = sortDocs(docs, options.sort!);
+    else if (near) docs = sortByDistance(docs, near.field, near.point);
     docs = docs.slice(skip, skip + limit);
     if (options.projection && Object.keys(options.projection).length > 0) {
       const positional = Object.keys(options.projection).some((k) => k.endsWith(".$"));

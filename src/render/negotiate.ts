@@ -21,7 +21,8 @@ const MAX_ENTRIES = 64;
  * Returns null only when no known renderer is enabled.
  */
 export function negotiate(accept: string | null, enabled: string[]): RendererName | null {
-  const usable = (["json", "xml"] as const).filter((r) => enabled.includes(r));
+  const on = enabled.map((e) => e.toLowerCase());
+  const usable = (["json", "xml"] as const).filter((r) => on.includes(r));
   if (usable.length === 0) return null;
   const fallback = usable[0];
   if (!accept) return fallback;

@@ -36,6 +36,7 @@ Deno.test("negotiate: only enabled renderers", () => {
   assert.equal(negotiate("application/json", ["xml"]), "xml");
   assert.equal(negotiate(null, ["xml"]), "xml");
   assert.equal(negotiate(null, []), null);
+  assert.equal(negotiate("text/xml", ["JSON", "XML"]), "xml");
   assert.equal(negotiate("application/json", ["yaml"]), null);
 });
 

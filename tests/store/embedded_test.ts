@@ -481,3 +481,21 @@ Deno.test("embedded: geo queries on GeoJSON points", () =>
       2,
     );
   }));
+
+Deno.test("embedded: aggregation and projection never modify stored documents", () =>
+  withStore(async (store) => {
+    const c = store.collection("x");
+    const original = { _id: 1, nested: { a: 1, b: 2 }, list: [{ v: 1 }], o: oid(9) };
+    await c.insertMany([structuredClone({ ...original, o: null }), { _id: 2, nested: { a: 5 } }]);
+    await c.updateOne({ _id: 1 }, { $set: { o: oid(9) } });
+    await c.aggregate([{ $addFields: { "nested.x": 1 } }]);
+    await c.aggregate([{ $match: { _id: 1 } }, { $unwind: "$list" }, { $set: { "list.w": 2 } }]);
+    await c.aggregate([{ $project: { "nested.a": 0 } }]);
+    await store.collection("y").aggregate([{ $documents: [{ k: 1 }] }, {
+      $lookup: { from: "x", pipeline: [{ $set: { "nested.z": 1 } }], as: "xs" },
+    }]).catch(() => []);
+    await c.find({}, { projection: { "nested.a": 0 } });
+    assert.deepEqual(await c.findOne({ _id: 1 }), original);
+    const matched = await c.aggregate([{ $match: { "nested.a": 5 } }, { $project: { _id: 1 } }]);
+    assert.deepEqual(matched, [{ _id: 2 }]);
+  }));

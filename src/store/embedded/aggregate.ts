@@ -9,6 +9,7 @@ import type { Doc } from "../store.ts";
 import { ObjectId } from "./bson.ts";
 import { cloneValue } from "./clone.ts";
 import { valueKey } from "./codec.ts";
+import { compileFilter } from "./engine.ts";
 import type { Change } from "./indexes.ts";
 import { DuplicateKeyError } from "../store.ts";
 
@@ -35,12 +36,29 @@ interface MergeSpec {
   whenNotMatched?: string;
 }
 
-/** Runs `pipeline`; results may share structure with stored documents (clone them). */
+/** Runs `pipeline` on copies of the stored documents. */
 export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
   const last = pipeline[pipeline.length - 1];
   const writes = last && ("$out" in last || "$merge" in last);
   const stages = writes ? pipeline.slice(0, -1) : pipeline;
-  const results = new Aggregator(stages, source.options).run<Doc>(source.snapshot());
+  // mingo stages may modify nested values of their input in place: feed copies, and
+  // copy only what a leading $match lets through.
+  let start = 0;
+  const matches: Doc[] = [];
+  while (start < stages.length && isMatchOnly(stages[start])) {
+    matches.push(stages[start++].$match as Doc);
+  }
+  const rest = stages.slice(start);
+  let input = source.snapshot();
+  if (matches.length > 0) {
+    const test = compileFilter(
+      matches.length === 1 ? matches[0] : { $and: matches },
+      source.options,
+    );
+    input = input.filter(test);
+  }
+  input = input.map(cloneValue);
+  const results = new Aggregator(rest, source.options).run<Doc>(input);
   if (!writes) return results;
   if ("$out" in last) {
     const target = last.$out as string | { coll: string };
@@ -49,6 +67,12 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
     merge(source, last.$merge as string | MergeSpec, results);
   }
   return [];
+}
+
+function isMatchOnly(stage: Doc): boolean {
+  const keys = Object.keys(stage);
+  return keys.length === 1 && keys[0] === "$match" && stage.$match !== null &&
+    typeof stage.$match === "object";
 }
 
 function merge(source: AggregateSource, spec: string | MergeSpec, results: Doc[]): void {

@@ -77,12 +77,14 @@ export class EmbeddedCollection implements Collection {
     if (sorted) docs = sortDocs(docs, options.sort!);
     else if (near) docs = sortByDistance(docs, near.field, near.point);
     docs = docs.slice(skip, skip + limit);
+    // Copy before projecting: mingo's projection may edit nested values in place.
+    docs = docs.map(cloneValue);
     if (options.projection && Object.keys(options.projection).length > 0) {
       const positional = Object.keys(options.projection).some((k) => k.endsWith(".$"));
       const query = new Query(positional ? filter : {}, this.ctx.options);
       docs = query.find<Doc>(docs, options.projection).all();
     }
-    return docs.map(cloneValue);
+    return docs;
   }
 
   async findOne(filter: Filter, options: FindOptions = {}): Promise<Doc | null> {
@@ -251,7 +253,7 @@ export class EmbeddedCollection implements Collection {
   }
 
   aggregate(pipeline: Doc[]): Promise<Doc[]> {
-    return run(() => runAggregate(this, pipeline).map(cloneValue));
+    return run(() => runAggregate(this, pipeline));
   }
 
   /** mingo options of the store (for aggregation). */

@@ -8,6 +8,7 @@ import type { Options } from "mingo/types";
 import type { Collection, FileStore, Store } from "../store.ts";
 import { EmbeddedCollection, type StoreContext } from "./collection.ts";
 import { engineOptions } from "./engine.ts";
+import { cloneValue } from "./clone.ts";
 import { EmbeddedFileStore } from "./files.ts";
 import { Database } from "./sqlite.ts";
 import { CollectionState } from "./state.ts";
@@ -20,7 +21,8 @@ class EmbeddedStore implements Store, StoreContext {
 
   constructor(readonly db: Database) {
     this.files = new EmbeddedFileStore(db);
-    this.options = engineOptions((name) => this.state(name).snapshot());
+    // Copies: stages of a $lookup sub-pipeline may edit their input in place.
+    this.options = engineOptions((name) => this.state(name).snapshot().map(cloneValue));
   }
 
   state(name: string): CollectionState {

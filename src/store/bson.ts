@@ -5,4 +5,8 @@
  * process: the driver loads its own copy of `bson`, and values it returns must pass the
  * same `instanceof` checks as values the service creates.
  */
-export { Binary, Decimal128, EJSON, ObjectId } from "mongodb";
+import { BSON } from "mongodb";
+
+export { Binary, Decimal128, ObjectId } from "mongodb";
+/** Extended JSON (canonical mode keeps BSON types through text). */
+export const EJSON = BSON.EJSON;

@@ -1,0 +1,25 @@
+# The service: the Deno binary (from npm, as this project's machines reach npm only) plus sources.
+FROM denoland/deno:debian-2.9.6
+
+ENV DENO_NO_UPDATE_CHECK=1 \
+    HOST=0.0.0.0 \
+    PORT=5000 \
+    DATA_DIR=/data \
+    SETTINGS=/config/settings.json
+
+WORKDIR /app
+# Dependencies first, so they stay cached while sources change.
+COPY deno.json deno.lock ./
+RUN deno install --frozen
+COPY src ./src
+COPY config /config
+RUN deno cache src/main.ts \
+  && mkdir -p /data \
+  && chown -R deno:deno /data /app
+
+USER deno
+VOLUME ["/data", "/config"]
+EXPOSE 5000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["deno", "eval", "const r = await fetch('http://127.0.0.1:' + (Deno.env.get('PORT') ?? '5000') + '/'); Deno.exit(r.ok ? 0 : 1)"]
+CMD ["deno", "run", "--allow-net", "--allow-read", "--allow-write", "--allow-env", "--allow-run", "--allow-sys", "src/main.ts"]

@@ -1,0 +1,176 @@
+/**
+ * Builds the frozen, normalized domain from checked settings: per resource, everything a
+ * request needs, with per-resource overrides of the globals resolved once.
+ */
+import type { Settings } from "../settings/check.ts";
+import { isPlainObject } from "../settings/check.ts";
+import { RESOURCE_KEYS } from "../settings/keys.ts";
+import type { Method, Resource, ResourceSchema } from "./types.ts";
+import { parseRegexCall, parseUrl } from "./url.ts";
+import type { Doc, Sort } from "../store/store.ts";
+
+/** Resources by name, in DOMAIN order. */
+export type Domain = ReadonlyMap<string, Resource>;
+
+const upper = (methods: string[]) => methods.map((m) => m.toUpperCase() as Method);
+
+/** Normalizes every DOMAIN resource; every problem found is appended to `problems`. */
+export function buildDomain(settings: Settings, problems: string[]): Domain {
+  const domain = new Map<string, Resource>();
+  const urls = new Map<string, string>();
+  for (const [name, raw] of Object.entries(settings.DOMAIN as Record<string, Doc>)) {
+    const resource = buildResource(name, raw, settings, problems);
+    if (!resource) continue;
+    const other = urls.get(resource.url);
+    if (other) problems.push(`DOMAIN.${name}.url: "${resource.url}" is already used by ${other}`);
+    urls.set(resource.url, name);
+    domain.set(name, Object.freeze(resource));
+  }
+  return domain;
+}
+
+function buildResource(
+  name: string,
+  raw: Doc,
+  settings: Settings,
+  problems: string[],
+): Resource | null {
+  const path = `DOMAIN.${name}`;
+  const get = (key: string): any => {
+    const global = RESOURCE_KEYS[key]?.global;
+    return key in raw ? raw[key] : global ? settings[global] : undefined;
+  };
+  const url = (raw.url as string | undefined) ?? name;
+  let urlParts: Resource["urlParts"] = [];
+  try {
+    urlParts = parseUrl(url);
+  } catch (error) {
+    problems.push(`${path}.url: ${(error as Error).message}`);
+  }
+  let itemUrl = "";
+  try {
+    itemUrl = parseRegexCall(get("item_url"));
+  } catch (error) {
+    problems.push(`${path}.item_url: ${(error as Error).message}`);
+  }
+  const datasource = (raw.datasource ?? {}) as Doc;
+  checkDatasource(datasource, `${path}.datasource`, problems);
+  const schema = (raw.schema ?? {}) as ResourceSchema;
+  const additional = raw.additional_lookup as Doc | undefined;
+  let additionalLookup: Resource["additionalLookup"];
+  if (additional) {
+    if (typeof additional.url !== "string" || typeof additional.field !== "string") {
+      problems.push(`${path}.additional_lookup: needs "url" (regex) and "field" strings`);
+    } else {
+      try {
+        const pattern = /^regex\(/.test(additional.url)
+          ? parseRegexCall(additional.url)
+          : additional.url;
+        additionalLookup = { url: pattern, field: additional.field };
+      } catch (error) {
+        problems.push(`${path}.additional_lookup.url: ${(error as Error).message}`);
+      }
+    }
+  }
+  const idField = get("id_field") as string;
+  const resourceTitle = (raw.resource_title as string | undefined) ?? name;
+  const defaultSort = (datasource.default_sort ?? raw.default_sort) as unknown;
+  const sort = defaultSort === undefined ? undefined : toSort(defaultSort, `${path}.default_sort`, problems);
+  const aggregation = datasource.aggregation as Resource["aggregation"] | undefined;
+  return {
+    name,
+    url: urlParts.map((p) => typeof p === "string" ? p : `<${p.field}>`).join("/"),
+    urlParts,
+    source: (datasource.source as string | undefined) ?? name,
+    filter: (datasource.filter as Doc | undefined) ?? {},
+    projection: datasource.projection as Resource["projection"],
+    defaultSort: sort,
+    aggregation,
+    schema,
+    resourceTitle,
+    itemTitle: (raw.item_title as string | undefined) ?? resourceTitle.replace(/s$/, ""),
+    resourceMethods: upper(get("resource_methods")),
+    itemMethods: upper(get("item_methods")),
+    itemLookupField: (get("item_lookup_field") as string | null) ?? idField,
+    itemUrl,
+    itemLookup: get("item_lookup"),
+    additionalLookup,
+    idField,
+    cacheControl: get("cache_control"),
+    cacheExpires: get("cache_expires"),
+    allowUnknown: get("allow_unknown"),
+    normalizeOnPatch: get("normalize_on_patch"),
+    sorting: get("sorting") && !aggregation,
+    pagination: get("pagination"),
+    paginationLimit: get("pagination_limit"),
+    paginationDefault: get("pagination_default"),
+    optimizePagination: get("optimize_pagination_for_speed"),
+    embedding: get("embedding"),
+    embeddedFields: (raw.embedded_fields as string[] | undefined) ?? [],
+    hateoas: get("hateoas"),
+    softDelete: get("soft_delete"),
+    versioning: get("versioning"),
+    internal: raw.internal_resource === true,
+    bulkEnabled: get("bulk_enabled"),
+    upsertOnPut: get("upsert_on_put"),
+    mergeNestedDocuments: get("merge_nested_documents"),
+    allowedFilters: get("allowed_filters"),
+    validateFiltering: get("validate_filtering"),
+    queryBlacklist: get("query_blacklist"),
+    projectionEnabled: get("projection"),
+    ifMatch: get("if_match"),
+    enforceIfMatch: get("enforce_if_match"),
+    relations: {},
+    extra: { mongo_indexes: raw.mongo_indexes, rate_limit: raw.rate_limit },
+  };
+}
+
+const DATASOURCE_KEYS = ["source", "filter", "projection", "default_sort", "aggregation"];
+
+function checkDatasource(datasource: Doc, path: string, problems: string[]) {
+  for (const key of Object.keys(datasource)) {
+    if (!DATASOURCE_KEYS.includes(key)) {
+      problems.push(`${path}.${key}: unknown datasource key (known: ${DATASOURCE_KEYS.join(", ")})`);
+    }
+  }
+  if ("source" in datasource && typeof datasource.source !== "string") {
+    problems.push(`${path}.source: must be a collection name`);
+  }
+  for (const key of ["filter", "projection"]) {
+    if (key in datasource && !isPlainObject(datasource[key])) problems.push(`${path}.${key}: must be an object`);
+  }
+  const projection = datasource.projection as Doc | undefined;
+  if (projection && Object.values(projection).some((v) => v !== 0 && v !== 1)) {
+    problems.push(`${path}.projection: values must be 0 or 1`);
+  }
+  const aggregation = datasource.aggregation as Doc | undefined;
+  if (aggregation !== undefined) {
+    if (!isPlainObject(aggregation) || !Array.isArray(aggregation.pipeline)) {
+      problems.push(`${path}.aggregation: must be {"pipeline": [stages]}`);
+    } else if (!aggregation.pipeline.every(isPlainObject)) {
+      problems.push(`${path}.aggregation.pipeline: every stage must be an object`);
+    }
+  }
+}
+
+/** Accepts `{"a": 1}`, `[["a", 1]]` and `"-a,b"` default sorts. */
+function toSort(value: unknown, path: string, problems: string[]): Sort | undefined {
+  const sort: Sort = {};
+  if (typeof value === "string") {
+    for (const field of value.split(",").map((f) => f.trim()).filter(Boolean)) {
+      if (field.startsWith("-")) sort[field.slice(1)] = -1;
+      else sort[field] = 1;
+    }
+    return sort;
+  }
+  const pairs = Array.isArray(value) ? value : isPlainObject(value) ? Object.entries(value) : null;
+  if (
+    !pairs ||
+    !pairs.every((p) => Array.isArray(p) && typeof p[0] === "string" && (p[1] === 1 || p[1] === -1))
+  ) {
+    problems.push(`${path}: must be a list of [field, 1 or -1] pairs`);
+    return undefined;
+  }
+  for (const [field, direction] of pairs) sort[field] = direction;
+  return sort;
+}

@@ -1,0 +1,76 @@
+/**
+ * The Hono application: a middleware chain in front of the home, resource and item
+ * routes. Errors of every kind become responses in `onError`, the one place for that.
+ */
+import { Hono } from "hono";
+import { HttpError, REASONS } from "./errors.ts";
+import { toResponse } from "./respond.ts";
+import { methodOverride } from "./middleware/method-override.ts";
+import { clientIp, requestLog } from "./middleware/request-log.ts";
+import { QueryError } from "../query/errors.ts";
+import type { Runtime } from "../services/runtime.ts";
+import { buildRoutes } from "../routes/router.ts";
+import { homeRoute } from "../routes/home.ts";
+import { resourceRoute } from "../routes/resource.ts";
+
+export type AppEnv = { Variables: { method: string } };
+
+/** Strips the API prefix (URL_PREFIX / API_VERSION) from a path; null when absent. */
+export function apiPath(rt: Runtime, pathname: string): string | null {
+  const prefix = [rt.settings.URL_PREFIX, rt.settings.API_VERSION].filter(Boolean).join("/");
+  let path = pathname.replace(/^\/+|\/+$/g, "");
+  if (prefix) {
+    if (path !== prefix && !path.startsWith(prefix + "/")) return null;
+    path = path.slice(prefix.length).replace(/^\/+/, "");
+  }
+  return path;
+}
+
+/** The error body: `_status` ERR and `_error` {code, message}, plus any extra fields. */
+function errorReply(rt: Runtime, error: HttpError) {
+  const s = rt.settings;
+  return {
+    status: error.status,
+    headers: error.extra.headers,
+    body: {
+      [s.STATUS]: s.STATUS_ERR,
+      [s.ERROR]: { code: error.status, message: error.message || REASONS[error.status] },
+      ...error.extra.body,
+    },
+  };
+}
+
+export function createApp(rt: Runtime): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const render = { settings: rt.settings, formatDate: rt.formatDate };
+  const endpoints = buildRoutes(rt.domain);
+
+  app.onError((error, c) => {
+    let http: HttpError;
+    if (error instanceof HttpError) http = error;
+    else if (error instanceof QueryError) http = new HttpError(400, error.message);
+    else {
+      rt.log.log("error", "unhandled error", {
+        clientip: clientIp(c),
+        url: c.req.url,
+        method: c.get("method") ?? c.req.method,
+        error: error instanceof Error ? error.stack ?? error.message : String(error),
+      });
+      http = new HttpError(500, "The server could not complete the request.");
+    }
+    return toResponse(render, c.req.raw, errorReply(rt, http), c.get("method"));
+  });
+
+  app.use("*", requestLog(rt.log));
+  app.use("*", methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD));
+  app.all("*", async (c) => {
+    const method = c.get("method");
+    const path = apiPath(rt, c.req.path);
+    if (path === null) throw new HttpError(404, "The requested URL was not found on the server.");
+    const reply = path === ""
+      ? homeRoute(rt, method)
+      : await resourceRoute(rt, endpoints, path, c.req.raw, method, clientIp(c));
+    return toResponse(render, c.req.raw, reply, method);
+  });
+  return app;
+}

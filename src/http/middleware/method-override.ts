@@ -1,0 +1,20 @@
+import type { MiddlewareHandler } from "hono";
+import { HttpError } from "../errors.ts";
+import type { AppEnv } from "../app.ts";
+
+const OVERRIDABLE = new Set(["GET", "HEAD", "POST", "PATCH", "PUT", "DELETE", "OPTIONS"]);
+
+/** Executes a request carrying `X-HTTP-Method-Override: <METHOD>` as that method. */
+export function methodOverride(enabled: boolean): MiddlewareHandler<AppEnv> {
+  return async function methodOverride(c, next) {
+    const override = enabled ? c.req.header("x-http-method-override") : undefined;
+    if (override) {
+      const method = override.trim().toUpperCase();
+      if (!OVERRIDABLE.has(method)) {
+        throw new HttpError(400, `X-HTTP-Method-Override: unknown method "${override}"`);
+      }
+      c.set("method", method);
+    } else c.set("method", c.req.method.toUpperCase());
+    await next();
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * Turns a service Reply into a Response: content negotiation (JSON / XML), `pretty`,
+ * JSONP, and bodiless answers for HEAD, 204 and 304.
+ */
+import { negotiate } from "../render/negotiate.ts";
+import { isValidJsonpCallback, renderJson, wrapJsonp } from "../render/json.ts";
+import { renderXml } from "../render/xml.ts";
+import type { Settings } from "../settings/check.ts";
+import type { Reply } from "../services/runtime.ts";
+import { HttpError } from "./errors.ts";
+
+export interface RenderOptions {
+  settings: Settings;
+  formatDate(date: Date): string;
+}
+
+/** The JSONP callback a request asks for, validated; null when none. */
+export function jsonpCallback(settings: Settings, url: URL): string | null {
+  const argument = settings.JSONP_ARGUMENT as string | null;
+  if (!argument) return null;
+  const name = url.searchParams.get(argument);
+  if (name === null) return null;
+  if (!isValidJsonpCallback(name)) throw new HttpError(400, `invalid JSONP callback name`);
+  return name;
+}
+
+export function toResponse(
+  options: RenderOptions,
+  request: Request,
+  reply: Reply,
+  method = request.method,
+): Response {
+  const headers = new Headers(reply.headers);
+  const bodiless = method === "HEAD" || reply.status === 204 || reply.status === 304 ||
+    reply.body === undefined;
+  const { settings } = options;
+  const url = new URL(request.url);
+  const pretty = url.searchParams.has("pretty");
+  let callback: string | null = null;
+  try {
+    callback = jsonpCallback(settings, url);
+  } catch {
+    callback = null; // An invalid name never wraps; the route already answered 400.
+  }
+  const format = negotiate(request.headers.get("accept"), settings.RENDERERS) ??
+    settings.RENDERERS[0];
+  if (bodiless) return new Response(null, { status: reply.status, headers });
+  let text: string;
+  if (format === "xml" && !callback) {
+    text = renderXml(reply.body, { pretty, formatDate: options.formatDate });
+    headers.set("content-type", "application/xml; charset=utf-8");
+  } else {
+    text = renderJson(reply.body, { pretty, formatDate: options.formatDate });
+    if (callback) {
+      text = wrapJsonp(callback, text);
+      headers.set("content-type", "application/javascript; charset=utf-8");
+    } else headers.set("content-type", "application/json");
+  }
+  return new Response(text, { status: reply.status, headers });
+}

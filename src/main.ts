@@ -1,0 +1,55 @@
+/**
+ * Command line: `deno task start [--settings FILE]` (or env SETTINGS=FILE). Loads and checks
+ * the settings, opens the store, serves, and shuts down gracefully on SIGINT / SIGTERM.
+ */
+import { parseArgs } from "node:util";
+import { createService, SettingsError } from "./mod.ts";
+import { loadSettingsFile } from "./settings/load.ts";
+
+const DEFAULT_SETTINGS = new URL("../config/settings.json", import.meta.url).pathname;
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { settings: { type: "string", short: "s" }, check: { type: "boolean" } },
+  });
+  const file = values.settings ?? Deno.env.get("SETTINGS") ?? DEFAULT_SETTINGS;
+  let service;
+  try {
+    const raw = await loadSettingsFile(file);
+    service = await createService(raw.settings, {
+      extensions: raw.exports.extensions as never,
+      events: raw.exports.events as never,
+    });
+  } catch (error) {
+    if (error instanceof SettingsError) {
+      console.error(`refusing to start: ${file} has ${error.problems.length} problem(s):`);
+      for (const problem of error.problems) console.error(`  - ${problem}`);
+    } else console.error(`refusing to start: ${(error as Error).message}`);
+    return 1;
+  }
+  for (const warning of service.warnings) console.error(`warning: ${warning}`);
+  if (values.check) {
+    await service.close();
+    console.log(`${file}: settings are valid`);
+    return 0;
+  }
+  const { settings } = service;
+  const controller = new AbortController();
+  const server = Deno.serve({
+    hostname: settings.HOST,
+    port: settings.PORT,
+    signal: controller.signal,
+    onListen: ({ hostname, port }) => {
+      console.error(`serving ${file} on http://${hostname}:${port}/ (store: ${service.store.kind})`);
+    },
+  }, service.fetch);
+  const stop = () => controller.abort();
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  await server.finished;
+  await service.close();
+  return 0;
+}
+
+Deno.exit(await main());

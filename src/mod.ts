@@ -1,0 +1,122 @@
+/**
+ * The public API for applications that embed the service:
+ *
+ * ```ts
+ * import { createService } from "./src/mod.ts";
+ * const service = await createService({ DOMAIN: { people: {} } });
+ * service.events.on("on_insert_people", (items) => { ... });
+ * Deno.serve(service.fetch);
+ * ```
+ */
+import { buildDomain } from "./domain/build.ts";
+import { Events } from "./events.ts";
+import { createApp } from "./http/app.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { checkSettings, type Settings, SettingsError } from "./settings/check.ts";
+import { applyEnvOverrides } from "./settings/load.ts";
+import type { Runtime } from "./services/runtime.ts";
+import { ensureIndexes } from "./services/indexes.ts";
+import { openStore } from "./store/open.ts";
+import type { Store } from "./store/store.ts";
+import { compileSchema, type CompiledSchema, SchemaError } from "./validation/mod.ts";
+import type { CustomRule, CustomType } from "./validation/mod.ts";
+import { formatDate, parseDate } from "./validation/dates.ts";
+import { metaFields } from "./services/meta.ts";
+
+export { HttpError } from "./http/errors.ts";
+export { Events } from "./events.ts";
+export { SettingsError } from "./settings/check.ts";
+export type { CustomRule, CustomType } from "./validation/mod.ts";
+
+export interface ServiceOptions {
+  /** A store to use instead of the one the settings name (tests, custom stores). */
+  store?: Store;
+  /** An event bus with callbacks already registered. */
+  events?: Events;
+  logger?: Logger;
+  /** Custom validation rules and types (see the README's "Extending validation"). */
+  extensions?: { rules?: Record<string, CustomRule>; types?: Record<string, CustomType> };
+  /** Apply environment overrides (DB_*, MONGO_URI, HOST, PORT ...); default true. */
+  env?: boolean;
+}
+
+export interface Service {
+  /** The fetch handler: give it to `Deno.serve` or call it in-process. */
+  fetch(request: Request, info?: unknown): Promise<Response>;
+  events: Events;
+  settings: Settings;
+  store: Store;
+  /** Warnings found while checking the settings (accepted Eve keys without effect ...). */
+  warnings: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Checks settings and compiles every schema, without opening a store. Throws
+ * SettingsError listing every problem.
+ */
+export function prepare(raw: Record<string, unknown>, options: ServiceOptions = {}) {
+  const input = structuredClone(raw);
+  const problems: string[] = options.env === false ? [] : applyEnvOverrides(input);
+  const hostGiven = "DB_HOST" in input || "MONGO_HOST" in input;
+  const checked = checkSettings(input);
+  problems.push(...checked.problems);
+  const settings = checked.settings;
+  const domain = buildDomain(settings, problems);
+  const schemas = new Map<string, CompiledSchema>();
+  for (const resource of domain.values()) {
+    try {
+      const schema = compileSchema(resource.schema, {
+        path: `DOMAIN.${resource.name}.schema`,
+        allowUnknown: resource.allowUnknown,
+        dateFormat: settings.DATE_FORMAT,
+        allowCustomFieldsInGeojson: settings.ALLOW_CUSTOM_FIELDS_IN_GEOJSON,
+        metaFields: metaFields({ settings } as Runtime, resource),
+        idField: resource.idField,
+        versionField: settings.VERSION,
+        resources: [...domain.keys()],
+        rules: options.extensions?.rules,
+        types: options.extensions?.types,
+      });
+      schemas.set(resource.name, schema);
+      Object.assign(resource.relations, schema.relations);
+    } catch (error) {
+      if (error instanceof SchemaError) problems.push(...error.problems);
+      else throw error;
+    }
+  }
+  if (problems.length) throw new SettingsError(problems);
+  return { settings, domain, schemas, hostGiven, warnings: checked.warnings };
+}
+
+/** Builds the service: settings in, a fetch handler out. */
+export async function createService(
+  raw: Record<string, unknown>,
+  options: ServiceOptions = {},
+): Promise<Service> {
+  const { settings, domain, schemas, hostGiven, warnings } = prepare(raw, options);
+  const log = options.logger ?? createLogger(undefined, settings.DEBUG ? "debug" : "info");
+  const store = options.store ?? await openStore(settings, hostGiven);
+  const events = options.events ?? new Events();
+  const dateFormat = settings.DATE_FORMAT as string;
+  const rt: Runtime = {
+    settings,
+    domain,
+    store,
+    events,
+    schemas,
+    log,
+    formatDate: (date) => formatDate(date, dateFormat),
+    parseDate: (text) => parseDate(text, dateFormat),
+  };
+  await ensureIndexes(rt);
+  const app = createApp(rt);
+  return {
+    fetch: (request, info) => Promise.resolve(app.fetch(request, info)),
+    events,
+    settings,
+    store,
+    warnings,
+    close: () => options.store ? Promise.resolve() : store.close(),
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Resource, item and additional-lookup endpoints: method checks, typed URL values, body
+ * reading, request events, and the hand-off to the resource services.
+ */
+import { HttpError, notFound } from "../http/errors.ts";
+import { readBody } from "../http/body.ts";
+import { jsonpCallback } from "../http/respond.ts";
+import type { Method } from "../domain/types.ts";
+import type { Doc } from "../store/store.ts";
+import { castUrlValue } from "../services/meta.ts";
+import { getCollection, getItem } from "../services/read.ts";
+import type { Reply, RequestContext, Runtime } from "../services/runtime.ts";
+import {
+  deleteCollection,
+  deleteItem,
+  patchItem,
+  postCollection,
+  putItem,
+} from "../services/write.ts";
+import { type Endpoint, matchRoute } from "./router.ts";
+
+type Service = (rt: Runtime, ctx: RequestContext) => Promise<Reply>;
+
+const SERVICES: Record<string, Partial<Record<Method, Service>>> = {
+  collection: { GET: getCollection, HEAD: getCollection, POST: postCollection, DELETE: deleteCollection },
+  item: { GET: getItem, HEAD: getItem, PATCH: patchItem, PUT: putItem, DELETE: deleteItem },
+  lookup: { GET: getItem, HEAD: getItem },
+};
+
+function methodNotAllowed(allowed: Method[]): HttpError {
+  return new HttpError(405, "The method is not allowed for the requested URL.", {
+    headers: { allow: [...allowed, "OPTIONS"].join(", ") },
+  });
+}
+
+/** Handles a request for `path` (API prefix removed). */
+export async function resourceRoute(
+  rt: Runtime,
+  endpoints: Endpoint[],
+  path: string,
+  request: Request,
+  method: string,
+  ip: string,
+): Promise<Reply> {
+  const match = matchRoute(endpoints, path);
+  if (!match) throw notFound();
+  const { endpoint } = match;
+  const { resource } = endpoint;
+  if (method === "OPTIONS") {
+    return { status: 200, headers: { allow: [...endpoint.methods, "OPTIONS"].join(", ") } };
+  }
+  const service = SERVICES[endpoint.kind][method as Method];
+  if (!endpoint.methods.includes(method as Method) || !service) {
+    throw methodNotAllowed(endpoint.methods);
+  }
+  const urlValues: Doc = {};
+  for (const [field, raw] of Object.entries(match.variables)) {
+    const value = castUrlValue(resource, field, raw);
+    if (value === null) throw notFound();
+    urlValues[field] = value;
+  }
+  const lookup: Doc = {};
+  if (match.id !== undefined) {
+    const value = castUrlValue(resource, endpoint.lookupField!, match.id);
+    if (value === null) throw notFound();
+    lookup[endpoint.lookupField!] = value;
+  }
+  const url = new URL(request.url);
+  jsonpCallback(rt.settings, url); // refuses a bad callback name before any work
+  const ctx: RequestContext = {
+    method: method as Method,
+    resource,
+    request,
+    urlValues,
+    lookup,
+    query: url.searchParams,
+    ip,
+    resourcePath: match.resourcePath,
+  };
+  if (method === "POST" || method === "PATCH" || method === "PUT") {
+    ctx.body = await readBody(request, {
+      limit: rt.settings.MAX_BODY_SIZE,
+      multipartFieldsAsJson: rt.settings.MULTIPART_FORM_FIELDS_AS_JSON,
+    });
+  }
+  const eventMethod = method === "HEAD" ? "GET" : method;
+  const preArgs = method === "POST" ? [request] : [request, ctx.lookup];
+  await rt.events.emitFor(`on_pre_${eventMethod}`, resource.name, ...preArgs);
+  const reply = await service(rt, ctx);
+  await rt.events.emitFor(`on_post_${eventMethod}`, resource.name, request, reply);
+  return reply;
+}

@@ -1,0 +1,85 @@
+/**
+ * Matches request paths to endpoints. Resource `url` values may hold regex-typed
+ * variables, so every endpoint is compiled once into an anchored regular expression.
+ */
+import type { Domain } from "../domain/build.ts";
+import type { Method, Resource } from "../domain/types.ts";
+import { partsToRegex } from "../domain/url.ts";
+
+export type EndpointKind = "collection" | "item" | "lookup";
+
+export interface Endpoint {
+  kind: EndpointKind;
+  resource: Resource;
+  regex: RegExp;
+  /** Field an item endpoint looks documents up by. */
+  lookupField?: string;
+  methods: Method[];
+}
+
+export interface RouteMatch {
+  endpoint: Endpoint;
+  /** Raw URL variable values by field. */
+  variables: Record<string, string>;
+  /** Raw item identifier, for item endpoints. */
+  id?: string;
+  /** The resource endpoint path as requested (`people/1/invoices`). */
+  resourcePath: string;
+}
+
+/** Methods answered at an endpoint: HEAD with GET, OPTIONS always. */
+function withImplied(methods: Method[]): Method[] {
+  const out = new Set(methods);
+  if (out.has("GET")) out.add("HEAD");
+  return [...out];
+}
+
+/** Compiles every public endpoint of the domain. */
+export function buildRoutes(domain: Domain): Endpoint[] {
+  const endpoints: Endpoint[] = [];
+  for (const resource of domain.values()) {
+    if (resource.internal) continue;
+    const base = partsToRegex(resource.urlParts);
+    endpoints.push({
+      kind: "collection",
+      resource,
+      regex: new RegExp(`^(?<path>${base})$`),
+      methods: withImplied(resource.resourceMethods),
+    });
+    if (resource.itemLookup && resource.itemUrl) {
+      endpoints.push({
+        kind: "item",
+        resource,
+        regex: new RegExp(`^(?<path>${base})/(?<id>${resource.itemUrl})$`),
+        lookupField: resource.itemLookupField,
+        methods: withImplied(resource.itemMethods),
+      });
+    }
+    if (resource.additionalLookup) {
+      const { url, field } = resource.additionalLookup;
+      endpoints.push({
+        kind: "lookup",
+        resource,
+        regex: new RegExp(`^(?<path>${base})/(?<id>${url})$`),
+        lookupField: field,
+        methods: resource.itemMethods.includes("GET") ? ["GET", "HEAD"] : [],
+      });
+    }
+  }
+  return endpoints;
+}
+
+/** Finds the endpoint for `path` (no leading or trailing slash), or null. */
+export function matchRoute(endpoints: Endpoint[], path: string): RouteMatch | null {
+  for (const endpoint of endpoints) {
+    const match = endpoint.regex.exec(path);
+    if (!match) continue;
+    const groups = match.groups ?? {};
+    const variables: Record<string, string> = {};
+    endpoint.resource.urlParts.forEach((part, i) => {
+      if (typeof part !== "string") variables[part.field] = groups[`v${i}`];
+    });
+    return { endpoint, variables, id: groups.id, resourcePath: groups.path };
+  }
+  return null;
+}

@@ -1,0 +1,37 @@
+/**
+ * Builds the filter every database query of an endpoint starts from: the predefined
+ * filter, the sub-resource URL variables, hook lookups and the soft-delete condition.
+ */
+import type { Filter } from "../store/store.ts";
+import type { RequestContext, Runtime } from "./runtime.ts";
+
+/** Combines filters with `$and`, skipping empty ones. */
+export function andFilters(...filters: Array<Filter | undefined>): Filter {
+  const parts = filters.filter((f): f is Filter => !!f && Object.keys(f).length > 0);
+  if (parts.length === 0) return {};
+  if (parts.length === 1) return parts[0];
+  return { $and: parts };
+}
+
+/** The soft-delete condition: documents without the flag count as not deleted. */
+export function notDeleted(rt: Runtime): Filter {
+  return { [rt.settings.DELETED]: { $ne: true } };
+}
+
+/**
+ * The endpoint's base filter. `includeDeleted` keeps soft-deleted documents (needed to
+ * answer 404 with the document, to restore one, and for `show_deleted`).
+ */
+export function endpointFilter(
+  rt: Runtime,
+  ctx: RequestContext,
+  options: { includeDeleted?: boolean } = {},
+): Filter {
+  const { resource } = ctx;
+  return andFilters(
+    resource.filter,
+    ctx.urlValues,
+    ctx.lookup,
+    resource.softDelete && !options.includeDeleted ? notDeleted(rt) : undefined,
+  );
+}

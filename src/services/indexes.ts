@@ -1,0 +1,44 @@
+/**
+ * Creates the indexes the domain needs at start-up: one unique index per `unique` field
+ * (the store's last word in a race between two writers) and the `mongo_indexes` of each
+ * resource.
+ */
+import type { Runtime } from "./runtime.ts";
+import type { IndexSpec } from "../store/store.ts";
+
+export async function ensureIndexes(rt: Runtime): Promise<void> {
+  for (const resource of rt.domain.values()) {
+    const schema = rt.schemas.get(resource.name);
+    const collection = rt.store.collection(resource.source);
+    // Several endpoints may share a collection through predefined filters; uniqueness
+    // is then per endpoint and checked by query only.
+    const shared = [...rt.domain.values()].some((r) => r !== resource && r.source === resource.source);
+    const specs: IndexSpec[] = [];
+    if (!shared && Object.keys(resource.filter).length === 0) {
+      for (const field of schema?.uniqueFields ?? []) {
+        specs.push({
+          keys: { [field]: 1 },
+          unique: true,
+          name: `unique_${field}`,
+          // Soft-deleted documents are ignored by the uniqueness check.
+          partialFilterExpression: resource.softDelete ? { [rt.settings.DELETED]: false } : undefined,
+        });
+      }
+    }
+    for (const [name, spec] of Object.entries((resource.extra.mongo_indexes ?? {}) as Record<string, unknown>)) {
+      const tuple = Array.isArray(spec) && Array.isArray(spec[0]) && Array.isArray(spec[0][0]);
+      const [keys, options] = tuple ? spec : [spec, {}];
+      const keyDoc = Object.fromEntries(keys as Array<[string, 1 | -1 | "2dsphere" | "text"]>);
+      specs.push({ keys: keyDoc, name, unique: !!(options as { unique?: boolean }).unique });
+    }
+    for (const spec of specs) {
+      try {
+        await collection.createIndex(spec);
+      } catch (error) {
+        rt.log.log("warn", `could not create index ${spec.name} on ${resource.source}`, {
+          error: (error as Error).message,
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Meta fields the service keeps on every stored document: id, dates, ETag, soft-delete
+ * flag. The ETag is a hash of the stored representation, kept in the document so
+ * conditional requests cost no recomputation.
+ */
+import { createHash } from "node:crypto";
+import { EJSON, ObjectId } from "../store/bson.ts";
+import type { Doc } from "../store/store.ts";
+import type { Resource } from "../domain/types.ts";
+import type { Runtime } from "./runtime.ts";
+
+/** The current time truncated to whole seconds, as dates travel in DATE_FORMAT. */
+export function now(): Date {
+  return new Date(Math.floor(Date.now() / 1000) * 1000);
+}
+
+/** Computes the ETag of a document (meta ETag and links excluded). */
+export function computeEtag(doc: Doc, etagField: string): string {
+  const { [etagField]: _etag, _links, ...rest } = doc;
+  return createHash("sha1").update(EJSON.stringify(rest, { relaxed: false })).digest("hex");
+}
+
+/** Names of the fields clients may never write. */
+export function metaFields(rt: Runtime, resource: Resource): string[] {
+  const s = rt.settings;
+  const fields = [s.DATE_CREATED, s.DATE_UPDATED, s.ETAG, s.LINKS, s.DELETED];
+  if (resource.versioning) fields.push(s.VERSION, s.LATEST_VERSION);
+  return fields;
+}
+
+/** Sets `_updated`, `_created` (if given), `_deleted` and `_etag` on `doc`, in that order. */
+export function stamp(rt: Runtime, resource: Resource, doc: Doc, created?: Date): Doc {
+  const s = rt.settings;
+  const time = now();
+  if (created) doc[s.DATE_CREATED] = created;
+  doc[s.DATE_UPDATED] = time;
+  if (resource.softDelete && doc[s.DELETED] === undefined) doc[s.DELETED] = false;
+  delete doc[s.ETAG];
+  doc[s.ETAG] = computeEtag(doc, s.ETAG);
+  return doc;
+}
+
+/** A new document id for the resource: ObjectId by default, a UUID for `uuid` id fields. */
+export function newId(resource: Resource): unknown {
+  const type = resource.schema[resource.idField]?.type;
+  if (type === "uuid") return crypto.randomUUID();
+  return new ObjectId();
+}
+
+/**
+ * Types a value taken from a URL for `field`: ObjectId for objectid fields (and for the id
+ * field when the schema does not declare it), numbers for integer fields. Null when the
+ * value cannot be of that type (the caller answers 404).
+ */
+export function castUrlValue(resource: Resource, field: string, raw: string): unknown {
+  const declared = resource.schema[field]?.type;
+  const type = declared ?? (field === resource.idField ? "objectid" : "string");
+  switch (type) {
+    case "objectid":
+      return ObjectId.isValid(raw) && /^[a-f0-9]{24}$/i.test(raw) ? new ObjectId(raw) : null;
+    case "integer":
+      return /^-?\d+$/.test(raw) ? Number(raw) : null;
+    case "number":
+    case "float":
+      return Number.isFinite(Number(raw)) && raw.trim() !== "" ? Number(raw) : null;
+    default:
+      return raw;
+  }
+}
+
+/** Renders an id for URLs and `Location` headers. */
+export function idToString(id: unknown): string {
+  return id instanceof ObjectId ? id.toHexString() : String(id);
+}

@@ -1,0 +1,154 @@
+/**
+ * Reading: the collection GET (filter, sort, paging, projection, embedding) and the item
+ * GET (with conditional requests), plus the fetch events.
+ */
+import { HttpError, notFound } from "../http/errors.ts";
+import { parseWhere } from "../query/where.ts";
+import { parseSort } from "../query/sort.ts";
+import { effectiveProjection, parseProjection } from "../query/projection.ts";
+import { parsePaging } from "../query/paging.ts";
+import type { Doc, Filter, Projection } from "../store/store.ts";
+import { andFilters, endpointFilter } from "./filters.ts";
+import { collectionLinks, itemLinks } from "./links.ts";
+import type { Reply, RequestContext, Runtime } from "./runtime.ts";
+import { embedDocuments } from "./embed.ts";
+import { conditionalHeaders, notModified } from "./conditional.ts";
+import { runAggregation } from "./aggregate.ts";
+
+/** True when a flag query parameter is present and not "false"/"0". */
+export function flag(query: URLSearchParams, name: string): boolean {
+  const value = query.get(name);
+  return value !== null && value !== "false" && value !== "0";
+}
+
+/** Key fields every projection keeps. */
+function keyFields(rt: Runtime, ctx: RequestContext): string[] {
+  const s = rt.settings;
+  const fields = [ctx.resource.idField, s.DATE_CREATED, s.DATE_UPDATED, s.ETAG];
+  if (ctx.resource.softDelete) fields.push(s.DELETED);
+  if (ctx.resource.versioning) fields.push(s.VERSION, s.LATEST_VERSION);
+  return fields;
+}
+
+/** The projection a request asks for, merged with the resource's default projection. */
+export function requestProjection(rt: Runtime, ctx: RequestContext): Projection | undefined {
+  const raw = ctx.query.get(rt.settings.QUERY_PROJECTION);
+  const client = raw !== null && ctx.resource.projectionEnabled ? parseProjection(raw) : undefined;
+  return effectiveProjection(client, ctx.resource.projection, keyFields(rt, ctx));
+}
+
+/** Adds what every returned item carries: links, and `_deleted: false` on older documents. */
+export function decorateItem(rt: Runtime, ctx: RequestContext, doc: Doc): Doc {
+  const s = rt.settings;
+  if (ctx.resource.softDelete && doc[s.DELETED] === undefined) doc[s.DELETED] = false;
+  if (!ctx.resource.ifMatch) delete doc[s.ETAG];
+  if (ctx.resource.hateoas) doc[s.LINKS] = itemLinks(ctx.resource, ctx.resourcePath, doc);
+  return doc;
+}
+
+function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefined {
+  const raw = ctx.query.get(rt.settings.QUERY_WHERE);
+  if (raw === null || raw === "") return undefined;
+  const { resource } = ctx;
+  return parseWhere(raw, {
+    schema: resource.schema,
+    dateFormat: rt.settings.DATE_FORMAT,
+    parseDate: rt.parseDate,
+    allowedFilters: resource.allowedFilters,
+    validateFiltering: resource.validateFiltering,
+    blacklist: resource.queryBlacklist,
+  });
+}
+
+/** GET (and HEAD) on a resource endpoint. */
+export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<Reply> {
+  const { resource, query } = ctx;
+  const s = rt.settings;
+  if (resource.aggregation) return runAggregation(rt, ctx);
+  const where = whereFilter(rt, ctx);
+  const showDeleted = resource.softDelete && flag(query, s.SHOW_DELETED_PARAM);
+  const filter = andFilters(endpointFilter(rt, ctx, { includeDeleted: showDeleted }), where);
+  const rawSort = query.get(s.QUERY_SORT);
+  if (rawSort !== null && rawSort !== "" && !resource.sorting) {
+    throw new HttpError(400, "sorting is disabled for this resource");
+  }
+  const sort = rawSort ? parseSort(rawSort) : resource.defaultSort;
+  const projection = requestProjection(rt, ctx);
+  const body: Doc = {};
+  let docs: Doc[];
+  if (resource.pagination) {
+    const paging = parsePaging(
+      { page: query.get(s.QUERY_PAGE) ?? undefined, max_results: query.get(s.QUERY_MAX_RESULTS) ?? undefined },
+      { default: resource.paginationDefault, limit: resource.paginationLimit },
+    );
+    const skip = (paging.page - 1) * paging.maxResults;
+    // With OPTIMIZE_PAGINATION_FOR_SPEED the total is skipped: one extra document tells
+    // whether a next page exists.
+    const limit = resource.optimizePagination ? paging.maxResults + 1 : paging.maxResults;
+    const [found, total] = await Promise.all([
+      rt.store.collection(resource.source).find(filter, { sort, skip, limit, projection }),
+      resource.optimizePagination ? undefined : rt.store.collection(resource.source).count(filter),
+    ]);
+    const more = found.length > paging.maxResults;
+    docs = more ? found.slice(0, paging.maxResults) : found;
+    body[s.META] = total === undefined
+      ? { page: paging.page, max_results: paging.maxResults }
+      : { page: paging.page, max_results: paging.maxResults, total };
+    if (resource.hateoas) {
+      body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, query, {
+        ...paging,
+        total,
+        more,
+        pageParam: s.QUERY_PAGE,
+      });
+    }
+  } else {
+    docs = await rt.store.collection(resource.source).find(filter, { sort, projection });
+    if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, query);
+  }
+  await embedDocuments(rt, ctx, docs);
+  for (const doc of docs) decorateItem(rt, ctx, doc);
+  const envelope: Doc = { [s.ITEMS]: docs, ...body };
+  await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
+  return { status: 200, body: envelope, headers: cacheHeaders(ctx) };
+}
+
+/** `Cache-Control` and `Expires` from the resource's `cache_control` / `cache_expires`. */
+export function cacheHeaders(ctx: RequestContext): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (ctx.resource.cacheControl) headers["cache-control"] = ctx.resource.cacheControl;
+  if (ctx.resource.cacheExpires) {
+    headers["expires"] = new Date(Date.now() + ctx.resource.cacheExpires * 1000).toUTCString();
+  }
+  return headers;
+}
+
+/**
+ * Fetches the item an item endpoint addresses, soft-deleted ones included. Null when none.
+ */
+export function findItem(
+  rt: Runtime,
+  ctx: RequestContext,
+  projection?: Projection,
+): Promise<Doc | null> {
+  const filter = endpointFilter(rt, ctx, { includeDeleted: true });
+  return rt.store.collection(ctx.resource.source).findOne(filter, { projection });
+}
+
+/** GET (and HEAD) on an item endpoint. */
+export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
+  const s = rt.settings;
+  const projection = requestProjection(rt, ctx);
+  const doc = await findItem(rt, ctx, projection);
+  if (!doc) throw notFound();
+  if (ctx.resource.softDelete && doc[s.DELETED] === true) {
+    decorateItem(rt, ctx, doc);
+    throw new HttpError(404, "The requested item was deleted.", { body: doc });
+  }
+  const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
+  if (notModified(ctx.request.headers, headers)) return { status: 304, headers };
+  await embedDocuments(rt, ctx, [doc]);
+  decorateItem(rt, ctx, doc);
+  await rt.events.emitFor("on_fetched_item", ctx.resource.name, doc);
+  return { status: 200, body: doc, headers };
+}

@@ -1,0 +1,225 @@
+/**
+ * Writing: POST (single and bulk), PATCH, PUT, item DELETE and resource DELETE, with the
+ * database events. Every write is validated first and either stored whole or not at all.
+ */
+import { HttpError, notFound } from "../http/errors.ts";
+import { isPlainObject } from "../settings/check.ts";
+import { type Doc, DuplicateKeyError } from "../store/store.ts";
+import { findBatchDuplicates } from "../validation/mod.ts";
+import { checkIfMatch } from "./conditional.ts";
+import { endpointFilter } from "./filters.ts";
+import { itemLink } from "./links.ts";
+import { idToString, newId, now, stamp } from "./meta.ts";
+import { applyPatch } from "./patch.ts";
+import { findItem } from "./read.ts";
+import type { Reply, RequestContext, Runtime } from "./runtime.ts";
+import { duplicateIssues, validationContext, validationError } from "./validate.ts";
+
+function requireObject(value: unknown, what = "the request body"): Doc {
+  if (!isPlainObject(value)) throw new HttpError(400, `${what} must be a JSON object`);
+  return value;
+}
+
+/** The write-response object for a stored document: its meta fields, status and link. */
+function writeResponse(rt: Runtime, ctx: RequestContext, doc: Doc): Doc {
+  const s = rt.settings;
+  const { resource } = ctx;
+  const out: Doc = { [resource.idField]: doc[resource.idField] };
+  for (const field of [s.DATE_UPDATED, s.DATE_CREATED]) {
+    if (doc[field] !== undefined) out[field] = doc[field];
+  }
+  if (resource.ifMatch) out[s.ETAG] = doc[s.ETAG];
+  if (resource.softDelete) out[s.DELETED] = doc[s.DELETED] ?? false;
+  if (!rt.settings.BANDWIDTH_SAVER) Object.assign(out, doc);
+  out[s.STATUS] = s.STATUS_OK;
+  if (resource.hateoas) out[s.LINKS] = { self: itemLink(resource, ctx.resourcePath, doc) };
+  return out;
+}
+
+/** Absolute URL of a stored document, for `Location`. */
+function locationOf(rt: Runtime, ctx: RequestContext, doc: Doc): string {
+  const prefix = [rt.settings.URL_PREFIX, rt.settings.API_VERSION].filter(Boolean).join("/");
+  const path = itemLink(ctx.resource, ctx.resourcePath, doc).href;
+  return new URL(`/${prefix ? prefix + "/" : ""}${path}`, ctx.request.url).href;
+}
+
+/** Maps a store unique violation to the validation error it is. */
+function asValidationError(rt: Runtime, error: unknown, docs: Doc[], bulk: boolean): unknown {
+  if (!(error instanceof DuplicateKeyError)) return error;
+  // The store names the fields; the offending document is not known for every store, so
+  // each document is flagged with the value it holds.
+  const results = docs.map((doc) => duplicateIssues(error.fields, doc));
+  return validationError(rt, results, bulk);
+}
+
+/** Validates documents for a create, all of them, before anything is stored. */
+async function validateNew(rt: Runtime, ctx: RequestContext, inputs: Doc[], bulk: boolean) {
+  const schema = rt.schemas.get(ctx.resource.name)!;
+  const results = await Promise.all(inputs.map((input) =>
+    schema.validate({ ...input, ...ctx.urlValues }, validationContext(rt, ctx, "create"))
+  ));
+  const issues = results.map((r) => r.issues);
+  const docs = results.map((r) => r.doc);
+  for (const [index, dup] of findBatchDuplicates(docs, schema.uniqueFields)) {
+    issues[index] = { ...(issues[index] ?? {}), ...dup };
+  }
+  if (issues.some(Boolean)) throw validationError(rt, issues, bulk);
+  return docs;
+}
+
+/** POST on a resource endpoint: one document or a list of them. */
+export async function postCollection(
+  rt: Runtime,
+  ctx: RequestContext,
+  presetId?: unknown,
+): Promise<Reply> {
+  const { resource } = ctx;
+  const bulk = Array.isArray(ctx.body);
+  const inputs = bulk ? ctx.body as unknown[] : [ctx.body];
+  if (bulk && !resource.bulkEnabled) throw new HttpError(400, "bulk inserts are disabled for this resource");
+  if (inputs.length === 0) throw new HttpError(400, "the request body holds no document");
+  if (inputs.length > rt.settings.BULK_MAX_DOCUMENTS) {
+    throw new HttpError(413, `at most ${rt.settings.BULK_MAX_DOCUMENTS} documents per request`);
+  }
+  inputs.forEach((doc, i) => requireObject(doc, bulk ? `document ${i}` : undefined));
+  const docs = await validateNew(rt, ctx, inputs as Doc[], bulk);
+  const created = now();
+  for (const doc of docs) {
+    doc[resource.idField] ??= presetId ?? newId(resource);
+    doc[rt.settings.DATE_CREATED] = created;
+    doc[rt.settings.DATE_UPDATED] = created;
+  }
+  await rt.events.emitFor("on_insert", resource.name, docs);
+  for (const doc of docs) stamp(rt, resource, doc, created);
+  try {
+    await rt.store.collection(resource.source).insertMany(docs);
+  } catch (error) {
+    throw asValidationError(rt, error, docs, bulk);
+  }
+  await rt.events.emitFor("on_inserted", resource.name, docs);
+  const items = docs.map((doc) => writeResponse(rt, ctx, doc));
+  const headers = { location: locationOf(rt, ctx, docs[0]) };
+  const s = rt.settings;
+  const body = bulk ? { [s.STATUS]: s.STATUS_OK, [s.ITEMS]: items } : items[0];
+  return { status: 201, body, headers };
+}
+
+/** Finds the addressed item for an edit; 404 when it does not exist. */
+async function originalFor(rt: Runtime, ctx: RequestContext): Promise<Doc> {
+  const original = await findItem(rt, ctx);
+  if (!original) throw notFound();
+  return original;
+}
+
+/** Stores `doc` over `original` only if nobody changed it meanwhile (ETag compare-and-swap). */
+async function swap(rt: Runtime, ctx: RequestContext, original: Doc, doc: Doc) {
+  const { resource } = ctx;
+  const s = rt.settings;
+  const filter = { [resource.idField]: original[resource.idField], [s.ETAG]: original[s.ETAG] };
+  let matched: number;
+  try {
+    ({ matched } = await rt.store.collection(resource.source).replaceOne(filter, doc));
+  } catch (error) {
+    throw asValidationError(rt, error, [doc], false);
+  }
+  if (matched === 0) throw new HttpError(412, "The document was changed by another request; fetch it again");
+}
+
+/** PATCH on an item endpoint. */
+export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
+  const { resource } = ctx;
+  const s = rt.settings;
+  const updates = requireObject(ctx.body);
+  const original = await originalFor(rt, ctx);
+  checkIfMatch(rt, ctx, original);
+  const schema = rt.schemas.get(resource.name)!;
+  const { doc: clean, issues } = await schema.validate(
+    updates,
+    validationContext(rt, ctx, "patch", original),
+  );
+  if (issues) throw validationError(rt, [issues], false);
+  let doc = applyPatch(original, clean, resource.mergeNestedDocuments);
+  if (resource.normalizeOnPatch) doc = { ...schema.defaults(doc), ...doc };
+  if (resource.softDelete) doc[s.DELETED] = false;
+  await rt.events.emitFor("on_update", resource.name, clean, original);
+  stamp(rt, resource, doc);
+  await swap(rt, ctx, original, doc);
+  await rt.events.emitFor("on_updated", resource.name, clean, original);
+  return { status: 200, body: writeResponse(rt, ctx, doc) };
+}
+
+/** PUT on an item endpoint: replaces the document, or creates it when UPSERT_ON_PUT. */
+export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
+  const { resource } = ctx;
+  const s = rt.settings;
+  const input = requireObject(ctx.body);
+  const original = await findItem(rt, ctx);
+  if (!original) {
+    if (!resource.upsertOnPut) throw notFound();
+    return postCollection(rt, { ...ctx, body: input }, ctx.lookup[resource.idField]);
+  }
+  checkIfMatch(rt, ctx, original);
+  const schema = rt.schemas.get(resource.name)!;
+  const { doc: clean, issues } = await schema.validate(
+    { ...input, ...ctx.urlValues },
+    validationContext(rt, ctx, "replace", original),
+  );
+  if (issues) throw validationError(rt, [issues], false);
+  const doc: Doc = { [resource.idField]: original[resource.idField], ...clean };
+  doc[s.DATE_CREATED] = original[s.DATE_CREATED];
+  await rt.events.emitFor("on_replace", resource.name, doc, original);
+  stamp(rt, resource, doc);
+  if (resource.softDelete) doc[s.DELETED] = false;
+  await swap(rt, ctx, original, doc);
+  await rt.events.emitFor("on_replaced", resource.name, doc, original);
+  return { status: 200, body: writeResponse(rt, ctx, doc) };
+}
+
+/** DELETE on an item endpoint (soft delete marks the document instead). */
+export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
+  const { resource } = ctx;
+  const s = rt.settings;
+  const original = await originalFor(rt, ctx);
+  if (resource.softDelete && original[s.DELETED] === true) throw notFound();
+  checkIfMatch(rt, ctx, original);
+  await rt.events.emitFor("on_delete_item", resource.name, original);
+  if (resource.softDelete) {
+    const doc = stamp(rt, resource, { ...original, [s.DELETED]: true });
+    await swap(rt, ctx, original, doc);
+  } else {
+    const filter = { [resource.idField]: original[resource.idField], [s.ETAG]: original[s.ETAG] };
+    const deleted = await rt.store.collection(resource.source).deleteOne(filter);
+    if (deleted === 0) throw new HttpError(412, "The document was changed by another request; fetch it again");
+  }
+  await rt.events.emitFor("on_deleted_item", resource.name, original);
+  return { status: 204 };
+}
+
+/** DELETE on a resource endpoint: every document of the endpoint (its URL variables apply). */
+export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promise<Reply> {
+  const { resource } = ctx;
+  const s = rt.settings;
+  const collection = rt.store.collection(resource.source);
+  const filter = endpointFilter(rt, ctx, { includeDeleted: true });
+  const needOriginals = resource.softDelete ||
+    rt.events.has("on_delete_resource_originals", resource.name);
+  const originals = needOriginals ? await collection.find(filter) : undefined;
+  const live = endpointFilter(rt, ctx);
+  if ((originals ? originals.length : await collection.count(live, { limit: 1 })) === 0) {
+    throw notFound();
+  }
+  await rt.events.emitFor("on_delete_resource", resource.name);
+  if (originals) {
+    await rt.events.emitFor("on_delete_resource_originals", resource.name, originals, ctx.lookup);
+  }
+  if (resource.softDelete) {
+    for (const original of originals!.filter((d) => d[s.DELETED] !== true)) {
+      const doc = stamp(rt, resource, { ...original, [s.DELETED]: true });
+      await collection.replaceOne({ [resource.idField]: original[resource.idField] }, doc);
+    }
+  } else await collection.deleteMany(filter);
+  await rt.events.emitFor("on_deleted_resource", resource.name);
+  return { status: 204 };
+}
+
+export { idToString };

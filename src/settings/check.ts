@@ -1,0 +1,178 @@
+/**
+ * Checks raw settings against the known keys: applies defaults, maps Eve's names to ours,
+ * and collects every problem with its path (unknown keys name the closest known key).
+ */
+import { ALIASES, GLOBAL_KEYS, type Kind, METHODS, RESOURCE_ALIASES, RESOURCE_KEYS } from "./keys.ts";
+
+/** Checked global settings: every known key present, under our names. */
+export type Settings = Readonly<Record<string, any>>;
+
+/** Raised when settings are wrong; lists every problem, each with its path. */
+export class SettingsError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid settings:\n  - ${problems.join("\n  - ")}`);
+    this.name = "SettingsError";
+  }
+}
+
+/** Levenshtein distance, for "did you mean" suggestions. */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost);
+    }
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/** The known key closest to `key` (case-insensitive). */
+export function closest(key: string, known: Iterable<string>): string {
+  let best = "";
+  let bestScore = Infinity;
+  for (const candidate of known) {
+    const score = distance(key.toUpperCase(), candidate.toUpperCase());
+    if (score < bestScore) [best, bestScore] = [candidate, score];
+  }
+  return best;
+}
+
+/** Returns a problem message when `value` is not of `kind`, else null. */
+export function checkKind(value: unknown, kind: Kind): string | null {
+  const isStrings = Array.isArray(value) && value.every((v) => typeof v === "string");
+  switch (kind) {
+    case "bool":
+      return typeof value === "boolean" ? null : "must be true or false";
+    case "int":
+      return Number.isInteger(value) ? null : "must be an integer";
+    case "string":
+      return typeof value === "string" ? null : "must be a string";
+    case "string?":
+      return value === null || typeof value === "string" ? null : "must be a string or null";
+    case "strings":
+      return isStrings ? null : "must be a list of strings";
+    case "strings?":
+      return value === null || isStrings ? null : "must be a list of strings or null";
+    case "methods": {
+      if (!isStrings) return "must be a list of HTTP methods";
+      const bad = (value as string[]).filter((m) => !METHODS.includes(m.toUpperCase()));
+      return bad.length ? `unknown method(s) ${bad.join(", ")}` : null;
+    }
+    case "object":
+      return isPlainObject(value) ? null : "must be an object";
+    case "object?":
+      return value === null || isPlainObject(value) ? null : "must be an object or null";
+    case "any":
+      return null;
+  }
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) &&
+    (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
+}
+
+/**
+ * Checks global keys and the shape of each DOMAIN resource (its keys and their kinds).
+ * Deeper resource checks (urls, schemas) happen when the domain is built.
+ */
+export function checkSettings(raw: Record<string, unknown>): {
+  settings: Settings;
+  problems: string[];
+  warnings: string[];
+} {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const out: Record<string, unknown> = {};
+  const known = [...Object.keys(GLOBAL_KEYS), ...Object.keys(ALIASES)];
+  for (const [rawKey, value] of Object.entries(raw)) {
+    const key = ALIASES[rawKey] ?? rawKey;
+    const spec = GLOBAL_KEYS[key];
+    if (!spec) {
+      problems.push(`${rawKey}: unknown setting (did you mean ${closest(rawKey, known)}?)`);
+      continue;
+    }
+    if (key in out && rawKey !== key) {
+      problems.push(`${rawKey}: same setting as ${key}, given twice`);
+      continue;
+    }
+    const problem = checkKind(value, spec.kind);
+    if (problem) problems.push(`${rawKey}: ${problem}`);
+    else if (spec.refused) problems.push(`${rawKey}: ${spec.refused}`);
+    else {
+      if (spec.ignored) warnings.push(`${rawKey}: accepted for Eve compatibility, has no effect`);
+      out[key] = value;
+    }
+  }
+  for (const [key, spec] of Object.entries(GLOBAL_KEYS)) {
+    if (!(key in out)) out[key] = structuredClone(spec.default);
+  }
+  if (out.ITEM_LOOKUP_FIELD === null) out.ITEM_LOOKUP_FIELD = out.ID_FIELD;
+  out.RENDERERS = normalizeRenderers(out.RENDERERS as string[], problems);
+  for (const key of ["RESOURCE_METHODS", "ITEM_METHODS", "OPLOG_METHODS", "OPLOG_CHANGE_METHODS"]) {
+    out[key] = (out[key] as string[]).map((m) => m.toUpperCase());
+  }
+  if (!["auto", "embedded", "mongo"].includes(out.STORE as string)) {
+    problems.push(`STORE: must be "auto", "embedded" or "mongo"`);
+  }
+  for (const key of ["PAGINATION_DEFAULT", "PAGINATION_LIMIT", "MAX_BODY_SIZE", "BULK_MAX_DOCUMENTS"]) {
+    if ((out[key] as number) < 1) problems.push(`${key}: must be at least 1`);
+  }
+  if (![400, 409, 422].includes(out.VALIDATION_ERROR_STATUS as number)) {
+    const status = out.VALIDATION_ERROR_STATUS as number;
+    if (status < 400 || status > 499) problems.push("VALIDATION_ERROR_STATUS: must be a 4xx status");
+  }
+  if (isPlainObject(out.DOMAIN)) {
+    out.DOMAIN = checkDomainShape(out.DOMAIN, problems);
+  }
+  return { settings: out, problems, warnings };
+}
+
+/** Accepts our renderer names and Eve's class paths; at least one must remain. */
+function normalizeRenderers(list: string[], problems: string[]): string[] {
+  const names = list.map((r) => {
+    const name = r.toLowerCase();
+    if (name === "json" || name.endsWith("jsonrenderer")) return "json";
+    if (name === "xml" || name.endsWith("xmlrenderer")) return "xml";
+    problems.push(`RENDERERS: unknown renderer "${r}" (known: json, xml)`);
+    return name;
+  });
+  if (list.length === 0) problems.push("RENDERERS: at least one renderer must be enabled");
+  return [...new Set(names)];
+}
+
+function checkDomainShape(
+  domain: Record<string, unknown>,
+  problems: string[],
+): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  const known = [...Object.keys(RESOURCE_KEYS), ...Object.keys(RESOURCE_ALIASES)];
+  for (const [name, definition] of Object.entries(domain)) {
+    const path = `DOMAIN.${name}`;
+    if (!/^[A-Za-z0-9_-]+$/.test(name)) {
+      problems.push(`${path}: resource names may hold letters, digits, "_" and "-" only`);
+    }
+    if (!isPlainObject(definition)) {
+      problems.push(`${path}: must be an object`);
+      continue;
+    }
+    const resource: Record<string, unknown> = {};
+    for (const [rawKey, value] of Object.entries(definition)) {
+      const key = RESOURCE_ALIASES[rawKey] ?? rawKey;
+      const spec = RESOURCE_KEYS[key];
+      if (!spec) {
+        problems.push(`${path}.${rawKey}: unknown resource key (did you mean ${closest(rawKey, known)}?)`);
+        continue;
+      }
+      const problem = checkKind(value, spec.kind);
+      if (problem) problems.push(`${path}.${rawKey}: ${problem}`);
+      else if (spec.refused) problems.push(`${path}.${rawKey}: ${spec.refused}`);
+      else resource[key] = value;
+    }
+    out[name] = resource;
+  }
+  return out;
+}

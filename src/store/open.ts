@@ -1,0 +1,31 @@
+/**
+ * Chooses and opens the store the settings ask for: MongoDB when one is configured
+ * (MONGO_URI, DB_HOST/MONGO_HOST, or STORE "mongo"), otherwise the embedded store.
+ */
+import type { Settings } from "../settings/check.ts";
+import type { Store } from "./store.ts";
+
+/** True when the settings point at a MongoDB server. */
+export function wantsMongo(settings: Settings, hostGiven: boolean): boolean {
+  if (settings.STORE === "mongo") return true;
+  if (settings.STORE === "embedded") return false;
+  return !!settings.MONGO_URI || hostGiven;
+}
+
+export async function openStore(settings: Settings, hostGiven: boolean): Promise<Store> {
+  if (wantsMongo(settings, hostGiven)) {
+    const { openMongoStore } = await import("./mongo/mod.ts");
+    return openMongoStore({
+      uri: settings.MONGO_URI ?? undefined,
+      host: settings.DB_HOST,
+      port: settings.DB_PORT,
+      username: settings.DB_USERNAME ?? undefined,
+      password: settings.DB_PASSWORD ?? undefined,
+      authSource: settings.DB_AUTH_SOURCE ?? undefined,
+      dbName: settings.DB_DBNAME,
+      options: settings.MONGO_OPTIONS,
+    });
+  }
+  const { openEmbeddedStore } = await import("./embedded/mod.ts");
+  return openEmbeddedStore(settings.DATA_DIR);
+}

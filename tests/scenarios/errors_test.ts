@@ -1,0 +1,89 @@
+/** Bad input gets a clear 4xx with the standard error body, and changes nothing. */
+import assert from "node:assert/strict";
+import { scenario } from "../support/harness.ts";
+
+const SETTINGS = {
+  RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+  ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
+  MAX_BODY_SIZE: 1024,
+  BULK_MAX_DOCUMENTS: 3,
+  DOMAIN: { notes: { schema: { text: { type: "string" } } } },
+};
+
+function assertError(res: { status: number; body: any }, status: number) {
+  assert.equal(res.status, status);
+  assert.equal(res.body._status, "ERR");
+  assert.equal(res.body._error.code, status);
+  assert.equal(typeof res.body._error.message, "string");
+  assert.ok(res.body._error.message.length > 0);
+}
+
+scenario("unknown paths answer 404 with the error body", SETTINGS, async (api) => {
+  assertError(await api.get("nothing"), 404);
+  assertError(await api.get("notes/abc/def"), 404);
+});
+
+scenario("an id that cannot be an id is 404", SETTINGS, async (api) => {
+  assertError(await api.get("notes/not-an-object-id"), 404);
+  assertError(await api.get("notes/5f0c5e0d9d1b2c3a4b5c6d7"), 404);
+});
+
+scenario("malformed JSON is 400 and stores nothing", SETTINGS, async (api) => {
+  const res = await api.request("POST", "notes", {
+    raw: '{"text": ',
+    headers: { "content-type": "application/json" },
+  });
+  assertError(res, 400);
+  assert.equal((await api.get("notes")).body._meta.total, 0);
+});
+
+scenario("a body that is not an object or list is 400", SETTINGS, async (api) => {
+  assertError(await api.post("notes", "text"), 400);
+  assertError(await api.post("notes", 42), 400);
+  assertError(await api.post("notes", [1, 2]), 400);
+  assertError(await api.post("notes", []), 400);
+  assert.equal((await api.get("notes")).body._meta.total, 0);
+});
+
+scenario("an unsupported content type is 415", SETTINGS, async (api) => {
+  const res = await api.request("POST", "notes", {
+    raw: "text=hi",
+    headers: { "content-type": "text/plain" },
+  });
+  assertError(res, 415);
+});
+
+scenario("a body over MAX_BODY_SIZE is 413", SETTINGS, async (api) => {
+  assertError(await api.post("notes", { text: "x".repeat(2000) }), 413);
+  assert.equal((await api.get("notes")).body._meta.total, 0);
+});
+
+scenario("more documents than BULK_MAX_DOCUMENTS is 413", SETTINGS, async (api) => {
+  assertError(await api.post("notes", [{}, {}, {}, {}]), 413);
+});
+
+scenario("an empty body is 400", SETTINGS, async (api) => {
+  assertError(await api.request("POST", "notes", { raw: "", headers: { "content-type": "application/json" } }), 400);
+});
+
+scenario("form-encoded bodies are accepted", SETTINGS, async (api) => {
+  const res = await api.request("POST", "notes", {
+    raw: "text=hello+world",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
+  assert.equal(res.status, 201);
+  assert.equal((await api.get(`notes/${res.body._id}`)).body.text, "hello world");
+});
+
+scenario("an unknown override method is 400", SETTINGS, async (api) => {
+  const res = await api.request("GET", "notes", { headers: { "x-http-method-override": "BREW" } });
+  assertError(res, 400);
+});
+
+scenario("errors never leak a stack trace", SETTINGS, async (api) => {
+  const res = await api.request("POST", "notes", {
+    raw: "{bad",
+    headers: { "content-type": "application/json" },
+  });
+  assert.doesNotMatch(res.text, /at .*\.ts:\d+/);
+});

@@ -1,0 +1,116 @@
+/** Settings: defaults, Eve's names, and refusing bad settings with every problem's path. */
+import assert from "node:assert/strict";
+import { prepare, SettingsError } from "../../src/mod.ts";
+
+function problems(raw: Record<string, unknown>): string[] {
+  try {
+    prepare(raw, { env: false });
+  } catch (error) {
+    if (error instanceof SettingsError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+Deno.test("defaults follow the spec", () => {
+  const { settings } = prepare({ DOMAIN: {} }, { env: false });
+  assert.deepEqual(settings.RESOURCE_METHODS, ["GET"]);
+  assert.deepEqual(settings.ITEM_METHODS, ["GET"]);
+  assert.equal(settings.ALLOW_UNKNOWN, false);
+  assert.equal(settings.VALIDATION_ERROR_STATUS, 422);
+  assert.equal(settings.DATE_FORMAT, "%a, %d %b %Y %H:%M:%S GMT");
+  assert.equal(settings.IF_MATCH, true);
+  assert.equal(settings.ENFORCE_IF_MATCH, true);
+  assert.equal(settings.PAGINATION, true);
+  assert.equal(settings.PAGINATION_DEFAULT, 25);
+  assert.equal(settings.ID_FIELD, "_id");
+  assert.equal(settings.DATE_CREATED, "_created");
+  assert.equal(settings.DATE_UPDATED, "_updated");
+  assert.equal(settings.DB_PORT, 27017);
+  assert.deepEqual(settings.DB_QUERY_BLACKLIST, ["$where", "$regex"]);
+  assert.deepEqual(settings.RENDERERS, ["json", "xml"]);
+});
+
+Deno.test("Eve's setting names are accepted", () => {
+  const { settings } = prepare({
+    MONGO_HOST: "db.example",
+    MONGO_PORT: 27018,
+    MONGO_QUERY_BLACKLIST: ["$where"],
+    VALIDATE_FILTERS: true,
+    LAST_UPDATED: "modified",
+    PAGINATION_DEFAULT: 10,
+    PAGINATION_LIMIT: 100,
+    UPSERT_ON_PUT: false,
+    X_HEADERS: ["X-Custom"],
+    RENDERERS: ["eve.render.JSONRenderer"],
+    DOMAIN: {},
+  }, { env: false });
+  assert.equal(settings.DB_HOST, "db.example");
+  assert.equal(settings.DB_PORT, 27018);
+  assert.deepEqual(settings.DB_QUERY_BLACKLIST, ["$where"]);
+  assert.equal(settings.VALIDATE_FILTERING, true);
+  assert.equal(settings.DATE_UPDATED, "modified");
+  assert.equal(settings.PAGINATION_DEFAULT, 10);
+  assert.deepEqual(settings.RENDERERS, ["json"]);
+});
+
+Deno.test("an unknown key names the closest known key", () => {
+  const found = problems({ PAGINATON_LIMIT: 5, DOMAIN: { people: { resource_method: ["GET"] } } });
+  assert.ok(found.some((p) => p === "PAGINATON_LIMIT: unknown setting (did you mean PAGINATION_LIMIT?)"));
+  assert.ok(found.some((p) => p.startsWith("DOMAIN.people.resource_method: unknown resource key (did you mean resource_methods?)")));
+});
+
+Deno.test("every problem is reported with its path", () => {
+  const found = problems({
+    PAGINATION: "yes",
+    RENDERERS: [],
+    ITEM_METHODS: ["GET", "FETCH"],
+    DOMAIN: {
+      a: { url: "a/<regex(\"[\"):x>" },
+      b: { schema: { n: { type: "intger" } } },
+    },
+  });
+  assert.ok(found.includes("PAGINATION: must be true or false"), found.join("\n"));
+  assert.ok(found.includes("RENDERERS: at least one renderer must be enabled"));
+  assert.ok(found.includes("ITEM_METHODS: unknown method(s) FETCH"));
+  // The domain is checked once the globals are sound.
+  const domainProblems = problems({
+    DOMAIN: { a: { url: "a/<regex(\"[\"):x>" }, b: { schema: { n: { type: "intger" } } } },
+  });
+  assert.ok(domainProblems.some((p) => p.startsWith("DOMAIN.a.url: invalid regex")), domainProblems.join("\n"));
+  assert.ok(domainProblems.some((p) => p.startsWith("DOMAIN.b.schema.n")), domainProblems.join("\n"));
+});
+
+Deno.test("a bad datasource and a duplicate url are refused", () => {
+  const found = problems({
+    DOMAIN: {
+      a: { datasource: { sauce: "x", projection: { f: 2 } } },
+      b: { url: "a" },
+    },
+  });
+  assert.ok(found.some((p) => p.startsWith("DOMAIN.a.datasource.sauce: unknown datasource key")));
+  assert.ok(found.includes("DOMAIN.a.datasource.projection: values must be 0 or 1"));
+  assert.ok(found.includes('DOMAIN.b.url: "a" is already used by a'));
+});
+
+Deno.test("authentication settings are refused until supported", () => {
+  const found = problems({ PUBLIC_METHODS: ["GET"], DOMAIN: {} });
+  assert.ok(found.some((p) => p.startsWith("PUBLIC_METHODS: authentication")));
+});
+
+Deno.test("the service refuses to start on bad settings and says why", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/bad.json`;
+  await Deno.writeTextFile(file, JSON.stringify({ PAGINATON: true, DOMAIN: { p: { schema: { x: { type: "nope" } } } } }));
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "src/main.ts", "--settings", file],
+    env: { DATA_DIR: `${dir}/data` },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 1);
+  assert.match(stderr, /refusing to start/);
+  assert.match(stderr, /PAGINATON: unknown setting \(did you mean PAGINATION\?\)/);
+  await Deno.remove(dir, { recursive: true });
+});

@@ -1,0 +1,120 @@
+/**
+ * Conformance harness: every scenario runs against a running service over real HTTP, once
+ * per store (embedded, and MongoDB: jongodb or the server MONGO_URI names).
+ *
+ * ```ts
+ * scenario("POST creates a document", SETTINGS, async (api) => {
+ *   const res = await api.post("people", { name: "x" });
+ *   assert.equal(res.status, 201);
+ * });
+ * ```
+ */
+import { createService, type Service, type ServiceOptions } from "../../src/mod.ts";
+import { JONGODB_GAPS, mongoTarget, type MongoTestTarget } from "./jongodb.ts";
+import { Client } from "./client.ts";
+
+export type StoreKind = "embedded" | "mongo";
+export const STORES: StoreKind[] = (Deno.env.get("TEST_STORES")?.split(",") as StoreKind[]) ??
+  ["embedded", "mongo"];
+
+let mongo: Promise<MongoTestTarget> | undefined;
+/** The shared MongoDB target of this test process, started on first use. */
+export function mongoServer(): Promise<MongoTestTarget> {
+  if (!mongo) {
+    mongo = mongoTarget();
+    globalThis.addEventListener("unload", () => {
+      mongo?.then((m) => m.stop());
+    });
+  }
+  return mongo;
+}
+
+let counter = 0;
+/** A unique name for a database or data directory. */
+function uniqueName(): string {
+  return `t${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** Replaces the database name in a MongoDB URI. */
+function withDatabase(uri: string, db: string): string {
+  const match = /^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?(\?.*)?$/.exec(uri);
+  if (!match) throw new Error(`cannot parse MONGO_URI ${uri}`);
+  return `${match[1]}/${db}${match[3] ?? ""}`;
+}
+
+/** Store settings for a fresh, empty database of `kind`. */
+export async function storeSettings(kind: StoreKind): Promise<Record<string, unknown>> {
+  if (kind === "embedded") {
+    const dir = await Deno.makeTempDir({ prefix: "restsvc-test-" });
+    return { STORE: "embedded", DATA_DIR: dir };
+  }
+  const server = await mongoServer();
+  return { STORE: "mongo", MONGO_URI: withDatabase(server.uri, uniqueName()) };
+}
+
+/** A running service and a client bound to it. */
+export interface Running {
+  service: Service;
+  api: Client;
+  url: string;
+  kind: StoreKind;
+  stop(): Promise<void>;
+}
+
+/** Starts the service with `settings` on a free loopback port against a fresh `kind` store. */
+export async function startService(
+  settings: Record<string, unknown>,
+  kind: StoreKind,
+  options: ServiceOptions = {},
+): Promise<Running> {
+  const store = await storeSettings(kind);
+  const service = await createService({ ...settings, ...store }, { env: false, ...options });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, service.fetch);
+  const url = `http://127.0.0.1:${server.addr.port}/`;
+  return {
+    service,
+    url,
+    kind,
+    api: new Client(url),
+    async stop() {
+      await server.shutdown();
+      await service.close();
+      if (kind === "embedded") await Deno.remove(store.DATA_DIR as string, { recursive: true });
+    },
+  };
+}
+
+export interface ScenarioOptions extends ServiceOptions {
+  /** jongodb gaps (names from JONGODB_GAPS) this scenario needs; it is skipped there. */
+  gaps?: string[];
+  only?: boolean;
+}
+
+/** Registers `name` once per store; `body` gets a client of a freshly started service. */
+export function scenario(
+  name: string,
+  settings: Record<string, unknown>,
+  body: (api: Client, running: Running) => Promise<void>,
+  options: ScenarioOptions = {},
+) {
+  const { gaps = [], only, ...serviceOptions } = options;
+  for (const kind of STORES) {
+    const emulated = kind === "mongo" && !Deno.env.get("MONGO_URI");
+    const gap = emulated ? gaps.find((g) => JONGODB_GAPS.has(g)) : undefined;
+    Deno.test({
+      name: `[${kind}] ${name}${gap ? ` (skipped: jongodb gap "${gap}")` : ""}`,
+      ignore: !!gap,
+      only,
+      sanitizeOps: false,
+      sanitizeResources: false,
+      async fn() {
+        const running = await startService(settings, kind, serviceOptions);
+        try {
+          await body(running.api, running);
+        } finally {
+          await running.stop();
+        }
+      },
+    });
+  }
+}

@@ -499,3 +499,35 @@ Deno.test("embedded: aggregation and projection never modify stored documents", 
     const matched = await c.aggregate([{ $match: { "nested.a": 5 } }, { $project: { _id: 1 } }]);
     assert.deepEqual(matched, [{ _id: 2 }]);
   }));
+
+Deno.test("embedded: createIndex with changed options replaces the index, also after reopen", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
+  try {
+    let store = await openEmbeddedStore(dir);
+    let c = store.collection("ix");
+    await c.createIndex({ keys: { tag: 1 } });
+    await c.insertMany([{ _id: 1, tag: "x" }, { _id: 2, tag: "y" }]);
+    await c.createIndex({ keys: { tag: 1 }, unique: true });
+    await assert.rejects(() => c.insertMany([{ _id: 3, tag: "x" }]), DuplicateKeyError);
+    await c.createIndex({
+      keys: { tag: 1 },
+      unique: true,
+      partialFilterExpression: { live: true },
+    });
+    await c.insertMany([{ _id: 3, tag: "x" }]);
+    await store.close();
+    store = await openEmbeddedStore(dir);
+    c = store.collection("ix");
+    await c.insertMany([{ _id: 4, tag: "y", live: true }]);
+    await assert.rejects(() => c.insertMany([{ _id: 5, tag: "y", live: true }]), DuplicateKeyError);
+    // A unique redefinition the data breaks fails and keeps the old index.
+    await assert.rejects(
+      () => c.createIndex({ keys: { tag: 1 }, unique: true }),
+      DuplicateKeyError,
+    );
+    await c.insertMany([{ _id: 6, tag: "y" }]);
+    await store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

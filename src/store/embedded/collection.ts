@@ -346,24 +346,34 @@ export class EmbeddedCollection implements Collection {
     });
   }
 
+  /**
+   * Creates an index; an existing one with the same name or keys is kept when equivalent
+   * and replaced when its options differ (the new definition is checked against the data
+   * first).
+   */
   createIndex(spec: IndexSpec): Promise<void> {
     return run(() => {
       const state = this.#state();
-      const name = indexName(spec);
-      if (state.indexNames.has(name)) return;
-      const index = state.buildIndex(spec);
-      const stored: IndexSpec = { ...spec, name };
-      this.ctx.db.transaction(() => {
+      const stored: IndexSpec = { ...spec, name: indexName(spec) };
+      const keys = JSON.stringify(spec.keys);
+      const existing = [...state.indexSpecs.values()].filter((s) =>
+        s.name === stored.name || JSON.stringify(s.keys) === keys
+      );
+      if (existing.length === 1 && sameIndex(existing[0], stored)) return;
+      const index = state.buildIndex(stored);
+      const { db } = this.ctx;
+      db.transaction(() => {
         this.#ensureExists(state);
-        this.ctx.db.stmts.insertIndex.run(
+        for (const old of existing) db.stmts.deleteIndex.run(this.name, old.name!);
+        db.stmts.insertIndex.run(
           this.name,
-          name,
+          stored.name!,
           EJSON.stringify(stored, { relaxed: false }),
         );
       });
       state.exists = true;
-      if (index) state.unique.push(index);
-      state.indexNames.add(name);
+      for (const old of existing) state.dropIndex(old.name!);
+      state.addIndex(stored, index);
     });
   }
 
@@ -419,6 +429,14 @@ function prepareModifier(update: Doc | Doc[], inserting: boolean): Doc | Doc[] {
     out.$set = { ...(out.$set as Doc ?? {}), ...cloneValue(update.$setOnInsert as Doc) };
   }
   return out;
+}
+
+function sameIndex(a: IndexSpec, b: IndexSpec): boolean {
+  const canon = (s: IndexSpec) =>
+    EJSON.stringify([s.name, s.keys, !!s.unique, s.partialFilterExpression ?? null], {
+      relaxed: false,
+    });
+  return canon(a) === canon(b);
 }
 
 function usesPositional(modifier: Doc | Doc[]): boolean {

@@ -48,6 +48,7 @@ export interface Statements {
   loadIndexes: StatementSync;
   insertIndex: StatementSync;
   deleteIndexes: StatementSync;
+  deleteIndex: StatementSync;
 }
 
 /** An open, exclusively locked data directory. */
@@ -70,6 +71,7 @@ export class Database {
       loadIndexes: p("SELECT spec FROM indexes WHERE coll = ? ORDER BY rowid"),
       insertIndex: p("INSERT OR REPLACE INTO indexes (coll, name, spec) VALUES (?, ?, ?)"),
       deleteIndexes: p("DELETE FROM indexes WHERE coll = ?"),
+      deleteIndex: p("DELETE FROM indexes WHERE coll = ? AND name = ?"),
     };
   }
 

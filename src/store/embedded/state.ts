@@ -19,9 +19,9 @@ export function idKeyOf(doc: Doc): string {
 export class CollectionState {
   /** `_id` key -> document. Stored documents are never mutated in place. */
   readonly docs = new Map<string, Doc>();
-  readonly unique: UniqueIndex[] = [];
-  /** Names of every index created (unique or not). */
-  readonly indexNames = new Set<string>();
+  unique: UniqueIndex[] = [];
+  /** Every index created (unique or not), by name, as stored. */
+  readonly indexSpecs = new Map<string, IndexSpec>();
   /** Whether the collection row exists in SQLite. */
   exists = false;
   #snapshot: Doc[] | null = null;
@@ -39,7 +39,7 @@ export class CollectionState {
       const spec = EJSON.parse((row as { spec: string }).spec, { relaxed: true }) as IndexSpec;
       state.addIndex(spec);
     }
-    state.exists = state.docs.size > 0 || state.indexNames.size > 0 ||
+    state.exists = state.docs.size > 0 || state.indexSpecs.size > 0 ||
       (db.stmts.listCollections.all() as Array<{ name: string }>).some((r) => r.name === name);
     return state;
   }
@@ -69,10 +69,17 @@ export class CollectionState {
   }
 
   /** Builds and registers `spec` (throws DuplicateKeyError if data breaks it). */
-  addIndex(spec: IndexSpec): void {
-    const index = this.buildIndex(spec);
+  addIndex(spec: IndexSpec, index = this.buildIndex(spec)): void {
+    const name = indexName(spec);
+    this.dropIndex(name);
     if (index) this.unique.push(index);
-    this.indexNames.add(indexName(spec));
+    this.indexSpecs.set(name, { ...spec, name });
+  }
+
+  /** Forgets the index called `name`, if any. */
+  dropIndex(name: string): void {
+    this.indexSpecs.delete(name);
+    this.unique = this.unique.filter((ix) => ix.name !== name);
   }
 
   /** Applies committed changes to memory. */

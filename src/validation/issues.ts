@@ -66,13 +66,13 @@ function pointer(p: string): string[] {
   return p === "" ? [] : p.slice(1).split("/").map(unescape);
 }
 
-/** Whether the error comes from inside an anyOf/oneOf branch (reported by the parent). */
-function inBranch(schemaPath: string): boolean {
+/** Whether a schema path goes through one of `keywords` (below its last segment). */
+function through(schemaPath: string, keywords: string[]): boolean {
   const segs = schemaPath.split("/");
   for (let i = 1; i < segs.length - 1; i++) {
     const s = segs[i];
     if (s === "properties" || s === "patternProperties") i++;
-    else if (s === "anyOf" || s === "oneOf") return true;
+    else if (keywords.includes(s)) return true;
   }
   return false;
 }
@@ -80,9 +80,10 @@ function inBranch(schemaPath: string): boolean {
 /** Cerberus-style message and document path for one ajv error, or null to skip it. */
 function describe(e: ErrorObject, show: (v: unknown) => string): [string[], string] | null {
   const at = pointer(e.instancePath);
-  if (e.propertyName !== undefined && e.keyword !== "propertyNames") {
-    const inner = describe({ ...e, propertyName: undefined }, show);
-    return inner && [[...at, e.propertyName], `invalid key: ${inner[1]}`];
+  if (e.keyword !== "propertyNames" && through(e.schemaPath, ["propertyNames"])) {
+    // keysrules: ajv reports the key as the data (custom keywords get no propertyName)
+    const inner = describe({ ...e, schemaPath: "", propertyName: undefined }, show);
+    return inner && [[...at, e.propertyName ?? String(e.data)], `invalid key: ${inner[1]}`];
   }
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -126,7 +127,7 @@ export function ajvIssues(
   if (!errors?.length) return null;
   const issues: Issues = {};
   for (const e of errors) {
-    if (inBranch(e.schemaPath)) continue;
+    if (through(e.schemaPath, ["anyOf", "oneOf"])) continue;
     const d = describe(e, show);
     if (d) addIssue(issues, d[0], d[1]);
   }

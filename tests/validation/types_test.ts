@@ -111,7 +111,10 @@ Deno.test("GeoJSON types: valid structures accepted", async () => {
       mls: { type: "MultiLineString", coordinates: [[[1, 2], [3, 4]]] },
       pg: { type: "Polygon", coordinates: [ring] },
       mpg: { type: "MultiPolygon", coordinates: [[ring], [ring, ring]] },
-      gc: { type: "GeometryCollection", geometries: [point, { type: "Polygon", coordinates: [ring] }] },
+      gc: {
+        type: "GeometryCollection",
+        geometries: [point, { type: "Polygon", coordinates: [ring] }],
+      },
       f: feature,
       fc: { type: "FeatureCollection", features: [feature, { ...feature, geometry: null }] },
     }),
@@ -139,14 +142,30 @@ Deno.test("GeoJSON types: invalid structures refused with a reason", async () =>
   await bad({ p: { type: "LineString", coordinates: [[1, 2], [3, 4]] } }, "p", "'Point'");
   await bad({ p: [1, 2] }, "p", "GeoJSON object");
   await bad({ p: { type: "Point", coordinates: [1, 2], extra: 1 } }, "p", "'extra'");
-  await bad({ pg: { type: "Polygon", coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1]]] } }, "pg", "closed");
-  await bad({ pg: { type: "Polygon", coordinates: [[[0, 0], [1, 0], [0, 0]]] } }, "pg", "4 positions");
+  await bad(
+    { pg: { type: "Polygon", coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1]]] } },
+    "pg",
+    "closed",
+  );
+  await bad(
+    { pg: { type: "Polygon", coordinates: [[[0, 0], [1, 0], [0, 0]]] } },
+    "pg",
+    "4 positions",
+  );
   await bad({ ls: { type: "LineString", coordinates: [[0, 0]] } }, "ls", "at least 2");
   await bad({ f: { type: "Feature", geometry: null } }, "f", "properties");
-  await bad({
-    f: { type: "Feature", geometry: null, properties: {}, id: 3 },
-  }, "f", "'id'");
-  await bad({ gc: { type: "GeometryCollection", geometries: [{ type: "Feature" }] } }, "gc", "geometry");
+  await bad(
+    {
+      f: { type: "Feature", geometry: null, properties: {}, id: 3 },
+    },
+    "f",
+    "'id'",
+  );
+  await bad(
+    { gc: { type: "GeometryCollection", geometries: [{ type: "Feature" }] } },
+    "gc",
+    "geometry",
+  );
 });
 
 Deno.test("ALLOW_CUSTOM_FIELDS_IN_GEOJSON accepts extra members", async () => {

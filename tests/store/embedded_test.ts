@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
-import { Binary, Decimal128, ObjectId } from "../../src/store/embedded/bson.ts";
+import { Binary, Decimal128, ObjectId } from "../../src/store/bson.ts";
 import { DuplicateKeyError, type Store } from "../../src/store/store.ts";
 
 async function withStore(fn: (store: Store, dir: string) => Promise<void>): Promise<void> {

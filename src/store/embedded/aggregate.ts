@@ -6,7 +6,7 @@
 import { Aggregator } from "mingo/aggregator";
 import type { Options } from "mingo/types";
 import type { Doc } from "../store.ts";
-import { ObjectId } from "./bson.ts";
+import { ObjectId } from "../bson.ts";
 import { cloneValue } from "./clone.ts";
 import { valueKey } from "./codec.ts";
 import { compileFilter } from "./engine.ts";

@@ -3,7 +3,7 @@
  * `_id` values and index entries.
  */
 import type { Doc } from "../store.ts";
-import { EJSON } from "./bson.ts";
+import { EJSON } from "../bson.ts";
 
 /** Serializes a document as canonical EJSON, keeping BSON types through a restart. */
 export function encodeDoc(doc: Doc): string {

@@ -8,7 +8,7 @@ import { updateOne as mingoUpdateOne } from "mingo/updater";
 import type { Options } from "mingo/types";
 import type { Collection, Doc, Filter, FindOptions, IndexSpec } from "../store.ts";
 import { DuplicateKeyError } from "../store.ts";
-import { ObjectId } from "./bson.ts";
+import { ObjectId } from "../bson.ts";
 import { cloneValue } from "./clone.ts";
 import { encodeDoc, valueKey } from "./codec.ts";
 import { compareValues, EMPTY, pathValues, sortDocs } from "./compare.ts";
@@ -18,7 +18,7 @@ import type { Database } from "./sqlite.ts";
 import { type CollectionState, idKeyOf } from "./state.ts";
 import { runAggregate } from "./aggregate.ts";
 import { nearOrder, sortByDistance } from "./geo.ts";
-import { EJSON } from "./bson.ts";
+import { EJSON } from "../bson.ts";
 
 /** What a collection needs from its store. */
 export interface StoreContext {

@@ -1,6 +1,6 @@
 /** File storage of the embedded store: one SQLite row per file, bytes in a BLOB. */
 import type { Doc, FileStore, StoredFile } from "../store.ts";
-import { ObjectId } from "./bson.ts";
+import { ObjectId } from "../bson.ts";
 import { decodeDoc, encodeDoc } from "./codec.ts";
 import type { Database } from "./sqlite.ts";
 import type { StatementSync } from "node:sqlite";

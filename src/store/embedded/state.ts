@@ -8,7 +8,7 @@ import { decodeDoc } from "./codec.ts";
 import { compileFilter } from "./engine.ts";
 import type { Options } from "mingo/types";
 import type { Database } from "./sqlite.ts";
-import { EJSON } from "./bson.ts";
+import { EJSON } from "../bson.ts";
 import { applyToIndex, type Change, indexName, UniqueIndex } from "./indexes.ts";
 
 /** The `_id` key of a document (string form used in memory and in SQLite). */

@@ -22,7 +22,8 @@ export async function openStore(settings: Settings, hostGiven: boolean): Promise
       username: settings.DB_USERNAME ?? undefined,
       password: settings.DB_PASSWORD ?? undefined,
       authSource: settings.DB_AUTH_SOURCE ?? undefined,
-      dbName: settings.DB_DBNAME,
+      // A database named in MONGO_URI wins, as in Eve.
+      dbName: settings.MONGO_URI ? undefined : settings.DB_DBNAME,
       options: settings.MONGO_OPTIONS,
     });
   }

@@ -1,0 +1,107 @@
+/**
+ * The embedded default through the real command line: every acknowledged write survives
+ * `kill -9`, and a second process on the same data directory is refused.
+ */
+import assert from "node:assert/strict";
+
+const SETTINGS = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: { events: { schema: { n: { type: "integer" } } } },
+};
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+interface Started {
+  process: Deno.ChildProcess;
+  base: string;
+}
+
+/** Starts `src/main.ts` and waits until it listens (it announces that on stderr). */
+async function start(settingsFile: string, dataDir: string): Promise<Started> {
+  const port = freePort();
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "src/main.ts", "--settings", settingsFile],
+    env: { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", STORE: "embedded" },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = process.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  const deadline = Date.now() + 20_000;
+  while (!seen.includes("serving")) {
+    const { value, done } = await reader.read();
+    if (done || Date.now() > deadline) throw new Error(`service did not start: ${seen}`);
+    seen += value;
+  }
+  reader.releaseLock();
+  process.stderr.cancel().catch(() => {});
+  return { process, base: `http://127.0.0.1:${port}/` };
+}
+
+Deno.test({
+  name: "[embedded] acknowledged writes survive kill -9; a second process is refused",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "restsvc-durable-" });
+    const settingsFile = `${dir}/settings.json`;
+    await Deno.writeTextFile(settingsFile, JSON.stringify(SETTINGS));
+    const dataDir = `${dir}/data`;
+    const first = await start(settingsFile, dataDir);
+    const acknowledged: string[] = [];
+    // Writers keep going while the process is killed mid-stream.
+    const writer = (async () => {
+      for (let n = 0; n < 100_000; n++) {
+        try {
+          const res = await fetch(`${first.base}events`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ n }),
+          });
+          const body = await res.json();
+          if (res.status === 201) acknowledged.push(body._id);
+        } catch {
+          return; // the process is gone
+        }
+      }
+    })();
+    while (acknowledged.length < 150) await new Promise((r) => setTimeout(r, 10));
+
+    const second = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "src/main.ts", "--settings", settingsFile],
+      env: { DATA_DIR: dataDir, PORT: String(freePort()), STORE: "embedded" },
+      stdout: "null",
+      stderr: "piped",
+    });
+    const refused = await second.output();
+    assert.equal(refused.code, 1);
+    assert.match(new TextDecoder().decode(refused.stderr), /in use by another process/);
+
+    first.process.kill("SIGKILL");
+    await first.process.status;
+    await writer;
+    const count = acknowledged.length;
+    assert.ok(count >= 150);
+
+    const restarted = await start(settingsFile, dataDir);
+    try {
+      const res = await fetch(`${restarted.base}events?max_results=1`);
+      const body = await res.json();
+      assert.ok(body._meta.total >= count, `${body._meta.total} stored, ${count} acknowledged`);
+      for (const id of acknowledged) {
+        const item = await fetch(`${restarted.base}events/${id}`);
+        await item.body?.cancel();
+        assert.equal(item.status, 200, `acknowledged ${id} is missing after kill -9`);
+      }
+    } finally {
+      restarted.process.kill("SIGTERM");
+      await restarted.process.status;
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -171,7 +171,7 @@ Deno.test("patch: conflicting keys, readonly, and dependencies checked against t
   });
 });
 
-Deno.test("defaults(): missing defaults for normalize_on_patch, nested ones dotted", async () => {
+Deno.test("defaults(): missing defaults for normalize_on_patch, nested ones dotted", () => {
   const s = compile({
     a: { type: "integer", default: 1 },
     b: { type: "integer" },

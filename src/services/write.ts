@@ -139,7 +139,7 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
   );
   if (issues) throw validationError(rt, [issues], false);
   let doc = applyPatch(original, clean, resource.mergeNestedDocuments);
-  if (resource.normalizeOnPatch) doc = { ...schema.defaults(doc), ...doc };
+  if (resource.normalizeOnPatch) doc = applyPatch(doc, schema.defaults(doc), true);
   if (resource.softDelete) doc[s.DELETED] = false;
   await rt.events.emitFor("on_update", resource.name, clean, original);
   stamp(rt, resource, doc);

@@ -41,7 +41,9 @@ async function main(): Promise<number> {
     port: settings.PORT,
     signal: controller.signal,
     onListen: ({ hostname, port }) => {
-      console.error(`serving ${file} on http://${hostname}:${port}/ (store: ${service.store.kind})`);
+      console.error(
+        `serving ${file} on http://${hostname}:${port}/ (store: ${service.store.kind})`,
+      );
     },
   }, service.fetch);
   const stop = () => controller.abort();

@@ -18,7 +18,7 @@ import type { Runtime } from "./services/runtime.ts";
 import { ensureIndexes } from "./services/indexes.ts";
 import { openStore } from "./store/open.ts";
 import type { Store } from "./store/store.ts";
-import { compileSchema, type CompiledSchema, SchemaError } from "./validation/mod.ts";
+import { type CompiledSchema, compileSchema, SchemaError } from "./validation/mod.ts";
 import type { CustomRule, CustomType } from "./validation/mod.ts";
 import { formatDate, parseDate } from "./validation/dates.ts";
 import { metaFields } from "./services/meta.ts";

@@ -75,7 +75,9 @@ function buildResource(
   const idField = get("id_field") as string;
   const resourceTitle = (raw.resource_title as string | undefined) ?? name;
   const defaultSort = (datasource.default_sort ?? raw.default_sort) as unknown;
-  const sort = defaultSort === undefined ? undefined : toSort(defaultSort, `${path}.default_sort`, problems);
+  const sort = defaultSort === undefined
+    ? undefined
+    : toSort(defaultSort, `${path}.default_sort`, problems);
   const aggregation = datasource.aggregation as Resource["aggregation"] | undefined;
   return {
     name,
@@ -130,14 +132,18 @@ const DATASOURCE_KEYS = ["source", "filter", "projection", "default_sort", "aggr
 function checkDatasource(datasource: Doc, path: string, problems: string[]) {
   for (const key of Object.keys(datasource)) {
     if (!DATASOURCE_KEYS.includes(key)) {
-      problems.push(`${path}.${key}: unknown datasource key (known: ${DATASOURCE_KEYS.join(", ")})`);
+      problems.push(
+        `${path}.${key}: unknown datasource key (known: ${DATASOURCE_KEYS.join(", ")})`,
+      );
     }
   }
   if ("source" in datasource && typeof datasource.source !== "string") {
     problems.push(`${path}.source: must be a collection name`);
   }
   for (const key of ["filter", "projection"]) {
-    if (key in datasource && !isPlainObject(datasource[key])) problems.push(`${path}.${key}: must be an object`);
+    if (key in datasource && !isPlainObject(datasource[key])) {
+      problems.push(`${path}.${key}: must be an object`);
+    }
   }
   const projection = datasource.projection as Doc | undefined;
   if (projection && Object.values(projection).some((v) => v !== 0 && v !== 1)) {

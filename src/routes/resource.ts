@@ -22,7 +22,12 @@ import { type Endpoint, matchRoute } from "./router.ts";
 type Service = (rt: Runtime, ctx: RequestContext) => Promise<Reply>;
 
 const SERVICES: Record<string, Partial<Record<Method, Service>>> = {
-  collection: { GET: getCollection, HEAD: getCollection, POST: postCollection, DELETE: deleteCollection },
+  collection: {
+    GET: getCollection,
+    HEAD: getCollection,
+    POST: postCollection,
+    DELETE: deleteCollection,
+  },
   item: { GET: getItem, HEAD: getItem, PATCH: patchItem, PUT: putItem, DELETE: deleteItem },
   lookup: { GET: getItem, HEAD: getItem },
 };

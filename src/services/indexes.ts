@@ -12,7 +12,9 @@ export async function ensureIndexes(rt: Runtime): Promise<void> {
     const collection = rt.store.collection(resource.source);
     // Several endpoints may share a collection through predefined filters; uniqueness
     // is then per endpoint and checked by query only.
-    const shared = [...rt.domain.values()].some((r) => r !== resource && r.source === resource.source);
+    const shared = [...rt.domain.values()].some((r) =>
+      r !== resource && r.source === resource.source
+    );
     const specs: IndexSpec[] = [];
     if (!shared && Object.keys(resource.filter).length === 0) {
       for (const field of schema?.uniqueFields ?? []) {
@@ -21,11 +23,17 @@ export async function ensureIndexes(rt: Runtime): Promise<void> {
           unique: true,
           name: `unique_${field}`,
           // Soft-deleted documents are ignored by the uniqueness check.
-          partialFilterExpression: resource.softDelete ? { [rt.settings.DELETED]: false } : undefined,
+          partialFilterExpression: resource.softDelete
+            ? { [rt.settings.DELETED]: false }
+            : undefined,
         });
       }
     }
-    for (const [name, spec] of Object.entries((resource.extra.mongo_indexes ?? {}) as Record<string, unknown>)) {
+    for (
+      const [name, spec] of Object.entries(
+        (resource.extra.mongo_indexes ?? {}) as Record<string, unknown>,
+      )
+    ) {
       const tuple = Array.isArray(spec) && Array.isArray(spec[0]) && Array.isArray(spec[0][0]);
       const [keys, options] = tuple ? spec : [spec, {}];
       const keyDoc = Object.fromEntries(keys as Array<[string, 1 | -1 | "2dsphere" | "text"]>);

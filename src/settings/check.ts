@@ -2,7 +2,14 @@
  * Checks raw settings against the known keys: applies defaults, maps Eve's names to ours,
  * and collects every problem with its path (unknown keys name the closest known key).
  */
-import { ALIASES, GLOBAL_KEYS, type Kind, METHODS, RESOURCE_ALIASES, RESOURCE_KEYS } from "./keys.ts";
+import {
+  ALIASES,
+  GLOBAL_KEYS,
+  type Kind,
+  METHODS,
+  RESOURCE_ALIASES,
+  RESOURCE_KEYS,
+} from "./keys.ts";
 
 /** Checked global settings: every known key present, under our names. */
 export type Settings = Readonly<Record<string, any>>;
@@ -118,12 +125,16 @@ export function checkSettings(raw: Record<string, unknown>): {
   if (!["auto", "embedded", "mongo"].includes(out.STORE as string)) {
     problems.push(`STORE: must be "auto", "embedded" or "mongo"`);
   }
-  for (const key of ["PAGINATION_DEFAULT", "PAGINATION_LIMIT", "MAX_BODY_SIZE", "BULK_MAX_DOCUMENTS"]) {
+  for (
+    const key of ["PAGINATION_DEFAULT", "PAGINATION_LIMIT", "MAX_BODY_SIZE", "BULK_MAX_DOCUMENTS"]
+  ) {
     if ((out[key] as number) < 1) problems.push(`${key}: must be at least 1`);
   }
   if (![400, 409, 422].includes(out.VALIDATION_ERROR_STATUS as number)) {
     const status = out.VALIDATION_ERROR_STATUS as number;
-    if (status < 400 || status > 499) problems.push("VALIDATION_ERROR_STATUS: must be a 4xx status");
+    if (status < 400 || status > 499) {
+      problems.push("VALIDATION_ERROR_STATUS: must be a 4xx status");
+    }
   }
   if (isPlainObject(out.DOMAIN)) {
     out.DOMAIN = checkDomainShape(out.DOMAIN, problems);
@@ -164,7 +175,9 @@ function checkDomainShape(
       const key = RESOURCE_ALIASES[rawKey] ?? rawKey;
       const spec = RESOURCE_KEYS[key];
       if (!spec) {
-        problems.push(`${path}.${rawKey}: unknown resource key (did you mean ${closest(rawKey, known)}?)`);
+        problems.push(
+          `${path}.${rawKey}: unknown resource key (did you mean ${closest(rawKey, known)}?)`,
+        );
         continue;
       }
       const problem = checkKind(value, spec.kind);

@@ -14,7 +14,11 @@ const SETTINGS = {
         address: { type: "dict", schema: { city: { type: "string" }, street: { type: "string" } } },
       },
     },
-    readonly: { schema: { x: { type: "string" } }, resource_methods: ["GET"], item_methods: ["GET"] },
+    readonly: {
+      schema: { x: { type: "string" } },
+      resource_methods: ["GET"],
+      item_methods: ["GET"],
+    },
   },
 };
 
@@ -93,11 +97,17 @@ scenario("HEAD answers headers without a body", SETTINGS, async (api) => {
 });
 
 scenario("PATCH changes only the named fields and needs If-Match", SETTINGS, async (api) => {
-  const created = await api.create("people", { name: "p", age: 1, address: { city: "Rome", street: "Via" } });
+  const created = await api.create("people", {
+    name: "p",
+    age: 1,
+    address: { city: "Rome", street: "Via" },
+  });
   const path = `people/${created._id}`;
   assert.equal((await api.patch(path, { age: 2 })).status, 428);
   assert.equal((await api.patch(path, { age: 2 }, { "if-match": "nope" })).status, 412);
-  const res = await api.patch(path, { age: 2, address: { city: "Oslo" } }, { "if-match": created._etag });
+  const res = await api.patch(path, { age: 2, address: { city: "Oslo" } }, {
+    "if-match": created._etag,
+  });
   assert.equal(res.status, 200);
   assert.equal(res.body._status, "OK");
   assert.notEqual(res.body._etag, created._etag);
@@ -133,7 +143,10 @@ scenario("PUT on a missing item creates it with the URL's id", SETTINGS, async (
   assert.equal((await api.get(`people/${id}`)).body.name, "new");
 });
 
-scenario("PUT on a missing item is 404 with UPSERT_ON_PUT false", { ...SETTINGS, UPSERT_ON_PUT: false }, async (api) => {
+scenario("PUT on a missing item is 404 with UPSERT_ON_PUT false", {
+  ...SETTINGS,
+  UPSERT_ON_PUT: false,
+}, async (api) => {
   assert.equal((await api.put("people/5f0c5e0d9d1b2c3a4b5c6d7e", { name: "n" })).status, 404);
 });
 
@@ -154,7 +167,10 @@ scenario("DELETE resource removes every document", SETTINGS, async (api) => {
   assert.equal((await api.get("people")).body._meta.total, 0);
 });
 
-scenario("missing data: GET empty, PATCH/PUT/DELETE 404, POST creates", { ...SETTINGS, UPSERT_ON_PUT: false }, async (api) => {
+scenario("missing data: GET empty, PATCH/PUT/DELETE 404, POST creates", {
+  ...SETTINGS,
+  UPSERT_ON_PUT: false,
+}, async (api) => {
   const id = "5f0c5e0d9d1b2c3a4b5c6d7e";
   assert.equal((await api.get("people")).status, 200);
   assert.equal((await api.get(`people/${id}`)).status, 404);
@@ -165,16 +181,23 @@ scenario("missing data: GET empty, PATCH/PUT/DELETE 404, POST creates", { ...SET
   assert.equal((await api.post("people", { name: "x" })).status, 201);
 });
 
-scenario("IF_MATCH false: no ETag, edits unconditional", { ...SETTINGS, IF_MATCH: false }, async (api) => {
-  const created = await api.create("people", { name: "e" });
-  assert.equal(created._etag, undefined);
-  const item = await api.get(`people/${created._id}`);
-  assert.equal(item.headers.get("etag"), null);
-  assert.equal(item.body._etag, undefined);
-  assert.equal((await api.patch(`people/${created._id}`, { age: 1 })).status, 200);
-});
+scenario(
+  "IF_MATCH false: no ETag, edits unconditional",
+  { ...SETTINGS, IF_MATCH: false },
+  async (api) => {
+    const created = await api.create("people", { name: "e" });
+    assert.equal(created._etag, undefined);
+    const item = await api.get(`people/${created._id}`);
+    assert.equal(item.headers.get("etag"), null);
+    assert.equal(item.body._etag, undefined);
+    assert.equal((await api.patch(`people/${created._id}`, { age: 1 })).status, 200);
+  },
+);
 
-scenario("ENFORCE_IF_MATCH false: If-Match optional but honoured", { ...SETTINGS, ENFORCE_IF_MATCH: false }, async (api) => {
+scenario("ENFORCE_IF_MATCH false: If-Match optional but honoured", {
+  ...SETTINGS,
+  ENFORCE_IF_MATCH: false,
+}, async (api) => {
   const created = await api.create("people", { name: "e" });
   const path = `people/${created._id}`;
   assert.equal((await api.patch(path, { age: 1 }, { "if-match": "stale" })).status, 412);

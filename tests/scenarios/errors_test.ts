@@ -63,7 +63,13 @@ scenario("more documents than BULK_MAX_DOCUMENTS is 413", SETTINGS, async (api) 
 });
 
 scenario("an empty body is 400", SETTINGS, async (api) => {
-  assertError(await api.request("POST", "notes", { raw: "", headers: { "content-type": "application/json" } }), 400);
+  assertError(
+    await api.request("POST", "notes", {
+      raw: "",
+      headers: { "content-type": "application/json" },
+    }),
+    400,
+  );
 });
 
 scenario("form-encoded bodies are accepted", SETTINGS, async (api) => {

@@ -15,26 +15,32 @@ const UUID_SETTINGS = {
   },
 };
 
-scenario("uuid ids are generated, accepted from clients and used in URLs", UUID_SETTINGS, async (api) => {
-  const generated = await api.create("tags", { label: "a" });
-  assert.match(generated._id, UUID);
-  assert.equal(generated._links.self.href, `tags/${generated._id}`);
-  const item = await api.get(`tags/${generated._id}`);
-  assert.equal(item.status, 200);
-  assert.equal(item.body.label, "a");
+scenario(
+  "uuid ids are generated, accepted from clients and used in URLs",
+  UUID_SETTINGS,
+  async (api) => {
+    const generated = await api.create("tags", { label: "a" });
+    assert.match(generated._id, UUID);
+    assert.equal(generated._links.self.href, `tags/${generated._id}`);
+    const item = await api.get(`tags/${generated._id}`);
+    assert.equal(item.status, 200);
+    assert.equal(item.body.label, "a");
 
-  const chosen = "0d3c8a3e-4b1f-4c5e-9a77-1c2d3e4f5a6b";
-  const res = await api.post("tags", { _id: chosen, label: "b" });
-  assert.equal(res.status, 201);
-  assert.equal(res.body._id, chosen);
-  const patched = await api.patch(`tags/${chosen}`, { label: "c" }, { "if-match": res.body._etag });
-  assert.equal(patched.status, 200);
-  assert.equal((await api.get(`tags/${chosen}`)).body.label, "c");
-  // A duplicate id is a validation error, not a 500.
-  const again = await api.post("tags", { _id: chosen, label: "d" });
-  assert.equal(again.status, 422);
-  assert.equal(again.body._status, "ERR");
-});
+    const chosen = "0d3c8a3e-4b1f-4c5e-9a77-1c2d3e4f5a6b";
+    const res = await api.post("tags", { _id: chosen, label: "b" });
+    assert.equal(res.status, 201);
+    assert.equal(res.body._id, chosen);
+    const patched = await api.patch(`tags/${chosen}`, { label: "c" }, {
+      "if-match": res.body._etag,
+    });
+    assert.equal(patched.status, 200);
+    assert.equal((await api.get(`tags/${chosen}`)).body.label, "c");
+    // A duplicate id is a validation error, not a 500.
+    const again = await api.post("tags", { _id: chosen, label: "d" });
+    assert.equal(again.status, 422);
+    assert.equal(again.body._status, "ERR");
+  },
+);
 
 scenario("an invalid uuid from a client is a validation error", UUID_SETTINGS, async (api) => {
   const res = await api.post("tags", { _id: "not-a-uuid", label: "x" });

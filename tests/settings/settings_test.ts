@@ -56,8 +56,16 @@ Deno.test("Eve's setting names are accepted", () => {
 
 Deno.test("an unknown key names the closest known key", () => {
   const found = problems({ PAGINATON_LIMIT: 5, DOMAIN: { people: { resource_method: ["GET"] } } });
-  assert.ok(found.some((p) => p === "PAGINATON_LIMIT: unknown setting (did you mean PAGINATION_LIMIT?)"));
-  assert.ok(found.some((p) => p.startsWith("DOMAIN.people.resource_method: unknown resource key (did you mean resource_methods?)")));
+  assert.ok(
+    found.some((p) => p === "PAGINATON_LIMIT: unknown setting (did you mean PAGINATION_LIMIT?)"),
+  );
+  assert.ok(
+    found.some((p) =>
+      p.startsWith(
+        "DOMAIN.people.resource_method: unknown resource key (did you mean resource_methods?)",
+      )
+    ),
+  );
 });
 
 Deno.test("every problem is reported with its path", () => {
@@ -66,7 +74,7 @@ Deno.test("every problem is reported with its path", () => {
     RENDERERS: [],
     ITEM_METHODS: ["GET", "FETCH"],
     DOMAIN: {
-      a: { url: "a/<regex(\"[\"):x>" },
+      a: { url: 'a/<regex("["):x>' },
       b: { schema: { n: { type: "intger" } } },
     },
   });
@@ -75,10 +83,16 @@ Deno.test("every problem is reported with its path", () => {
   assert.ok(found.includes("ITEM_METHODS: unknown method(s) FETCH"));
   // The domain is checked once the globals are sound.
   const domainProblems = problems({
-    DOMAIN: { a: { url: "a/<regex(\"[\"):x>" }, b: { schema: { n: { type: "intger" } } } },
+    DOMAIN: { a: { url: 'a/<regex("["):x>' }, b: { schema: { n: { type: "intger" } } } },
   });
-  assert.ok(domainProblems.some((p) => p.startsWith("DOMAIN.a.url: invalid regex")), domainProblems.join("\n"));
-  assert.ok(domainProblems.some((p) => p.startsWith("DOMAIN.b.schema.n")), domainProblems.join("\n"));
+  assert.ok(
+    domainProblems.some((p) => p.startsWith("DOMAIN.a.url: invalid regex")),
+    domainProblems.join("\n"),
+  );
+  assert.ok(
+    domainProblems.some((p) => p.startsWith("DOMAIN.b.schema.n")),
+    domainProblems.join("\n"),
+  );
 });
 
 Deno.test("a bad datasource and a duplicate url are refused", () => {
@@ -101,7 +115,10 @@ Deno.test("authentication settings are refused until supported", () => {
 Deno.test("the service refuses to start on bad settings and says why", async () => {
   const dir = await Deno.makeTempDir();
   const file = `${dir}/bad.json`;
-  await Deno.writeTextFile(file, JSON.stringify({ PAGINATON: true, DOMAIN: { p: { schema: { x: { type: "nope" } } } } }));
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({ PAGINATON: true, DOMAIN: { p: { schema: { x: { type: "nope" } } } } }),
+  );
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "src/main.ts", "--settings", file],
     env: { DATA_DIR: `${dir}/data` },

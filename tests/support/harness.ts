@@ -32,7 +32,9 @@ export function mongoServer(): Promise<MongoTestTarget> {
 let counter = 0;
 /** A unique name for a database or data directory. */
 function uniqueName(): string {
-  return `t${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  return `t${Date.now().toString(36)}${(counter++).toString(36)}${
+    Math.random().toString(36).slice(2, 6)
+  }`;
 }
 
 /** Replaces the database name in a MongoDB URI. */

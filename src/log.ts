@@ -1,7 +1,16 @@
 /**
  * Structured logging: one JSON object per line on stderr. Records about a request carry
  * `clientip`, `url` (full, with query) and `method`.
+ *
+ * What is logged (as the spec asks): POST, PATCH and PUT operations (the request-log
+ * middleware), exceptions of the database layer (the logged store decorator,
+ * `src/store/logged.ts`), and errors that become a 500 (with their stack).
+ *
+ * The request fields reach records written deep below the HTTP layer (the store) through
+ * an async context: the HTTP layer runs each request inside {@linkcode withLogContext},
+ * and {@linkcode logContext} reads the fields back.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 
 export type Level = "debug" | "info" | "warn" | "error";
 
@@ -12,17 +21,48 @@ export interface Logger {
 /** Where records go; replaceable by an embedding application (e.g. to collect them). */
 export type Sink = (record: Record<string, unknown>) => void;
 
+/** The attributes every record about a request carries. */
+export interface RequestFields {
+  clientip: string;
+  /** The full URL, query included. */
+  url: string;
+  method: string;
+}
+
 const stderrSink: Sink = (record) => {
   console.error(JSON.stringify(record));
 };
 
+const LEVELS: Level[] = ["debug", "info", "warn", "error"];
+
+const requestContext = new AsyncLocalStorage<RequestFields>();
+
+/** Runs `fn` with `fields` as the request context of every record written meanwhile. */
+export function withLogContext<T>(fields: RequestFields, fn: () => T): T {
+  return requestContext.run(fields, fn);
+}
+
+/** The request fields of the request being handled, if any. */
+export function logContext(): RequestFields | undefined {
+  return requestContext.getStore();
+}
+
+/**
+ * A logger writing records `{time, level, message, ...request fields, ...extra}` to `sink`,
+ * dropping those below `minLevel`.
+ */
 export function createLogger(sink: Sink = stderrSink, minLevel: Level = "info"): Logger {
-  const order: Level[] = ["debug", "info", "warn", "error"];
-  const min = order.indexOf(minLevel);
+  const min = LEVELS.indexOf(minLevel);
   return {
     log(level, message, extra = {}) {
-      if (order.indexOf(level) < min) return;
-      sink({ time: new Date().toISOString(), level, message, ...extra });
+      if (LEVELS.indexOf(level) < min) return;
+      sink({ time: new Date().toISOString(), level, message, ...logContext(), ...extra });
     },
   };
+}
+
+/** Renders a thrown value for a log record: the stack when there is one. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  return String(error);
 }

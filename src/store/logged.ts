@@ -1,0 +1,86 @@
+/**
+ * A store decorator that logs every exception of the database layer, then rethrows it
+ * unchanged (the HTTP layer still decides the response). Records carry the operation, the
+ * collection, the error with its stack, and the request fields (`clientip`, `url`,
+ * `method`) of the request being handled.
+ *
+ * A unique-index violation (`DuplicateKeyError`) is logged at "warn": the client gets a
+ * validation error for it; anything else at "error".
+ */
+import { describeError, type Level, logContext, type Logger } from "../log.ts";
+import { type Collection, DuplicateKeyError, type FileStore, type Store } from "./store.ts";
+
+type AsyncFn = (...args: never[]) => Promise<unknown>;
+
+/** Wraps `fn` so that a rejection is logged (as `target`.`operation`) and rethrown. */
+function guard<F extends AsyncFn>(log: Logger, target: string, operation: string, fn: F): F {
+  return (async (...args: Parameters<F>) => {
+    try {
+      return await fn(...args);
+    } catch (error) {
+      const level: Level = error instanceof DuplicateKeyError ? "warn" : "error";
+      log.log(level, `database error in ${operation} on ${target}`, {
+        ...logContext(),
+        operation,
+        collection: target,
+        error: describeError(error),
+      });
+      throw error;
+    }
+  }) as F;
+}
+
+function loggedCollection(inner: Collection, log: Logger): Collection {
+  const g = <F extends AsyncFn>(operation: string, fn: F) =>
+    guard(log, inner.name, operation, fn.bind(inner) as F);
+  return {
+    name: inner.name,
+    find: g("find", inner.find),
+    findOne: g("findOne", inner.findOne),
+    count: g("count", inner.count),
+    insertMany: g("insertMany", inner.insertMany),
+    replaceOne: g("replaceOne", inner.replaceOne),
+    updateOne: g("updateOne", inner.updateOne),
+    updateMany: g("updateMany", inner.updateMany),
+    deleteOne: g("deleteOne", inner.deleteOne),
+    deleteMany: g("deleteMany", inner.deleteMany),
+    aggregate: g("aggregate", inner.aggregate),
+    distinct: g("distinct", inner.distinct),
+    createIndex: g("createIndex", inner.createIndex),
+    drop: g("drop", inner.drop),
+  };
+}
+
+function loggedFiles(inner: FileStore, log: Logger): FileStore {
+  const g = <F extends AsyncFn>(operation: string, fn: F) =>
+    guard(log, "files", operation, fn.bind(inner) as F);
+  return {
+    put: g("put", inner.put),
+    stat: g("stat", inner.stat),
+    read: g("read", inner.read),
+    delete: g("delete", inner.delete),
+  };
+}
+
+/** Returns `store` with every database exception logged to `log`. */
+export function loggedStore(store: Store, log: Logger): Store {
+  const collections = new Map<string, Collection>();
+  let files: FileStore | undefined;
+  return {
+    kind: store.kind,
+    collection(name) {
+      let collection = collections.get(name);
+      if (!collection) {
+        collection = loggedCollection(store.collection(name), log);
+        collections.set(name, collection);
+      }
+      return collection;
+    },
+    get files() {
+      return files ??= loggedFiles(store.files, log);
+    },
+    collectionNames: guard(log, "store", "collectionNames", () => store.collectionNames()),
+    ping: guard(log, "store", "ping", () => store.ping()),
+    close: () => store.close(),
+  };
+}

@@ -8,6 +8,7 @@ import { toResponse } from "./respond.ts";
 import { methodOverride } from "./middleware/method-override.ts";
 import { clientIp, requestLog } from "./middleware/request-log.ts";
 import { QueryError } from "../query/errors.ts";
+import { StoreError } from "../store/store.ts";
 import type { Runtime } from "../services/runtime.ts";
 import { buildRoutes } from "../routes/router.ts";
 import { homeRoute } from "../routes/home.ts";
@@ -49,7 +50,15 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     let http: HttpError;
     if (error instanceof HttpError) http = error;
     else if (error instanceof QueryError) http = new HttpError(400, error.message);
-    else {
+    else if (error instanceof StoreError) {
+      rt.log.log("error", "database error", {
+        clientip: clientIp(c),
+        url: c.req.url,
+        method: c.get("method") ?? c.req.method,
+        error: error.message,
+      });
+      http = new HttpError(503, "The database is not available; try again later.");
+    } else {
       rt.log.log("error", "unhandled error", {
         clientip: clientIp(c),
         url: c.req.url,

@@ -131,3 +131,43 @@ Deno.test("the service refuses to start on bad settings and says why", async () 
   assert.match(stderr, /PAGINATON: unknown setting \(did you mean PAGINATION\?\)/);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("settings load from a TypeScript module with extensions", async () => {
+  const { loadSettingsFile } = await import("../../src/settings/load.ts");
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/settings.ts`;
+  await Deno.writeTextFile(
+    file,
+    `export default { PAGINATION_DEFAULT: 7, DOMAIN: { a: {} } };\n` +
+      `export const extensions = { types: { even: { check: (v: unknown) => Number(v) % 2 === 0 } } };\n`,
+  );
+  const raw = await loadSettingsFile(file);
+  assert.equal(raw.settings.PAGINATION_DEFAULT, 7);
+  assert.ok(raw.exports.extensions);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("environment variables override the file, under either name", async () => {
+  const { applyEnvOverrides } = await import("../../src/settings/load.ts");
+  const env = new Map([["DB_HOST", "db1"], ["PORT", "8080"], ["DB_PORT", "x"]]);
+  const settings: Record<string, unknown> = { MONGO_HOST: "file-host", PORT: 5000 };
+  const found = applyEnvOverrides(settings, { get: (k) => env.get(k) });
+  assert.deepEqual(found, ["environment DB_PORT: must be an integer"]);
+  assert.equal(settings.DB_HOST, "db1");
+  assert.equal(settings.MONGO_HOST, undefined);
+  assert.equal(settings.PORT, 8080);
+});
+
+Deno.test("the embedded store is the default; MongoDB when configured", async () => {
+  const { wantsMongo } = await import("../../src/store/open.ts");
+  const base = prepare({ DOMAIN: {} }, { env: false });
+  assert.equal(wantsMongo(base.settings, base.hostGiven), false);
+  const host = prepare({ MONGO_HOST: "db", DOMAIN: {} }, { env: false });
+  assert.equal(wantsMongo(host.settings, host.hostGiven), true);
+  const uri = prepare({ MONGO_URI: "mongodb://x/db", DOMAIN: {} }, { env: false });
+  assert.equal(wantsMongo(uri.settings, uri.hostGiven), true);
+  const forced = prepare({ MONGO_URI: "mongodb://x/db", STORE: "embedded", DOMAIN: {} }, {
+    env: false,
+  });
+  assert.equal(wantsMongo(forced.settings, forced.hostGiven), false);
+});

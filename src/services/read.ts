@@ -50,6 +50,7 @@ function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefined {
   const raw = ctx.query.get(rt.settings.QUERY_WHERE);
   if (raw === null || raw === "") return undefined;
   const { resource } = ctx;
+  const s = rt.settings;
   return parseWhere(raw, {
     schema: resource.schema,
     dateFormat: rt.settings.DATE_FORMAT,
@@ -57,6 +58,13 @@ function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefined {
     allowedFilters: resource.allowedFilters,
     validateFiltering: resource.validateFiltering,
     blacklist: resource.queryBlacklist,
+    idField: resource.idField,
+    metaFields: {
+      [s.DATE_CREATED]: { type: "datetime" },
+      [s.DATE_UPDATED]: { type: "datetime" },
+      [s.ETAG]: { type: "string" },
+      [s.DELETED]: { type: "boolean" },
+    },
   });
 }
 
@@ -78,7 +86,10 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   let docs: Doc[];
   if (resource.pagination) {
     const paging = parsePaging(
-      { page: query.get(s.QUERY_PAGE) ?? undefined, max_results: query.get(s.QUERY_MAX_RESULTS) ?? undefined },
+      {
+        page: query.get(s.QUERY_PAGE) ?? undefined,
+        max_results: query.get(s.QUERY_MAX_RESULTS) ?? undefined,
+      },
       { default: resource.paginationDefault, limit: resource.paginationLimit },
     );
     const skip = (paging.page - 1) * paging.maxResults;

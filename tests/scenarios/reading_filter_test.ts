@@ -1,0 +1,285 @@
+/** Reading: `where` (JSON and expression forms), filter restrictions, predefined filters. */
+import assert from "node:assert/strict";
+import { scenario } from "../support/harness.ts";
+import type { Client } from "../support/client.ts";
+
+const PEOPLE_SCHEMA = {
+  name: { type: "string" },
+  age: { type: "integer" },
+  born: { type: "datetime" },
+  boss: { type: "objectid" },
+  active: { type: "boolean" },
+  tags: { type: "list", schema: { type: "string" } },
+  address: { type: "dict", schema: { city: { type: "string" }, zip: { type: "string" } } },
+};
+
+const SETTINGS = {
+  RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+  ITEM_METHODS: ["GET", "PATCH", "DELETE"],
+  DOMAIN: { people: { schema: PEOPLE_SCHEMA } },
+};
+
+const BOSS = "5f0c1a2b3c4d5e6f7a8b9c0d";
+
+/** Stores four people and returns their ids by name. */
+async function seed(api: Client): Promise<Record<string, string>> {
+  const res = await api.post("people", [
+    {
+      name: "ann",
+      age: 30,
+      born: "Tue, 01 Jan 1991 00:00:00 GMT",
+      boss: BOSS,
+      active: true,
+      tags: ["a", "b"],
+      address: { city: "Rome", zip: "00100" },
+    },
+    {
+      name: "bob",
+      age: 17,
+      born: "Sat, 01 Jan 2005 00:00:00 GMT",
+      active: false,
+      tags: ["b"],
+      address: { city: "Oslo" },
+    },
+    { name: "cid", age: 45, born: "Wed, 01 Jan 1975 00:00:00 GMT", active: true, tags: [] },
+    { name: "dee", age: 30, address: { city: "Rome" } },
+  ]);
+  assert.equal(res.status, 201, res.text);
+  return Object.fromEntries(
+    res.body._items.map((
+      item: { _id: string },
+      i: number,
+    ) => [["ann", "bob", "cid", "dee"][i], item._id]),
+  );
+}
+
+/** Names matched by a `where`, sorted. */
+async function names(api: Client, where: string, resource = "people"): Promise<string[]> {
+  const res = await api.get(`${resource}?where=${encodeURIComponent(where)}`);
+  assert.equal(res.status, 200, `${where}: ${res.text}`);
+  return res.body._items.map((p: { name: string }) => p.name).sort();
+}
+
+/** Asserts a 400 whose message contains every fragment. */
+async function refused(api: Client, where: string, ...fragments: string[]) {
+  const res = await api.get(`people?where=${encodeURIComponent(where)}`);
+  assert.equal(res.status, 400, `${where} answered ${res.status}: ${res.text}`);
+  assert.equal(res.body._status, "ERR");
+  assert.equal(res.body._error.code, 400);
+  for (const f of fragments) {
+    assert.ok(res.body._error.message.includes(f), `"${res.body._error.message}" lacks "${f}"`);
+  }
+}
+
+scenario("where JSON: equality, operators, dotted names, lists", SETTINGS, async (api) => {
+  await seed(api);
+  assert.deepEqual(await names(api, '{"name": "ann"}'), ["ann"]);
+  assert.deepEqual(await names(api, '{"age": 30}'), ["ann", "dee"]);
+  assert.deepEqual(await names(api, '{"age": {"$gt": 20, "$lt": 40}}'), ["ann", "dee"]);
+  assert.deepEqual(await names(api, '{"age": {"$in": [17, 45]}}'), ["bob", "cid"]);
+  assert.deepEqual(await names(api, '{"address.city": "Rome"}'), ["ann", "dee"]);
+  assert.deepEqual(await names(api, '{"tags": "b"}'), ["ann", "bob"]);
+  assert.deepEqual(await names(api, '{"$or": [{"name": "bob"}, {"age": 45}]}'), ["bob", "cid"]);
+  assert.deepEqual(await names(api, '{"active": false}'), ["bob"]);
+  assert.deepEqual(await names(api, '{"name": "nobody"}'), []);
+  assert.deepEqual(await names(api, "{}"), ["ann", "bob", "cid", "dee"]);
+  const res = await api.get(`people?where=${encodeURIComponent('{"age": 30}')}`);
+  assert.equal(res.body._meta.total, 2);
+});
+
+scenario("where JSON: DATE_FORMAT strings are dates, also on _created", SETTINGS, async (api) => {
+  await seed(api);
+  assert.deepEqual(await names(api, '{"born": {"$lt": "Mon, 01 Jan 1990 00:00:00 GMT"}}'), ["cid"]);
+  assert.deepEqual(await names(api, '{"born": "Tue, 01 Jan 1991 00:00:00 GMT"}'), ["ann"]);
+  const future = new Date(Date.now() + 3_600_000).toUTCString();
+  assert.deepEqual(await names(api, JSON.stringify({ _created: { $lt: future } })), [
+    "ann",
+    "bob",
+    "cid",
+    "dee",
+  ]);
+  assert.deepEqual(await names(api, JSON.stringify({ _updated: { $gt: future } })), []);
+});
+
+scenario("where JSON: ObjectId strings match objectid fields and _id", SETTINGS, async (api) => {
+  const ids = await seed(api);
+  assert.deepEqual(await names(api, `{"boss": "${BOSS}"}`), ["ann"]);
+  assert.deepEqual(await names(api, `{"_id": "${ids.bob}"}`), ["bob"]);
+  assert.deepEqual(await names(api, JSON.stringify({ _id: { $in: [ids.ann, ids.cid] } })), [
+    "ann",
+    "cid",
+  ]);
+});
+
+scenario("where JSON: custom ID_FIELD values are ObjectIds too", {
+  ...SETTINGS,
+  ID_FIELD: "uid",
+  DOMAIN: { people: { schema: { name: { type: "string" } } } },
+}, async (api) => {
+  const created = await api.create("people", { name: "zed" });
+  assert.match(created.uid, /^[a-f0-9]{24}$/);
+  assert.deepEqual(await names(api, `{"uid": "${created.uid}"}`), ["zed"]);
+});
+
+scenario("where expression: comparisons, and/or/not, parentheses", SETTINGS, async (api) => {
+  await seed(api);
+  assert.deepEqual(await names(api, 'name == "ann"'), ["ann"]);
+  assert.deepEqual(await names(api, 'name != "ann"'), ["bob", "cid", "dee"]);
+  assert.deepEqual(await names(api, "age > 30"), ["cid"]);
+  assert.deepEqual(await names(api, "age >= 30"), ["ann", "cid", "dee"]);
+  assert.deepEqual(await names(api, "age < 30"), ["bob"]);
+  assert.deepEqual(await names(api, "age <= 30"), ["ann", "bob", "dee"]);
+  assert.deepEqual(await names(api, 'name == "ann" and age > 3 or name == "bob"'), ["ann", "bob"]);
+  assert.deepEqual(await names(api, 'name == "bob" or name == "ann" and age > 40'), ["bob"]);
+  assert.deepEqual(await names(api, '(name == "bob" or name == "ann") and age > 20'), ["ann"]);
+  assert.deepEqual(await names(api, "not (age > 20)"), ["bob"]);
+  assert.deepEqual(await names(api, 'not name == "ann" and not name == "bob"'), ["cid", "dee"]);
+  assert.deepEqual(await names(api, 'address.city == "Oslo"'), ["bob"]);
+});
+
+scenario(
+  "where expression: booleans, null, numbers, lists, dates, ObjectIds",
+  SETTINGS,
+  async (api) => {
+    const ids = await seed(api);
+    assert.deepEqual(await names(api, "active == true"), ["ann", "cid"]);
+    assert.deepEqual(await names(api, "active == false"), ["bob"]);
+    assert.deepEqual(await names(api, "active == null"), ["dee"]);
+    assert.deepEqual(await names(api, "age == 30.0"), ["ann", "dee"]);
+    assert.deepEqual(await names(api, "age in [17, 45]"), ["bob", "cid"]);
+    assert.deepEqual(await names(api, 'tags == ["a", "b"]'), ["ann"]);
+    assert.deepEqual(await names(api, 'born > datetime("Sat, 01 Jan 2000 00:00:00 GMT")'), ["bob"]);
+    assert.deepEqual(await names(api, `boss == "${BOSS}"`), ["ann"]);
+    assert.deepEqual(await names(api, `_id == "${ids.cid}"`), ["cid"]);
+  },
+);
+
+scenario("where: malformed queries answer 400 with the position", SETTINGS, async (api) => {
+  await seed(api);
+  await refused(api, "{'name': 'ann'}", "single quotes", "position 1");
+  await refused(api, "{\"name\": 'ann'}", "single quotes", "position 9");
+  await refused(api, "name == 'ann'", "single quote", "position 8");
+  await refused(api, '{"name": "ann"', "position 14");
+  await refused(api, '{"name" "ann"}', "expected ':'", "position 8");
+  await refused(api, '{"name": "ann"} x', "position 16");
+  await refused(api, "name ==", "position 7");
+  await refused(api, 'name = "ann"', "position");
+  await refused(api, '(name == "ann"', "expected ')'", "position 14");
+  await refused(api, 'born > datetime("yesterday")', "DATE_FORMAT", "position 16");
+  await refused(api, '["name"]', "where");
+  await refused(api, '{"age": {"$bogus": 1}}', "unknown operator $bogus");
+});
+
+scenario("DB_QUERY_BLACKLIST: $where and $regex refused at any depth", SETTINGS, async (api) => {
+  await seed(api);
+  await refused(api, '{"name": {"$regex": "^a"}}', "$regex");
+  await refused(api, '{"$where": "this.age > 1"}', "$where");
+  await refused(api, '{"$or": [{"age": 1}, {"$and": [{"name": {"$regex": "a"}}]}]}', "$regex");
+  await refused(api, '{"tags": {"$elemMatch": {"$regex": "a"}}}', "$regex");
+  await refused(api, '{"age": {"$not": {"$regex": "a"}}}', "$regex");
+  await refused(
+    api,
+    '{"$expr": {"$function": {"body": "x", "args": [], "lang": "js"}}}',
+    "$function",
+  );
+});
+
+scenario("DB_QUERY_BLACKLIST: an emptied blacklist allows $regex", {
+  ...SETTINGS,
+  DB_QUERY_BLACKLIST: ["$where"],
+}, async (api) => {
+  await seed(api);
+  assert.deepEqual(await names(api, '{"name": {"$regex": "^[ab]"}}'), ["ann", "bob"]);
+  await refused(api, '{"$where": "1"}', "$where");
+});
+
+scenario("ALLOWED_FILTERS: only listed fields (and their sub-fields) filter", {
+  ...SETTINGS,
+  ALLOWED_FILTERS: ["name", "address"],
+}, async (api) => {
+  await seed(api);
+  assert.deepEqual(await names(api, '{"name": "ann"}'), ["ann"]);
+  assert.deepEqual(await names(api, '{"address.city": "Oslo"}'), ["bob"]);
+  assert.deepEqual(await names(api, 'name == "bob"'), ["bob"]);
+  await refused(api, '{"age": 30}', "'age' is not allowed");
+  await refused(api, '{"$or": [{"name": "ann"}, {"age": 30}]}', "'age' is not allowed");
+  await refused(api, "age > 3", "'age' is not allowed");
+});
+
+scenario(
+  "ALLOWED_FILTERS: an empty list disables filtering",
+  { ...SETTINGS, ALLOWED_FILTERS: [] },
+  async (api) => {
+    await seed(api);
+    await refused(api, '{"name": "ann"}', "not allowed");
+  },
+);
+
+scenario("VALIDATE_FILTERING: unknown fields and ill-typed values are refused", {
+  ...SETTINGS,
+  VALIDATE_FILTERING: true,
+}, async (api) => {
+  await seed(api);
+  assert.deepEqual(await names(api, '{"age": {"$gte": 30}, "address.city": "Rome"}'), [
+    "ann",
+    "dee",
+  ]);
+  assert.deepEqual(await names(api, '{"born": {"$lt": "Mon, 01 Jan 1990 00:00:00 GMT"}}'), ["cid"]);
+  await refused(api, '{"nickname": "x"}', "'nickname'", "unknown field");
+  await refused(api, '{"age": "thirty"}', "'age'", "integer");
+  await refused(api, '{"born": "yesterday"}', "'born'", "datetime");
+  await refused(api, '{"boss": "not-an-id"}', "'boss'", "objectid");
+  await refused(api, 'active == "yes"', "'active'", "boolean");
+});
+
+scenario("VALIDATE_FILTERING off: unknown fields filter freely", SETTINGS, async (api) => {
+  await seed(api);
+  assert.deepEqual(await names(api, '{"nickname": "x"}'), []);
+  assert.deepEqual(await names(api, '{"age": "thirty"}'), []);
+});
+
+const SHARED = {
+  RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+  ITEM_METHODS: ["GET", "PATCH", "DELETE"],
+  IF_MATCH: false,
+  DOMAIN: {
+    people: { schema: PEOPLE_SCHEMA },
+    adults: {
+      schema: PEOPLE_SCHEMA,
+      datasource: { source: "people", filter: { age: { $gte: 18 } } },
+    },
+    romans: {
+      schema: PEOPLE_SCHEMA,
+      datasource: { source: "people", filter: { "address.city": "Rome" } },
+    },
+  },
+};
+
+scenario("predefined filter: reads and counts only matching documents", SHARED, async (api) => {
+  const ids = await seed(api);
+  const adults = await api.get("adults");
+  assert.equal(adults.status, 200);
+  assert.deepEqual(adults.body._items.map((p: { name: string }) => p.name).sort(), [
+    "ann",
+    "cid",
+    "dee",
+  ]);
+  assert.equal(adults.body._meta.total, 3);
+  assert.deepEqual(await names(api, '{"age": {"$lt": 40}}', "adults"), ["ann", "dee"]);
+  assert.deepEqual(await names(api, '{"age": {"$lt": 18}}', "adults"), []);
+  assert.deepEqual(await names(api, "{}", "romans"), ["ann", "dee"]);
+  assert.equal((await api.get(`adults/${ids.ann}`)).status, 200);
+  assert.equal((await api.get(`adults/${ids.bob}`)).status, 404);
+  assert.equal((await api.get(`romans/${ids.cid}`)).status, 404);
+});
+
+scenario("predefined filter: updates and deletes only matching documents", SHARED, async (api) => {
+  const ids = await seed(api);
+  assert.equal((await api.patch(`adults/${ids.bob}`, { name: "bobby" })).status, 404);
+  assert.equal((await api.delete(`adults/${ids.bob}`)).status, 404);
+  assert.equal((await api.patch(`adults/${ids.ann}`, { active: false })).status, 200);
+  assert.equal((await api.delete("romans")).status, 204);
+  assert.deepEqual(await names(api, "{}"), ["bob", "cid"]);
+  assert.equal((await api.delete(`adults/${ids.cid}`)).status, 204);
+  assert.deepEqual(await names(api, "{}"), ["bob"]);
+});

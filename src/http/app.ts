@@ -8,7 +8,7 @@ import { toResponse } from "./respond.ts";
 import { methodOverride } from "./middleware/method-override.ts";
 import { clientIp, requestLog } from "./middleware/request-log.ts";
 import { QueryError } from "../query/errors.ts";
-import { StoreError } from "../store/store.ts";
+import { InvalidQueryError, StoreError } from "../store/store.ts";
 import type { Runtime } from "../services/runtime.ts";
 import { buildRoutes } from "../routes/router.ts";
 import { homeRoute } from "../routes/home.ts";
@@ -49,8 +49,9 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
   app.onError((error, c) => {
     let http: HttpError;
     if (error instanceof HttpError) http = error;
-    else if (error instanceof QueryError) http = new HttpError(400, error.message);
-    else if (error instanceof StoreError) {
+    else if (error instanceof QueryError || error instanceof InvalidQueryError) {
+      http = new HttpError(400, error.message);
+    } else if (error instanceof StoreError) {
       rt.log.log("error", "database error", {
         clientip: clientIp(c),
         url: c.req.url,

@@ -51,6 +51,17 @@ export class StoreError extends Error {
   }
 }
 
+/**
+ * Thrown when the store refuses a query, update or pipeline as malformed (a client mistake
+ * that got past the query layer, e.g. `{"$in": 5}`); the HTTP layer answers 400.
+ */
+export class InvalidQueryError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "InvalidQueryError";
+  }
+}
+
 export interface Collection {
   readonly name: string;
   find(filter: Filter, options?: FindOptions): Promise<Doc[]>;
@@ -63,9 +74,17 @@ export interface Collection {
    */
   insertMany(docs: Doc[]): Promise<void>;
   /** Replaces the first document matching `filter`; with `upsert`, inserts `doc` if none. */
-  replaceOne(filter: Filter, doc: Doc, options?: { upsert?: boolean }): Promise<{ matched: number }>;
+  replaceOne(
+    filter: Filter,
+    doc: Doc,
+    options?: { upsert?: boolean },
+  ): Promise<{ matched: number }>;
   /** Applies MongoDB update operators (`$set`, `$unset`, `$inc`, ...) to the first match. */
-  updateOne(filter: Filter, update: Doc, options?: { upsert?: boolean }): Promise<{ matched: number }>;
+  updateOne(
+    filter: Filter,
+    update: Doc,
+    options?: { upsert?: boolean },
+  ): Promise<{ matched: number }>;
   /** Applies update operators to every match; returns how many matched. */
   updateMany(filter: Filter, update: Doc): Promise<number>;
   deleteOne(filter: Filter): Promise<number>;

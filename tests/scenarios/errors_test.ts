@@ -93,3 +93,12 @@ scenario("errors never leak a stack trace", SETTINGS, async (api) => {
   });
   assert.doesNotMatch(res.text, /at .*\.ts:\d+/);
 });
+
+scenario("a query the store refuses is 400, not 500", {
+  ...SETTINGS,
+  DOMAIN: { notes: { schema: { text: { type: "string" }, n: { type: "integer" } } } },
+}, async (api) => {
+  await api.create("notes", { text: "a", n: 1 });
+  assertError(await api.get('notes?where={"n": {"$in": 5}}'), 400);
+  assertError(await api.get('notes?where={"n": {"$size": "x"}}'), 400);
+});

@@ -7,7 +7,7 @@ import { Query } from "mingo/query";
 import { updateOne as mingoUpdateOne } from "mingo/updater";
 import type { Options } from "mingo/types";
 import type { Collection, Doc, Filter, FindOptions, IndexSpec } from "../store.ts";
-import { DuplicateKeyError } from "../store.ts";
+import { DuplicateKeyError, InvalidQueryError, StoreError } from "../store.ts";
 import { ObjectId } from "../bson.ts";
 import { cloneValue } from "./clone.ts";
 import { encodeDoc, valueKey } from "./codec.ts";
@@ -391,12 +391,19 @@ export class EmbeddedCollection implements Collection {
   }
 }
 
-/** Runs synchronous store work as a promise, turning throws into rejections. */
+/**
+ * Runs synchronous store work as a promise, turning throws into rejections. Errors that
+ * are neither store failures nor duplicate keys come from the query engine refusing the
+ * query, update or pipeline.
+ */
 function run<T>(fn: () => T): Promise<T> {
   try {
     return Promise.resolve(fn());
   } catch (err) {
-    return Promise.reject(err);
+    if (err instanceof StoreError || err instanceof DuplicateKeyError || !(err instanceof Error)) {
+      return Promise.reject(err);
+    }
+    return Promise.reject(new InvalidQueryError(err.message, { cause: err }));
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { join } from "node:path";
-import { StoreError } from "../store.ts";
+import { DuplicateKeyError, StoreError } from "../store.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS collections (name TEXT PRIMARY KEY) WITHOUT ROWID;
@@ -133,7 +133,7 @@ export class Database {
       try {
         this.db.exec("ROLLBACK");
       } catch { /* no transaction left to roll back */ }
-      throw err instanceof StoreError ? err : new StoreError(
+      throw err instanceof StoreError || err instanceof DuplicateKeyError ? err : new StoreError(
         `embedded store write failed: ${(err as Error)?.message}`,
         { cause: err },
       );

@@ -2,7 +2,7 @@
  * Translation of driver errors into the store's error types.
  */
 import { MongoError } from "mongodb";
-import { DuplicateKeyError, StoreError } from "../store.ts";
+import { DuplicateKeyError, InvalidQueryError, StoreError } from "../store.ts";
 
 const DUPLICATE_KEY = 11000;
 /** Legacy duplicate-key code some servers still report on updates. */
@@ -73,6 +73,9 @@ function fieldsFromIndexName(name: string): string[] {
  * Maps a driver error to `DuplicateKeyError` or `StoreError`; other errors pass through.
  * `secret` (the password) is scrubbed from messages.
  */
+/** Server codes for malformed queries: BadValue, FailedToParse, TypeMismatch, bad pipelines. */
+const BAD_QUERY_CODES = new Set([2, 9, 14, 168, 40323, 40324]);
+
 export function translateError(err: unknown, secret?: string): unknown {
   if (err instanceof DuplicateKeyError || err instanceof StoreError) return err;
   if (isDuplicateKey(err)) {
@@ -83,6 +86,9 @@ export function translateError(err: unknown, secret?: string): unknown {
   if (err instanceof MongoError) {
     let message = err.message;
     if (secret) message = message.split(secret).join("***");
+    if (BAD_QUERY_CODES.has(Number(err.code))) {
+      return new InvalidQueryError(`MongoDB: ${message}`, { cause: err });
+    }
     return new StoreError(`MongoDB: ${message}`, { cause: err });
   }
   return err;

@@ -1,0 +1,255 @@
+/** Reading: sort, default_sort, pagination (_meta, _links), pagination off, fast pagination. */
+import assert from "node:assert/strict";
+import { scenario } from "../support/harness.ts";
+import type { Client } from "../support/client.ts";
+
+const SCHEMA = { name: { type: "string" }, age: { type: "integer" }, city: { type: "string" } };
+
+const SETTINGS = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  PAGINATION_LIMIT: 4,
+  PAGINATION_DEFAULT: 3,
+  DOMAIN: {
+    people: { schema: SCHEMA },
+    sorted: {
+      schema: SCHEMA,
+      datasource: { source: "people", default_sort: [["age", -1], ["name", 1]] },
+    },
+    unsortable: { schema: SCHEMA, sorting: false, datasource: { source: "people" } },
+    all: { schema: SCHEMA, pagination: false, datasource: { source: "people" } },
+  },
+};
+
+const PEOPLE = [
+  { name: "ann", age: 30, city: "Rome" },
+  { name: "bob", age: 17, city: "Oslo" },
+  { name: "cid", age: 45, city: "Rome" },
+  { name: "dee", age: 30, city: "Oslo" },
+  { name: "eve", age: 22, city: "Rome" },
+];
+
+async function seed(api: Client, docs: object[] = PEOPLE) {
+  const res = await api.post("people", docs);
+  assert.equal(res.status, 201, res.text);
+}
+
+const namesOf = (res: { body: { _items: Array<{ name: string }> } }) =>
+  res.body._items.map((p) => p.name);
+
+async function listed(api: Client, path: string): Promise<string[]> {
+  const res = await api.get(path);
+  assert.equal(res.status, 200, `${path}: ${res.text}`);
+  return namesOf(res);
+}
+
+async function refused(api: Client, path: string, fragment: string) {
+  const res = await api.get(path);
+  assert.equal(res.status, 400, `${path} answered ${res.status}: ${res.text}`);
+  assert.equal(res.body._status, "ERR");
+  assert.ok(
+    res.body._error.message.includes(fragment),
+    `"${res.body._error.message}" lacks "${fragment}"`,
+  );
+}
+
+const q = (s: string) => encodeURIComponent(s);
+
+scenario("sort: comma form with - for descending", SETTINGS, async (api) => {
+  await seed(api);
+  assert.deepEqual(await listed(api, "people?sort=age,name&max_results=4"), [
+    "bob",
+    "eve",
+    "ann",
+    "dee",
+  ]);
+  assert.deepEqual(await listed(api, "people?sort=-age,name&max_results=4"), [
+    "cid",
+    "ann",
+    "dee",
+    "eve",
+  ]);
+  assert.deepEqual(await listed(api, "people?sort=-name&max_results=2"), ["eve", "dee"]);
+  assert.deepEqual(await listed(api, `people?sort=${q("city,-age")}&max_results=4`), [
+    "dee",
+    "bob",
+    "cid",
+    "ann",
+  ]);
+});
+
+scenario("sort: list of (field, direction) pairs", SETTINGS, async (api) => {
+  await seed(api);
+  assert.deepEqual(
+    await listed(api, `people?sort=${q('[("age", -1), ("name", -1)]')}&max_results=4`),
+    ["cid", "dee", "ann", "eve"],
+  );
+  assert.deepEqual(await listed(api, `people?sort=${q('[["age", 1]]')}&max_results=2`), [
+    "bob",
+    "eve",
+  ]);
+});
+
+scenario("sort: default_sort applies unless the client sorts", SETTINGS, async (api) => {
+  await seed(api);
+  assert.deepEqual(await listed(api, "sorted?max_results=4"), ["cid", "ann", "dee", "eve"]);
+  assert.deepEqual(await listed(api, "sorted?sort=name&max_results=4"), [
+    "ann",
+    "bob",
+    "cid",
+    "dee",
+  ]);
+});
+
+scenario("sort: bad syntax answers 400", SETTINGS, async (api) => {
+  await seed(api);
+  await refused(api, `people?sort=${q('[("age", 2)]')}`, "direction must be 1 or -1");
+  await refused(api, `people?sort=${q("[('age', 1)]")}`, "single quotes");
+  await refused(api, `people?sort=${q('[("age", 1)')}`, "position");
+  await refused(api, `people?sort=${q("age,,name")}`, "empty field name");
+  await refused(api, `people?sort=${q("age,-age")}`, "duplicate");
+  await refused(api, `people?sort=${q("$where")}`, "invalid field name");
+  await refused(api, `people?sort=${q("-")}`, "empty field name");
+});
+
+scenario("sort: sorting false on the resource refuses client sorts", SETTINGS, async (api) => {
+  await seed(api);
+  await refused(api, "unsortable?sort=name", "sorting");
+  assert.equal((await api.get("unsortable")).status, 200);
+});
+
+scenario(
+  "sort: SORTING false refuses client sorts everywhere",
+  { ...SETTINGS, SORTING: false },
+  async (api) => {
+    await seed(api);
+    await refused(api, "people?sort=name", "sorting");
+    await refused(api, "people?sort=-age", "sorting");
+  },
+);
+
+scenario("pagination: _meta and page slices", SETTINGS, async (api) => {
+  await seed(api);
+  const first = await api.get("people?sort=name");
+  assert.deepEqual(first.body._meta, { page: 1, max_results: 3, total: 5 });
+  assert.deepEqual(namesOf(first), ["ann", "bob", "cid"]);
+  const second = await api.get("people?sort=name&page=2");
+  assert.deepEqual(second.body._meta, { page: 2, max_results: 3, total: 5 });
+  assert.deepEqual(namesOf(second), ["dee", "eve"]);
+  const small = await api.get("people?sort=name&max_results=2&page=3");
+  assert.deepEqual(small.body._meta, { page: 3, max_results: 2, total: 5 });
+  assert.deepEqual(namesOf(small), ["eve"]);
+  const beyond = await api.get("people?sort=name&page=9");
+  assert.equal(beyond.status, 200);
+  assert.deepEqual(beyond.body._items, []);
+  assert.deepEqual(beyond.body._meta, { page: 9, max_results: 3, total: 5 });
+});
+
+scenario("pagination: max_results is capped by PAGINATION_LIMIT", SETTINGS, async (api) => {
+  await seed(api);
+  const res = await api.get("people?max_results=100");
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body._meta, { page: 1, max_results: 4, total: 5 });
+  assert.equal(res.body._items.length, 4);
+});
+
+scenario("pagination: bad page and max_results answer 400", SETTINGS, async (api) => {
+  await refused(api, "people?page=0", "page");
+  await refused(api, "people?page=-1", "page");
+  await refused(api, "people?page=abc", "page must be an integer");
+  await refused(api, "people?page=1.5", "page must be an integer");
+  await refused(api, "people?max_results=0", "max_results");
+  await refused(api, "people?max_results=-3", "max_results");
+  await refused(api, "people?max_results=ten", "max_results must be an integer");
+});
+
+scenario("pagination: next/prev/last links only where they apply", SETTINGS, async (api) => {
+  await seed(api);
+  const one = await api.get("people?max_results=2");
+  assert.deepEqual(one.body._links, {
+    parent: { href: "/", title: "home" },
+    self: { href: "people", title: "people" },
+    next: { href: "people?max_results=2&page=2", title: "next page" },
+    last: { href: "people?max_results=2&page=3", title: "last page" },
+  });
+  const two = await api.get("people?max_results=2&page=2");
+  assert.deepEqual(two.body._links.next, {
+    href: "people?max_results=2&page=3",
+    title: "next page",
+  });
+  assert.deepEqual(two.body._links.prev, {
+    href: "people?max_results=2&page=1",
+    title: "previous page",
+  });
+  assert.deepEqual(two.body._links.last, {
+    href: "people?max_results=2&page=3",
+    title: "last page",
+  });
+  const three = await api.get("people?max_results=2&page=3");
+  assert.equal(three.body._links.next, undefined);
+  assert.deepEqual(three.body._links.prev, {
+    href: "people?max_results=2&page=2",
+    title: "previous page",
+  });
+  assert.deepEqual(three.body._links.last, {
+    href: "people?max_results=2&page=3",
+    title: "last page",
+  });
+  const whole = await api.get("people?max_results=4&page=1&sort=name");
+  assert.ok(whole.body._links.next);
+  const single = await api.get(`people?where=${q('{"city": "Oslo"}')}`);
+  assert.deepEqual(Object.keys(single.body._links).sort(), ["parent", "self"]);
+});
+
+scenario("pagination: links keep the other query parameters", SETTINGS, async (api) => {
+  await seed(api);
+  const res = await api.get(`people?where=${q('{"city": "Rome"}')}&sort=-age&max_results=1`);
+  assert.equal(res.body._meta.total, 3);
+  const next = new URL(res.body._links.next.href, "http://x/");
+  assert.equal(next.pathname, "/people");
+  assert.equal(next.searchParams.get("where"), '{"city": "Rome"}');
+  assert.equal(next.searchParams.get("sort"), "-age");
+  assert.equal(next.searchParams.get("max_results"), "1");
+  assert.equal(next.searchParams.get("page"), "2");
+  const followed = await api.get(res.body._links.next.href);
+  assert.deepEqual(namesOf(followed), ["ann"]);
+});
+
+scenario("pagination false: every item, no _meta, no paging links", SETTINGS, async (api) => {
+  const many = Array.from(
+    { length: 12 },
+    (_, i) => ({ name: `p${String(i).padStart(2, "0")}`, age: i }),
+  );
+  await seed(api, many);
+  const res = await api.get("all?sort=name&max_results=2&page=2");
+  assert.equal(res.status, 200);
+  assert.equal(res.body._items.length, 12);
+  assert.equal(res.body._meta, undefined);
+  assert.deepEqual(res.body._links, {
+    parent: { href: "/", title: "home" },
+    self: { href: "all", title: "all" },
+  });
+});
+
+scenario("OPTIMIZE_PAGINATION_FOR_SPEED: no total, next link from one extra document", {
+  ...SETTINGS,
+  OPTIMIZE_PAGINATION_FOR_SPEED: true,
+}, async (api) => {
+  await seed(api);
+  const first = await api.get("people?sort=name&max_results=2");
+  assert.deepEqual(first.body._meta, { page: 1, max_results: 2 });
+  assert.deepEqual(namesOf(first), ["ann", "bob"]);
+  assert.deepEqual(first.body._links.next, {
+    href: "people?sort=name&max_results=2&page=2",
+    title: "next page",
+  });
+  assert.equal(first.body._links.last, undefined);
+  const last = await api.get("people?sort=name&max_results=2&page=3");
+  assert.deepEqual(namesOf(last), ["eve"]);
+  assert.equal(last.body._links.next, undefined);
+  assert.ok(last.body._links.prev);
+  const exact = await api.get("people?sort=name&max_results=4&page=1");
+  assert.ok(exact.body._links.next);
+  const four = await api.get(`people?where=${q('{"name": {"$ne": "eve"}}')}&max_results=4`);
+  assert.equal(four.body._items.length, 4);
+  assert.equal(four.body._links.next, undefined);
+});

@@ -31,7 +31,7 @@ function nestedSchema(rules: FieldSchema): ResourceSchema | undefined {
 }
 
 /** The data relation a (possibly list) field points through, if any. */
-function relationOf(rules: FieldSchema): DataRelation | undefined {
+export function relationOf(rules: FieldSchema): DataRelation | undefined {
   const direct = rules.data_relation as DataRelation | undefined;
   if (direct) return direct;
   const member = rules.type === "list" ? rules.schema as FieldSchema | undefined : undefined;
@@ -43,7 +43,9 @@ function requestedFields(rt: Runtime, ctx: RequestContext): string[] {
   const raw = ctx.query.get(rt.settings.QUERY_EMBEDDED);
   const { resource } = ctx;
   if (!resource.embedding) {
-    if (raw !== null && raw !== "") throw new HttpError(400, "embedding is disabled for this resource");
+    if (raw !== null && raw !== "") {
+      throw new HttpError(400, "embedding is disabled for this resource");
+    }
     return [];
   }
   const asked = raw === null || raw === "" ? {} : parseEmbedded(raw);

@@ -1,9 +1,11 @@
 /**
  * Hypermedia links (HATEOAS). Every href is relative to the API entry point.
  */
+import type { Domain } from "../domain/build.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import { idToString } from "./meta.ts";
+import { relationOf } from "./embed.ts";
 
 export interface Link {
   href: string;
@@ -29,6 +31,48 @@ export function itemLinks(resource: Resource, resourcePath: string, doc: Doc) {
     parent: HOME_LINK,
     collection: collectionLink(resource, resourcePath),
   };
+}
+
+/**
+ * `related` links of a stored document: for every top-level data_relation field (or list
+ * of them) holding references, a link to each referenced document, a list for list
+ * fields. Computed from the references before embedding replaces them, so an unresolved
+ * reference still names what it points to. Undefined when there is none.
+ */
+export function relatedLinks(
+  domain: Domain,
+  resource: Resource,
+  doc: Doc,
+  versionField: string,
+): Record<string, Link | Link[]> | undefined {
+  const related: Record<string, Link | Link[]> = {};
+  for (const [field, rules] of Object.entries(resource.schema)) {
+    const relation = relationOf(rules);
+    const value = doc[field];
+    if (!relation || value === null || value === undefined) continue;
+    const target = domain.get(relation.resource);
+    // A sub-resource target has no single address for its items.
+    if (!target || target.internal || target.urlParts.some((p) => typeof p !== "string")) continue;
+    const link = (ref: unknown): Link | null => {
+      let id = ref;
+      let suffix = "";
+      if (relation.version && ref !== null && typeof ref === "object" && !Array.isArray(ref)) {
+        const versioned = ref as Doc;
+        id = versioned[relation.field ?? target.idField];
+        if (versioned[versionField] !== undefined) suffix = `?version=${versioned[versionField]}`;
+      }
+      if (id === null || id === undefined) return null;
+      return { href: `${target.url}/${idToString(id)}${suffix}`, title: target.itemTitle };
+    };
+    if (Array.isArray(value)) {
+      const links = value.map(link).filter((l): l is Link => l !== null);
+      if (links.length) related[field] = links;
+    } else {
+      const single = link(value);
+      if (single) related[field] = single;
+    }
+  }
+  return Object.keys(related).length ? related : undefined;
 }
 
 /** Collection `_links`, with next / previous / last only when they apply. */

@@ -9,7 +9,7 @@ import { effectiveProjection, parseProjection } from "../query/projection.ts";
 import { parsePaging } from "../query/paging.ts";
 import type { Doc, Filter, Projection } from "../store/store.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
-import { collectionLinks, itemLinks } from "./links.ts";
+import { collectionLinks, itemLinks, type Link, relatedLinks } from "./links.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { embedDocuments } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
@@ -37,12 +37,30 @@ export function requestProjection(rt: Runtime, ctx: RequestContext): Projection 
   return effectiveProjection(client, ctx.resource.projection, keyFields(rt, ctx));
 }
 
-/** Adds what every returned item carries: links, and `_deleted: false` on older documents. */
-export function decorateItem(rt: Runtime, ctx: RequestContext, doc: Doc): Doc {
+/** Links to the documents `doc` references, taken before embedding replaces them. */
+function relatedOf(rt: Runtime, ctx: RequestContext, doc: Doc) {
+  if (!ctx.resource.hateoas) return undefined;
+  return relatedLinks(rt.domain, ctx.resource, doc, rt.settings.VERSION);
+}
+
+/**
+ * Adds what every returned item carries: links (with `related` when given), and
+ * `_deleted: false` on older documents.
+ */
+export function decorateItem(
+  rt: Runtime,
+  ctx: RequestContext,
+  doc: Doc,
+  related?: Record<string, Link | Link[]>,
+): Doc {
   const s = rt.settings;
   if (ctx.resource.softDelete && doc[s.DELETED] === undefined) doc[s.DELETED] = false;
   if (!ctx.resource.ifMatch) delete doc[s.ETAG];
-  if (ctx.resource.hateoas) doc[s.LINKS] = itemLinks(ctx.resource, ctx.resourcePath, doc);
+  if (ctx.resource.hateoas) {
+    const links: Doc = itemLinks(ctx.resource, ctx.resourcePath, doc);
+    if (related) links.related = related;
+    doc[s.LINKS] = links;
+  }
   return doc;
 }
 
@@ -117,8 +135,9 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
     docs = await rt.store.collection(resource.source).find(filter, { sort, projection });
     if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, query);
   }
+  const related = docs.map((doc) => relatedOf(rt, ctx, doc));
   await embedDocuments(rt, ctx, docs);
-  for (const doc of docs) decorateItem(rt, ctx, doc);
+  docs.forEach((doc, i) => decorateItem(rt, ctx, doc, related[i]));
   const envelope: Doc = { [s.ITEMS]: docs, ...body };
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
   return { status: 200, body: envelope, headers: cacheHeaders(ctx) };
@@ -158,8 +177,9 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   }
   const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
   if (notModified(ctx.request.headers, headers)) return { status: 304, headers };
+  const related = relatedOf(rt, ctx, doc);
   await embedDocuments(rt, ctx, [doc]);
-  decorateItem(rt, ctx, doc);
+  decorateItem(rt, ctx, doc, related);
   await rt.events.emitFor("on_fetched_item", ctx.resource.name, doc);
   return { status: 200, body: doc, headers };
 }

@@ -1,0 +1,220 @@
+/** Reading: `embedded` (data_relation expansion), embedded_fields, switches, related links. */
+import assert from "node:assert/strict";
+import { scenario } from "../support/harness.ts";
+import type { Client } from "../support/client.ts";
+import type { Store } from "../../src/store/store.ts";
+
+const REF = { type: "objectid", data_relation: { resource: "people", embeddable: true } };
+const INVOICE = {
+  number: { type: "integer" },
+  person: REF,
+  reviewers: { type: "list", schema: REF },
+  meta: { type: "dict", schema: { approver: REF } },
+  plain: { type: "objectid", data_relation: { resource: "people" } },
+};
+
+const SETTINGS = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  ITEM_METHODS: ["GET", "DELETE"],
+  IF_MATCH: false,
+  DOMAIN: {
+    people: { item_title: "person", schema: { name: { type: "string" } } },
+    invoices: { schema: INVOICE },
+    auto: { schema: INVOICE, embedded_fields: ["person"], datasource: { source: "invoices" } },
+    flat: { schema: INVOICE, embedding: false, datasource: { source: "invoices" } },
+  },
+};
+
+const q = (s: string) => encodeURIComponent(s);
+
+interface Seeded {
+  ann: string;
+  bob: string;
+  cid: string;
+  invoice: string;
+}
+
+async function seed(api: Client): Promise<Seeded> {
+  const people = await api.post("people", [{ name: "ann" }, { name: "bob" }, { name: "cid" }]);
+  assert.equal(people.status, 201, people.text);
+  const [ann, bob, cid] = people.body._items.map((p: { _id: string }) => p._id);
+  const invoice = await api.create("invoices", {
+    number: 1,
+    person: ann,
+    reviewers: [bob, cid, ann],
+    meta: { approver: cid },
+    plain: bob,
+  });
+  return { ann, bob, cid, invoice: invoice._id };
+}
+
+async function refused(api: Client, path: string, fragment: string) {
+  const res = await api.get(path);
+  assert.equal(res.status, 400, `${path} answered ${res.status}: ${res.text}`);
+  assert.equal(res.body._status, "ERR");
+  assert.ok(
+    res.body._error.message.includes(fragment),
+    `"${res.body._error.message}" lacks "${fragment}"`,
+  );
+}
+
+scenario("embedded: a reference becomes the referenced document", SETTINGS, async (api) => {
+  const s = await seed(api);
+  const plainRes = await api.get(`invoices/${s.invoice}`);
+  assert.equal(plainRes.body.person, s.ann);
+  const item = await api.get(`invoices/${s.invoice}?embedded=${q('{"person": 1}')}`);
+  assert.equal(item.status, 200);
+  assert.equal(item.body.person._id, s.ann);
+  assert.equal(item.body.person.name, "ann");
+  assert.match(item.body.person._etag, /^[a-f0-9]{40}$/);
+  assert.equal(item.body.reviewers[0], s.bob, "fields not asked stay references");
+  const list = await api.get(`invoices?embedded=${q('{"person": 1}')}`);
+  assert.equal(list.body._items[0].person.name, "ann");
+});
+
+scenario(
+  "embedded: lists of references and dotted paths to nested references",
+  SETTINGS,
+  async (api) => {
+    const s = await seed(api);
+    const res = await api.get(
+      `invoices/${s.invoice}?embedded=${q('{"reviewers": 1, "meta.approver": 1}')}`,
+    );
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.reviewers.map((p: { name: string }) => p.name), [
+      "bob",
+      "cid",
+      "ann",
+    ]);
+    assert.equal(res.body.meta.approver.name, "cid");
+    assert.equal(res.body.person, s.ann);
+  },
+);
+
+scenario("embedded: unresolved references become null", SETTINGS, async (api) => {
+  const s = await seed(api);
+  assert.equal((await api.delete(`people/${s.cid}`)).status, 204);
+  const res = await api.get(
+    `invoices/${s.invoice}?embedded=${q('{"reviewers": 1, "meta.approver": 1}')}`,
+  );
+  assert.equal(res.status, 200);
+  assert.equal(res.body.reviewers[0].name, "bob");
+  assert.equal(res.body.reviewers[1], null);
+  assert.equal(res.body.reviewers[2].name, "ann");
+  assert.equal(res.body.meta.approver, null);
+});
+
+scenario(
+  "embedded: non-embeddable, unknown and malformed requests answer 400",
+  SETTINGS,
+  async (api) => {
+    const s = await seed(api);
+    await refused(api, `invoices/${s.invoice}?embedded=${q('{"plain": 1}')}`, "plain");
+    await refused(api, `invoices?embedded=${q('{"number": 1}')}`, "not embeddable");
+    await refused(api, `invoices?embedded=${q('{"nothing": 1}')}`, "not embeddable");
+    await refused(api, `invoices?embedded=${q("{'person': 1}")}`, "single quotes");
+    await refused(api, `invoices?embedded=${q('{"person": 2}')}`, "must be 0 or 1");
+    await refused(api, `invoices?embedded=${q('{"person": 1')}`, "position");
+  },
+);
+
+scenario("embedded_fields: embedded by default, {field: 0} opts out", SETTINGS, async (api) => {
+  const s = await seed(api);
+  const auto = await api.get(`auto/${s.invoice}`);
+  assert.equal(auto.body.person.name, "ann");
+  const list = await api.get("auto");
+  assert.equal(list.body._items[0].person.name, "ann");
+  const optOut = await api.get(`auto/${s.invoice}?embedded=${q('{"person": 0}')}`);
+  assert.equal(optOut.body.person, s.ann);
+  const more = await api.get(`auto/${s.invoice}?embedded=${q('{"reviewers": 1}')}`);
+  assert.equal(more.body.person.name, "ann");
+  assert.equal(more.body.reviewers[0].name, "bob");
+});
+
+scenario("embedding false on a resource refuses embedded requests", SETTINGS, async (api) => {
+  const s = await seed(api);
+  await refused(api, `flat/${s.invoice}?embedded=${q('{"person": 1}')}`, "embedding");
+  const res = await api.get(`flat/${s.invoice}`);
+  assert.equal(res.status, 200);
+  assert.equal(res.body.person, s.ann);
+});
+
+scenario(
+  "EMBEDDING false turns embedding off globally",
+  { ...SETTINGS, EMBEDDING: false },
+  async (api) => {
+    const s = await seed(api);
+    await refused(api, `invoices?embedded=${q('{"person": 1}')}`, "embedding");
+    const auto = await api.get(`auto/${s.invoice}`);
+    assert.equal(auto.status, 200);
+    assert.equal(auto.body.person, s.ann, "embedded_fields do nothing when embedding is off");
+  },
+);
+
+scenario("embedded: one query per relation per page", SETTINGS, async (api, running) => {
+  const s = await seed(api);
+  await api.post("invoices", [
+    { number: 2, person: s.bob, reviewers: [s.ann] },
+    { number: 3, person: s.cid, reviewers: [s.bob, s.cid] },
+    { number: 4, person: s.ann },
+  ]);
+  const store: Store = running.service.store;
+  const original = store.collection.bind(store);
+  let peopleFinds = 0;
+  store.collection = (name: string) => {
+    const collection = original(name);
+    if (name !== "people") return collection;
+    return new Proxy(collection, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (prop !== "find" && prop !== "findOne") return value;
+        return (...args: unknown[]) => {
+          peopleFinds++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  };
+  try {
+    const res = await api.get(
+      `invoices?sort=number&embedded=${q('{"person": 1, "reviewers": 1}')}`,
+    );
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body._items.map((i: { person: { name: string } }) => i.person.name), [
+      "ann",
+      "bob",
+      "cid",
+      "ann",
+    ]);
+    assert.deepEqual(res.body._items[2].reviewers.map((p: { name: string }) => p.name), [
+      "bob",
+      "cid",
+    ]);
+    assert.equal(peopleFinds, 2);
+  } finally {
+    store.collection = original;
+  }
+});
+
+scenario("related links point at referenced documents", SETTINGS, async (api) => {
+  const s = await seed(api);
+  const res = await api.get(`invoices/${s.invoice}?embedded=${q('{"person": 1, "reviewers": 1}')}`);
+  assert.deepEqual(res.body._links.related, {
+    person: { href: `people/${s.ann}`, title: "person" },
+    reviewers: [
+      { href: `people/${s.bob}`, title: "person" },
+      { href: `people/${s.cid}`, title: "person" },
+      { href: `people/${s.ann}`, title: "person" },
+    ],
+    plain: { href: `people/${s.bob}`, title: "person" },
+  });
+  const list = await api.get("invoices");
+  assert.deepEqual(list.body._items[0]._links.related.person, {
+    href: `people/${s.ann}`,
+    title: "person",
+  });
+  const none = await api.create("invoices", { number: 9 });
+  const bare = await api.get(`invoices/${none._id}`);
+  assert.equal(bare.body._links.related, undefined);
+  assert.deepEqual(Object.keys(bare.body._links).sort(), ["collection", "parent", "self"]);
+});

@@ -19,8 +19,14 @@ type KwFn = ((data: unknown, cxt?: DataValidationCxt) => boolean) & {
   errors?: Array<Record<string, unknown>>;
 };
 
-/** A check returning a message (or [message, instancePath]) when the value fails. */
-type Check = (data: unknown, cxt?: DataValidationCxt) => string | [string, string] | null;
+/**
+ * A check returning a message (or [message, instancePath], or a list of those) when the
+ * value fails.
+ */
+type Check = (
+  data: unknown,
+  cxt?: DataValidationCxt,
+) => string | [string, string] | Array<[string, string]> | null;
 
 function keyword(ajv: Ajv, name: string, make: (arg: any) => Check) {
   ajv.addKeyword({
@@ -30,9 +36,18 @@ function keyword(ajv: Ajv, name: string, make: (arg: any) => Check) {
       const check = make(arg);
       const fn: KwFn = (data, cxt) => {
         const r = check(data, cxt);
-        if (r === null) return true;
-        const [message, instancePath] = typeof r === "string" ? [r, undefined] : r;
-        fn.errors = [{ keyword: name, message, params: {}, instancePath }];
+        if (r === null || (Array.isArray(r) && r.length === 0)) return true;
+        const list = typeof r === "string"
+          ? [[r, undefined]]
+          : Array.isArray(r[0])
+          ? r as Array<[string, string]>
+          : [r as [string, string]];
+        fn.errors = list.map(([message, instancePath]) => ({
+          keyword: name,
+          message,
+          params: {},
+          instancePath,
+        }));
         return false;
       };
       return fn;
@@ -136,11 +151,12 @@ export function createAjv(tc: TypeChecker, show: (v: unknown) => string): Ajv {
     "eveRequiredUnless",
     (list: Array<{ field: string; unless: string[] }>) => (v, cxt) => {
       if (typeof v !== "object" || v === null) return null;
+      const missing: Array<[string, string]> = [];
       for (const { field, unless } of list) {
         if (Object.hasOwn(v, field) || unless.some((u) => Object.hasOwn(v, u))) continue;
-        return ["required field", `${cxt?.instancePath ?? ""}/${escapePointer(field)}`];
+        missing.push(["required field", `${cxt?.instancePath ?? ""}/${escapePointer(field)}`]);
       }
-      return null;
+      return missing;
     },
   );
   return ajv;

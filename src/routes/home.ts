@@ -1,4 +1,4 @@
-/** The home endpoint: a link to every public resource. */
+/** The home endpoint: a link to every public resource (an empty body with HATEOAS off). */
 import { HttpError } from "../http/errors.ts";
 import type { Reply, Runtime } from "../services/runtime.ts";
 
@@ -8,6 +8,7 @@ export function homeRoute(rt: Runtime, method: string): Reply {
       headers: { allow: "GET, HEAD, OPTIONS" },
     });
   }
+  if (!rt.settings.HATEOAS) return { status: 200, body: {} };
   const child = [...rt.domain.values()].filter((r) => !r.internal)
     .map((r) => ({ href: r.url, title: r.resourceTitle }));
   return { status: 200, body: { [rt.settings.LINKS]: { child } } };

@@ -1,0 +1,111 @@
+/** The logging store decorator: database exceptions are logged with context and rethrown. */
+import assert from "node:assert/strict";
+import { withLogContext } from "../../src/log.ts";
+import { loggedStore } from "../../src/store/logged.ts";
+import { type Collection, DuplicateKeyError, type Store } from "../../src/store/store.ts";
+import { memoryLogger } from "./record.ts";
+
+/** A store whose collections answer `find` with one document and fail everything else. */
+function fakeStore(failure: () => Error): Store & { opened: string[] } {
+  const opened: string[] = [];
+  const fail = () => Promise.reject(failure());
+  const collection = (name: string): Collection => {
+    opened.push(name);
+    return {
+      name,
+      find: () => Promise.resolve([{ _id: 1 }]),
+      findOne: fail,
+      count: fail,
+      insertMany: fail,
+      replaceOne: fail,
+      updateOne: fail,
+      updateMany: fail,
+      deleteOne: fail,
+      deleteMany: fail,
+      aggregate: fail,
+      distinct: fail,
+      createIndex: fail,
+      drop: fail,
+    };
+  };
+  return {
+    kind: "fake",
+    opened,
+    collection,
+    files: { put: fail, stat: fail, read: fail, delete: fail },
+    collectionNames: fail,
+    ping: fail,
+    close: () => Promise.resolve(),
+  };
+}
+
+Deno.test("results pass through untouched and nothing is logged", async () => {
+  const { logger, records } = memoryLogger();
+  const store = loggedStore(fakeStore(() => new Error("x")), logger);
+  assert.equal(store.kind, "fake");
+  assert.deepEqual(await store.collection("people").find({}), [{ _id: 1 }]);
+  assert.deepEqual(records, []);
+});
+
+Deno.test("an exception is logged at error with its stack and rethrown as is", async () => {
+  const { logger, records } = memoryLogger();
+  const error = new Error("disk on fire");
+  const store = loggedStore(fakeStore(() => error), logger);
+  await assert.rejects(store.collection("people").insertMany([{ _id: 1 }]), (e) => e === error);
+  assert.equal(records.length, 1);
+  const [r] = records;
+  assert.equal(r.level, "error");
+  assert.equal(r.message, "database error in insertMany on people");
+  assert.equal(r.operation, "insertMany");
+  assert.equal(r.collection, "people");
+  assert.match(String(r.error), /^Error: disk on fire\n\s+at /);
+  assert.equal(r.clientip, undefined);
+});
+
+Deno.test("a unique violation is logged at warn", async () => {
+  const { logger, records } = memoryLogger();
+  const store = loggedStore(fakeStore(() => new DuplicateKeyError(["email"])), logger);
+  await assert.rejects(store.collection("people").replaceOne({}, {}), DuplicateKeyError);
+  assert.deepEqual(records.map((r) => [r.level, r.operation]), [["warn", "replaceOne"]]);
+});
+
+Deno.test("records carry the request fields of the request being handled", async () => {
+  const { logger, records } = memoryLogger();
+  const store = loggedStore(fakeStore(() => new Error("nope")), logger);
+  const fields = { clientip: "10.0.0.1", url: "http://h/people?where=x", method: "PATCH" };
+  await withLogContext(fields, async () => {
+    await assert.rejects(store.collection("people").count({}));
+  });
+  assert.equal(records.length, 1);
+  assert.equal(records[0].clientip, "10.0.0.1");
+  assert.equal(records[0].url, "http://h/people?where=x");
+  assert.equal(records[0].method, "PATCH");
+});
+
+Deno.test("every operation is guarded: collections, files and the store itself", async () => {
+  const { logger, records } = memoryLogger();
+  const inner = fakeStore(() => new Error("down"));
+  const store = loggedStore(inner, logger);
+  const c = store.collection("c");
+  assert.equal(store.collection("c"), c);
+  assert.deepEqual(inner.opened, ["c"]);
+  const attempts: Array<[string, () => Promise<unknown>]> = [
+    ["findOne", () => c.findOne({})],
+    ["count", () => c.count({})],
+    ["updateOne", () => c.updateOne({}, {})],
+    ["updateMany", () => c.updateMany({}, {})],
+    ["deleteOne", () => c.deleteOne({})],
+    ["deleteMany", () => c.deleteMany({})],
+    ["aggregate", () => c.aggregate([])],
+    ["distinct", () => c.distinct("x")],
+    ["createIndex", () => c.createIndex({ keys: { x: 1 } })],
+    ["drop", () => c.drop()],
+    ["put", () => store.files.put(new Uint8Array(), { filename: "f", contentType: "t" })],
+    ["collectionNames", () => store.collectionNames()],
+    ["ping", () => store.ping()],
+  ];
+  for (const [, attempt] of attempts) await assert.rejects(attempt());
+  assert.deepEqual(records.map((r) => r.operation), attempts.map(([name]) => name));
+  assert.equal(records.at(-3)!.collection, "files");
+  assert.equal(records.at(-1)!.collection, "store");
+});

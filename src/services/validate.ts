@@ -7,7 +7,7 @@ import type { DataRelation } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import { andFilters, notDeleted } from "./filters.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
-import type { ValidationContext } from "../validation/mod.ts";
+import { showValue, type ValidationContext } from "../validation/mod.ts";
 
 /** A validation context for one document of `ctx`'s resource. */
 export function validationContext(
@@ -20,6 +20,7 @@ export function validationContext(
   return {
     mode,
     original,
+    mergeNested: resource.mergeNestedDocuments,
     async isDuplicate(field, value, excludeId) {
       const filter = andFilters(
         resource.filter,
@@ -67,12 +68,37 @@ export function validationError(
   return new HttpError(s.VALIDATION_ERROR_STATUS, message, { body });
 }
 
-/** Issues for a store-level unique violation on `fields` of `doc`. */
-export function duplicateIssues(fields: string[], doc?: Doc): Issues {
+/**
+ * Issues for a store-level unique violation on `fields` (dotted paths) of `doc`, worded as
+ * the validator words them, nested fields nested.
+ */
+export function duplicateIssues(rt: Runtime, fields: string[], doc?: Doc): Issues {
   const issues: Issues = {};
   for (const field of fields.length ? fields : ["_id"]) {
-    const value = doc?.[field];
-    issues[field] = value === undefined ? "value is not unique" : `value '${value}' is not unique`;
+    const path = field.split(".");
+    const value = getPath(doc, path);
+    const shown = value === undefined ? "" : ` '${showValue(value, rt.settings.DATE_FORMAT)}'`;
+    addIssue(issues, path, `value${shown} is not unique`);
   }
   return issues;
+}
+
+function getPath(doc: unknown, path: string[]): unknown {
+  let cur = doc;
+  for (const segment of path) {
+    if (typeof cur !== "object" || cur === null) return undefined;
+    cur = (cur as Doc)[segment];
+  }
+  return cur;
+}
+
+/** Sets `message` at `path` in `issues` (nested fields nested). */
+function addIssue(issues: Issues, path: string[], message: string) {
+  let cur = issues;
+  for (const segment of path.slice(0, -1)) {
+    const next = cur[segment];
+    if (typeof next === "string") return;
+    cur = (cur[segment] ??= {}) as Issues;
+  }
+  cur[path[path.length - 1]] = message;
 }

@@ -48,19 +48,23 @@ function asValidationError(rt: Runtime, error: unknown, docs: Doc[], bulk: boole
   if (!(error instanceof DuplicateKeyError)) return error;
   // The store names the fields; the offending document is not known for every store, so
   // each document is flagged with the value it holds.
-  const results = docs.map((doc) => duplicateIssues(error.fields, doc));
+  const results = docs.map((doc) => duplicateIssues(rt, error.fields, doc));
   return validationError(rt, results, bulk);
 }
 
 /** Validates documents for a create, all of them, before anything is stored. */
 async function validateNew(rt: Runtime, ctx: RequestContext, inputs: Doc[], bulk: boolean) {
   const schema = rt.schemas.get(ctx.resource.name)!;
-  const results = await Promise.all(inputs.map((input) =>
-    schema.validate({ ...input, ...ctx.urlValues }, validationContext(rt, ctx, "create"))
-  ));
+  const results = await Promise.all(
+    inputs.map((input) =>
+      schema.validate({ ...input, ...ctx.urlValues }, validationContext(rt, ctx, "create"))
+    ),
+  );
   const issues = results.map((r) => r.issues);
   const docs = results.map((r) => r.doc);
-  for (const [index, dup] of findBatchDuplicates(docs, schema.uniqueFields)) {
+  for (
+    const [index, dup] of findBatchDuplicates(docs, schema.uniqueFields, rt.settings.DATE_FORMAT)
+  ) {
     issues[index] = { ...(issues[index] ?? {}), ...dup };
   }
   if (issues.some(Boolean)) throw validationError(rt, issues, bulk);
@@ -76,7 +80,9 @@ export async function postCollection(
   const { resource } = ctx;
   const bulk = Array.isArray(ctx.body);
   const inputs = bulk ? ctx.body as unknown[] : [ctx.body];
-  if (bulk && !resource.bulkEnabled) throw new HttpError(400, "bulk inserts are disabled for this resource");
+  if (bulk && !resource.bulkEnabled) {
+    throw new HttpError(400, "bulk inserts are disabled for this resource");
+  }
   if (inputs.length === 0) throw new HttpError(400, "the request body holds no document");
   if (inputs.length > rt.settings.BULK_MAX_DOCUMENTS) {
     throw new HttpError(413, `at most ${rt.settings.BULK_MAX_DOCUMENTS} documents per request`);
@@ -122,7 +128,9 @@ async function swap(rt: Runtime, ctx: RequestContext, original: Doc, doc: Doc) {
   } catch (error) {
     throw asValidationError(rt, error, [doc], false);
   }
-  if (matched === 0) throw new HttpError(412, "The document was changed by another request; fetch it again");
+  if (matched === 0) {
+    throw new HttpError(412, "The document was changed by another request; fetch it again");
+  }
 }
 
 /** PATCH on an item endpoint. */
@@ -189,7 +197,9 @@ export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Repl
   } else {
     const filter = { [resource.idField]: original[resource.idField], [s.ETAG]: original[s.ETAG] };
     const deleted = await rt.store.collection(resource.source).deleteOne(filter);
-    if (deleted === 0) throw new HttpError(412, "The document was changed by another request; fetch it again");
+    if (deleted === 0) {
+      throw new HttpError(412, "The document was changed by another request; fetch it again");
+    }
   }
   await rt.events.emitFor("on_deleted_item", resource.name, original);
   return { status: 204 };

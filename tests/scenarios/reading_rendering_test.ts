@@ -155,3 +155,37 @@ scenario("pretty indents JSON and XML", SETTINGS, async (api) => {
   const xml = await api.get("/?pretty", XML);
   assert.ok(xml.text.includes('\n    <link rel="child"'), xml.text);
 });
+
+const RELATED = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: {
+    people: { item_title: "person", schema: { name: { type: "string" } } },
+    notes: {
+      schema: {
+        text: { type: "string" },
+        author: { type: "objectid", data_relation: { resource: "people", embeddable: true } },
+      },
+    },
+  },
+};
+
+scenario("XML: related links become attributes of the reference element", RELATED, async (api) => {
+  const person = await api.create("people", { name: "ann" });
+  const note = await api.create("notes", { text: "hi", author: person._id });
+  const plain = await api.get(`notes/${note._id}`, XML);
+  assert.ok(
+    plain.text.includes(
+      `<author href="people/${person._id}" title="person">${person._id}</author>`,
+    ),
+    plain.text,
+  );
+  const embedded = await api.get(
+    `notes/${note._id}?embedded=${encodeURIComponent('{"author": 1}')}`,
+    XML,
+  );
+  assert.ok(
+    embedded.text.includes(`<author href="people/${person._id}" title="person">`),
+    embedded.text,
+  );
+  assert.ok(embedded.text.includes("<name>ann</name>"), embedded.text);
+});

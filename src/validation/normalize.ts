@@ -41,7 +41,13 @@ export function canon(v: unknown): string {
 export function normField(v: unknown, node: FieldNode, path: string[], env: NormalizeEnv): unknown {
   v = coerce(v, node.coerceTypes, env.tc, env.dateFormat);
   if (v === null || v === undefined) return v;
+  v = normChildren(v, node, path, env);
+  // Checked with its sub-fields coerced (a versioned reference's `_id` is an ObjectId).
   if (node.unique || node.relation || node.custom.length) env.checks.push({ path, node, value: v });
+  return v;
+}
+
+function normChildren(v: unknown, node: FieldNode, path: string[], env: NormalizeEnv): unknown {
   if (isPlainObject(v)) {
     if (node.dict) return normDict(v, node.dict, path, env);
     if (node.values) {

@@ -53,7 +53,7 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
     .filter((stage) => Object.keys(stage).length > 0 && !Object.values(stage).every(isEmpty));
   const base = andFilters(resource.filter, ctx.urlValues);
   const pipeline: Doc[] = Object.keys(base).length ? [{ $match: base }, ...stages] : [...stages];
-  await rt.events.emit("before_aggregation", resource.name, pipeline);
+  await rt.events.emitFor("before_aggregation", resource.name, pipeline);
   const body: Doc = {};
   if (resource.pagination) {
     const paging = parsePaging(
@@ -67,12 +67,12 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
       collection.aggregate([...pipeline, { $count: "n" }]),
     ]);
     const total = (counted[0]?.n ?? 0) as number;
-    await rt.events.emit("after_aggregation", resource.name, documents);
+    await rt.events.emitFor("after_aggregation", resource.name, documents);
     body[s.ITEMS] = documents;
     body[s.META] = { page: paging.page, max_results: paging.maxResults, total };
   } else {
     const documents = await rt.store.collection(resource.source).aggregate(pipeline);
-    await rt.events.emit("after_aggregation", resource.name, documents);
+    await rt.events.emitFor("after_aggregation", resource.name, documents);
     body[s.ITEMS] = documents;
   }
   return { status: 200, body };

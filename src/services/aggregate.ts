@@ -35,10 +35,10 @@ function parseValues(raw: string | null): Doc {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new HttpError(400, "aggregate: must be a JSON object of {\"$name\": value}");
+    throw new HttpError(400, 'aggregate: must be a JSON object of {"$name": value}');
   }
   if (!isPlainObject(parsed) || !Object.keys(parsed).every((k) => k.startsWith("$"))) {
-    throw new HttpError(400, "aggregate: must be a JSON object of {\"$name\": value}");
+    throw new HttpError(400, 'aggregate: must be a JSON object of {"$name": value}');
   }
   return parsed;
 }
@@ -47,7 +47,9 @@ function parseValues(raw: string | null): Doc {
 export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const s = rt.settings;
   const { resource, query } = ctx;
-  if (query.get(s.QUERY_SORT)) throw new HttpError(400, "sorting is not supported on aggregation endpoints");
+  if (query.get(s.QUERY_SORT)) {
+    throw new HttpError(400, "sorting is not supported on aggregation endpoints");
+  }
   const values = parseValues(query.get(s.QUERY_AGGREGATION));
   const stages = (substitute(resource.aggregation!.pipeline, values) as Doc[])
     .filter((stage) => Object.keys(stage).length > 0 && !Object.values(stage).every(isEmpty));
@@ -57,7 +59,10 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
   const body: Doc = {};
   if (resource.pagination) {
     const paging = parsePaging(
-      { page: query.get(s.QUERY_PAGE) ?? undefined, max_results: query.get(s.QUERY_MAX_RESULTS) ?? undefined },
+      {
+        page: query.get(s.QUERY_PAGE) ?? undefined,
+        max_results: query.get(s.QUERY_MAX_RESULTS) ?? undefined,
+      },
       { default: resource.paginationDefault, limit: resource.paginationLimit },
     );
     const skip = (paging.page - 1) * paging.maxResults;

@@ -52,7 +52,10 @@ export function checkIfMatch(rt: Runtime, ctx: RequestContext, doc: Doc): void {
   const header = ctx.request.headers.get("if-match");
   if (header === null) {
     if (ctx.resource.enforceIfMatch) {
-      throw new HttpError(428, "To edit a document its etag must be provided using the If-Match header");
+      throw new HttpError(
+        428,
+        "To edit a document its etag must be provided using the If-Match header",
+      );
     }
     return;
   }

@@ -17,6 +17,7 @@ import { applyEnvOverrides } from "./settings/load.ts";
 import type { Runtime } from "./services/runtime.ts";
 import { ensureIndexes } from "./services/indexes.ts";
 import { openStore } from "./store/open.ts";
+import { loggedStore } from "./store/logged.ts";
 import type { Store } from "./store/store.ts";
 import { type CompiledSchema, compileSchema, SchemaError } from "./validation/mod.ts";
 import type { CustomRule, CustomType } from "./validation/mod.ts";
@@ -96,7 +97,7 @@ export async function createService(
 ): Promise<Service> {
   const { settings, domain, schemas, hostGiven, warnings } = prepare(raw, options);
   const log = options.logger ?? createLogger(undefined, settings.DEBUG ? "debug" : "info");
-  const store = options.store ?? await openStore(settings, hostGiven);
+  const store = loggedStore(options.store ?? await openStore(settings, hostGiven), log);
   const events = options.events ?? new Events();
   const dateFormat = settings.DATE_FORMAT as string;
   const rt: Runtime = {

@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import { HttpError, REASONS } from "./errors.ts";
-import { toResponse } from "./respond.ts";
+import { jsonpCallback, toResponse } from "./respond.ts";
 import { methodOverride } from "./middleware/method-override.ts";
 import { clientIp, requestLog } from "./middleware/request-log.ts";
 import { QueryError } from "../query/errors.ts";
@@ -77,6 +77,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     const method = c.get("method");
     const path = apiPath(rt, c.req.path);
     if (path === null) throw new HttpError(404, "The requested URL was not found on the server.");
+    jsonpCallback(rt.settings, new URL(c.req.url)); // refuses a bad callback name before any work
     const reply = path === ""
       ? homeRoute(rt, method)
       : await resourceRoute(rt, endpoints, path, c.req.raw, method, clientIp(c));

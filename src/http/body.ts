@@ -81,11 +81,15 @@ export async function readBody(
       if (typeof value === "string") {
         addField(out, key, options.multipartFieldsAsJson ? parseJsonField(key, value) : value);
       } else {
-        addField(out, key, {
-          filename: value.name,
-          contentType: value.type || "application/octet-stream",
-          data: new Uint8Array(await value.arrayBuffer()),
-        } satisfies UploadedFile);
+        addField(
+          out,
+          key,
+          {
+            filename: value.name,
+            contentType: value.type || "application/octet-stream",
+            data: new Uint8Array(await value.arrayBuffer()),
+          } satisfies UploadedFile,
+        );
       }
     }
     return out;
@@ -97,6 +101,9 @@ function parseJsonField(key: string, value: string): unknown {
   try {
     return JSON.parse(value);
   } catch {
-    throw new HttpError(400, `multipart field "${key}" must hold JSON (MULTIPART_FORM_FIELDS_AS_JSON)`);
+    throw new HttpError(
+      400,
+      `multipart field "${key}" must hold JSON (MULTIPART_FORM_FIELDS_AS_JSON)`,
+    );
   }
 }

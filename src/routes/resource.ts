@@ -4,7 +4,6 @@
  */
 import { HttpError, notFound } from "../http/errors.ts";
 import { readBody } from "../http/body.ts";
-import { jsonpCallback } from "../http/respond.ts";
 import type { Method } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import { castUrlValue } from "../services/meta.ts";
@@ -71,7 +70,6 @@ export async function resourceRoute(
     lookup[endpoint.lookupField!] = value;
   }
   const url = new URL(request.url);
-  jsonpCallback(rt.settings, url); // refuses a bad callback name before any work
   const ctx: RequestContext = {
     method: method as Method,
     resource,

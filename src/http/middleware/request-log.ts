@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import type { Logger } from "../../log.ts";
+import { type Logger, withLogContext } from "../../log.ts";
 import type { AppEnv } from "../app.ts";
 
 const LOGGED = new Set(["POST", "PATCH", "PUT"]);
@@ -13,7 +13,14 @@ export function clientIp(c: { env: unknown }): string {
 /** Logs POST, PATCH and PUT operations with `clientip`, `url` and `method`. */
 export function requestLog(log: Logger): MiddlewareHandler<AppEnv> {
   return async function requestLog(c, next) {
-    await next();
+    await withLogContext({
+      clientip: clientIp(c),
+      url: c.req.url,
+      // The method-override middleware runs later, so the method is read when logged.
+      get method() {
+        return c.get("method") ?? c.req.method;
+      },
+    }, next);
     const method = c.get("method") ?? c.req.method;
     if (!LOGGED.has(method)) return;
     log.log("info", `${method} ${new URL(c.req.url).pathname} ${c.res.status}`, {

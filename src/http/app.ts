@@ -52,12 +52,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     else if (error instanceof QueryError || error instanceof InvalidQueryError) {
       http = new HttpError(400, error.message);
     } else if (error instanceof StoreError) {
-      rt.log.log("error", "database error", {
-        clientip: clientIp(c),
-        url: c.req.url,
-        method: c.get("method") ?? c.req.method,
-        error: error.message,
-      });
+      // Already logged, with the request's fields, by the logged store.
       http = new HttpError(503, "The database is not available; try again later.");
     } else {
       rt.log.log("error", "unhandled error", {

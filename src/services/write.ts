@@ -5,7 +5,7 @@
 import { HttpError, notFound } from "../http/errors.ts";
 import { isPlainObject } from "../settings/check.ts";
 import { type Doc, DuplicateKeyError } from "../store/store.ts";
-import { findBatchDuplicates } from "../validation/mod.ts";
+import { type CompiledSchema, findBatchDuplicates } from "../validation/mod.ts";
 import { checkIfMatch } from "./conditional.ts";
 import { endpointFilter } from "./filters.ts";
 import { itemLink } from "./links.ts";
@@ -133,6 +133,16 @@ async function swap(rt: Runtime, ctx: RequestContext, original: Doc, doc: Doc) {
   }
 }
 
+/**
+ * normalize_on_patch: fields with a default that the PATCH does not name are reset to it
+ * (nested ones within the dicts it names). An empty PATCH changes nothing.
+ */
+function withDefaults(schema: CompiledSchema, sent: Doc, updates: Doc): Doc {
+  if (Object.keys(sent).length === 0) return updates;
+  // The shape as sent: validated nested values already hold the stored sub-fields.
+  return { ...updates, ...schema.defaults(applyPatch({}, sent, true)) };
+}
+
 /** PATCH on an item endpoint. */
 export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const { resource } = ctx;
@@ -146,13 +156,14 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
     validationContext(rt, ctx, "patch", original),
   );
   if (issues) throw validationError(rt, [issues], false);
-  let doc = applyPatch(original, clean, resource.mergeNestedDocuments);
-  if (resource.normalizeOnPatch) doc = applyPatch(doc, schema.defaults(doc), true);
+  const changes = resource.normalizeOnPatch ? withDefaults(schema, updates, clean) : clean;
+  // Callbacks may add to the changes: they are applied after them.
+  await rt.events.emitFor("on_update", resource.name, changes, original);
+  const doc = applyPatch(original, changes, resource.mergeNestedDocuments);
   if (resource.softDelete) doc[s.DELETED] = false;
-  await rt.events.emitFor("on_update", resource.name, clean, original);
   stamp(rt, resource, doc);
   await swap(rt, ctx, original, doc);
-  await rt.events.emitFor("on_updated", resource.name, clean, original);
+  await rt.events.emitFor("on_updated", resource.name, changes, original);
   return { status: 200, body: writeResponse(rt, ctx, doc) };
 }
 

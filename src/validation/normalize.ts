@@ -85,12 +85,16 @@ export function normDict(obj: Doc, dict: DictNode, path: string[], env: Normaliz
   return out;
 }
 
-/** Defaults for fields missing from `obj`, nested ones keyed by dotted path. */
+/**
+ * Defaults for fields missing from `obj`, nested ones keyed by dotted path. Read-only fields
+ * are left out: only the service writes them.
+ */
 export function missingDefaults(obj: Doc, dict: DictNode, prefix: string, env: NormalizeEnv): Doc {
   const out: Doc = {};
   for (const [name, node] of dict.fields) {
     const key = prefix + name;
     const v = obj[name];
+    if (node.readonly) continue;
     if (v === undefined) {
       if (node.default) {
         out[key] = normField(structuredClone(node.default.value), node, [name], env);

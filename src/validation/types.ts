@@ -112,7 +112,8 @@ export interface CompiledSchema {
   relations: Record<string, DataRelation>;
   /**
    * Defaults of fields missing from `doc` (for normalize_on_patch): top-level fields by name,
-   * fields of nested dicts present in `doc` by dotted path. Values are coerced.
+   * fields of nested dicts present in `doc` by dotted path; read-only fields excluded.
+   * Values are coerced.
    */
   defaults(doc: Doc): Doc;
   /** The schema as shown by the schema endpoint (JSON-safe, frozen). */

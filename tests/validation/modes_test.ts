@@ -185,3 +185,11 @@ Deno.test("defaults(): missing defaults for normalize_on_patch, nested ones dott
   assert.equal(out["d.x"], "dx");
   assert.deepEqual(s.defaults({ a: 5, at: new Date(), d: { x: "q" } }), {});
 });
+
+Deno.test("defaults(): read-only fields are never reset", () => {
+  const s = compile({
+    n: { type: "integer", readonly: true, default: 0 },
+    m: { type: "integer", default: 1 },
+  });
+  assert.deepEqual(s.defaults({}), { m: 1 });
+});

@@ -1,0 +1,256 @@
+/**
+ * Write rules through HTTP: defaults on POST and PUT, PUT replacing the whole document,
+ * PATCH changing only what it names (nested fields in both notations), normalize_on_patch,
+ * and meta fields no client can write.
+ */
+import assert from "node:assert/strict";
+import { scenario } from "../support/harness.ts";
+
+const SCHEMA = {
+  name: { type: "string" },
+  status: { type: "string", default: "new" },
+  note: { type: "string", nullable: true },
+  address: {
+    type: "dict",
+    schema: {
+      city: { type: "string" },
+      street: { type: "string" },
+      country: { type: "string", default: "IT" },
+    },
+  },
+};
+
+const SETTINGS = {
+  RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+  ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
+  DOMAIN: {
+    people: { schema: SCHEMA },
+    kept: { normalize_on_patch: false, schema: SCHEMA },
+    open: { allow_unknown: true, soft_delete: true, schema: { name: { type: "string" } } },
+    versioned: { versioning: true, schema: { name: { type: "string" } } },
+  },
+};
+
+const RFC1123 = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/** The stored document as the API shows it, without meta fields. */
+async function fields(api: any, path: string) {
+  const res = await api.get(path);
+  assert.equal(res.status, 200, res.text);
+  return Object.fromEntries(Object.entries(res.body).filter(([k]) => !k.startsWith("_")));
+}
+
+scenario("POST assigns defaults to missing fields, nested ones too", SETTINGS, async (api) => {
+  const a = await api.create("people", { name: "a", address: { city: "Rome" } });
+  assert.deepEqual(await fields(api, `people/${a._id}`), {
+    name: "a",
+    status: "new",
+    address: { city: "Rome", country: "IT" },
+  });
+  const b = await api.create("people", { name: "b", status: "done" });
+  assert.deepEqual(await fields(api, `people/${b._id}`), { name: "b", status: "done" });
+});
+
+scenario("PUT replaces the whole document and assigns defaults", SETTINGS, async (api) => {
+  const a = await api.create("people", {
+    name: "a",
+    status: "done",
+    note: "x",
+    address: { city: "Rome", country: "FR" },
+  });
+  const path = `people/${a._id}`;
+  const before = (await api.get(path)).body;
+  const res = await api.put(path, { name: "b", address: { street: "Main" } }, {
+    "if-match": a._etag,
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body._id, a._id);
+  assert.notEqual(res.body._etag, a._etag);
+  const after = (await api.get(path)).body;
+  assert.deepEqual(await fields(api, path), {
+    name: "b",
+    status: "new",
+    address: { street: "Main", country: "IT" },
+  });
+  assert.equal(after._created, before._created);
+});
+
+scenario("PATCH changes only the fields it names", SETTINGS, async (api) => {
+  const a = await api.create("kept", {
+    name: "a",
+    note: "x",
+    address: { city: "Rome", street: "Main" },
+  });
+  const path = `kept/${a._id}`;
+  const res = await api.patch(path, { name: "b" }, { "if-match": a._etag });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body._status, "OK");
+  assert.match(res.body._updated, RFC1123);
+  assert.deepEqual(await fields(api, path), {
+    name: "b",
+    status: "new",
+    note: "x",
+    address: { city: "Rome", street: "Main", country: "IT" },
+  });
+});
+
+scenario("PATCH {a: {b: v}} and {'a.b': v} both update nested b only", SETTINGS, async (api) => {
+  const a = await api.create("kept", { address: { city: "Rome", street: "Main" } });
+  const path = `kept/${a._id}`;
+  const one = await api.patch(path, { address: { city: "Milan" } }, { "if-match": a._etag });
+  assert.equal(one.status, 200, one.text);
+  assert.deepEqual((await api.get(path)).body.address, {
+    city: "Milan",
+    street: "Main",
+    country: "IT",
+  });
+  const two = await api.patch(path, { "address.street": "Side" }, {
+    "if-match": one.body._etag,
+  });
+  assert.equal(two.status, 200, two.text);
+  assert.deepEqual((await api.get(path)).body.address, {
+    city: "Milan",
+    street: "Side",
+    country: "IT",
+  });
+  const bad = await api.patch(path, { "address.city": 5, "address.zip": "1" }, {
+    "if-match": two.body._etag,
+  });
+  assert.equal(bad.status, 422);
+  assert.deepEqual(bad.body._issues, {
+    address: { city: "must be of string type", zip: "unknown field" },
+  });
+});
+
+scenario("PATCH cannot remove a field", SETTINGS, async (api) => {
+  const a = await api.create("kept", { name: "a", note: "x" });
+  const path = `kept/${a._id}`;
+  const unset = await api.patch(path, { $unset: { name: 1 } }, { "if-match": a._etag });
+  assert.equal(unset.status, 422);
+  assert.deepEqual(unset.body._issues, { $unset: "invalid field name" });
+  const nulled = await api.patch(path, { name: null }, { "if-match": a._etag });
+  assert.equal(nulled.status, 422);
+  assert.deepEqual(nulled.body._issues, { name: "null value not allowed" });
+  // A nullable field may be set to null: the field stays, holding null.
+  const ok = await api.patch(path, { note: null }, { "if-match": a._etag });
+  assert.equal(ok.status, 200, ok.text);
+  assert.deepEqual(await fields(api, path), { name: "a", note: null, status: "new" });
+});
+
+scenario("normalize_on_patch (default): unnamed fields with a default are reset", SETTINGS, async (
+  api,
+) => {
+  const a = await api.create("people", {
+    name: "a",
+    status: "done",
+    address: { city: "Rome", country: "FR" },
+  });
+  const path = `people/${a._id}`;
+  const res = await api.patch(path, { name: "b", address: { city: "Milan" } }, {
+    "if-match": a._etag,
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.deepEqual(await fields(api, path), {
+    name: "b",
+    status: "new",
+    address: { city: "Milan", country: "IT" },
+  });
+});
+
+scenario("normalize_on_patch false: unnamed fields are kept", SETTINGS, async (api) => {
+  const a = await api.create("kept", {
+    name: "a",
+    status: "done",
+    address: { city: "Rome", country: "FR" },
+  });
+  const path = `kept/${a._id}`;
+  const res = await api.patch(path, { name: "b", address: { city: "Milan" } }, {
+    "if-match": a._etag,
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.deepEqual(await fields(api, path), {
+    name: "b",
+    status: "done",
+    address: { city: "Milan", country: "FR" },
+  });
+});
+
+scenario("unknown fields are stored by POST, PUT and PATCH with allow_unknown", SETTINGS, async (
+  api,
+) => {
+  const a = await api.create("open", { name: "a", x: { y: [1] } });
+  const path = `open/${a._id}`;
+  const patched = await api.patch(path, { z: true }, { "if-match": a._etag });
+  assert.equal(patched.status, 200, patched.text);
+  assert.deepEqual(await fields(api, path), { name: "a", x: { y: [1] }, z: true });
+  const put = await api.put(path, { w: 1 }, { "if-match": patched.body._etag });
+  assert.equal(put.status, 200, put.text);
+  assert.deepEqual(await fields(api, path), { w: 1 });
+});
+
+const META = {
+  _created: "Tue, 02 Apr 2013 10:29:13 GMT",
+  _updated: "Tue, 02 Apr 2013 10:29:13 GMT",
+  _etag: "abc",
+  _links: { self: { href: "x" } },
+};
+
+scenario("meta fields cannot be written by POST", SETTINGS, async (api) => {
+  const res = await api.post("people", { name: "a", ...META });
+  assert.equal(res.status, 422);
+  assert.deepEqual(res.body._issues, {
+    _created: "field is read-only",
+    _updated: "field is read-only",
+    _etag: "field is read-only",
+    _links: "field is read-only",
+  });
+  // Not even where unknown fields are allowed, nor the soft-delete flag.
+  const open = await api.post("open", { name: "a", _deleted: true, _created: META._created });
+  assert.equal(open.status, 422);
+  assert.deepEqual(open.body._issues, {
+    _deleted: "field is read-only",
+    _created: "field is read-only",
+  });
+  const versioned = await api.post("versioned", { name: "a", _version: 7, _latest_version: 7 });
+  assert.equal(versioned.status, 422);
+  assert.deepEqual(versioned.body._issues, {
+    _version: "field is read-only",
+    _latest_version: "field is read-only",
+  });
+  assert.equal((await api.get("people")).body._meta.total, 0);
+});
+
+scenario("meta fields cannot be written by PATCH or PUT; _id cannot change", SETTINGS, async (
+  api,
+) => {
+  const a = await api.create("open", { name: "a" });
+  const b = await api.create("open", { name: "b" });
+  const path = `open/${a._id}`;
+  const headers = { "if-match": a._etag };
+  for (const method of ["patch", "put"] as const) {
+    const meta = await api[method](path, { name: "x", _etag: "abc", _deleted: true }, headers);
+    assert.equal(meta.status, 422, `${method} ${meta.text}`);
+    assert.deepEqual(meta.body._issues, {
+      _etag: "field is read-only",
+      _deleted: "field is read-only",
+    });
+    const id = await api[method](path, { _id: b._id }, headers);
+    assert.equal(id.status, 422, `${method} ${id.text}`);
+    assert.deepEqual(id.body._issues, { _id: "field is read-only" });
+  }
+  // Sending the document's own id is no change.
+  const same = await api.patch(path, { _id: a._id, name: "c" }, headers);
+  assert.equal(same.status, 200, same.text);
+  const item = (await api.get(path)).body;
+  assert.equal(item.name, "c");
+  assert.equal(item._deleted, false);
+});
+
+scenario("a client-chosen _id on POST is kept; a taken one is 422", SETTINGS, async (api) => {
+  const id = "5f1d2c3b4a5f1d2c3b4a5f1d";
+  const a = await api.create("people", { _id: id, name: "a" });
+  assert.equal(a._id, id);
+  const again = await api.post("people", { _id: id, name: "b" });
+  assert.equal(again.status, 422);
+  assert.deepEqual(again.body._issues, { _id: `value '${id}' is not unique` });
+});

@@ -22,10 +22,12 @@ export async function ensureIndexes(rt: Runtime): Promise<void> {
           keys: { [field]: 1 },
           unique: true,
           name: `unique_${field}`,
-          // Soft-deleted documents are ignored by the uniqueness check.
-          partialFilterExpression: resource.softDelete
-            ? { [rt.settings.DELETED]: false }
-            : undefined,
+          // Documents without the field never collide (the schema check treats them as
+          // absent), and soft-deleted documents are ignored by the uniqueness check.
+          partialFilterExpression: {
+            [field]: { $exists: true },
+            ...(resource.softDelete ? { [rt.settings.DELETED]: false } : {}),
+          },
         });
       }
     }

@@ -4,11 +4,19 @@
  */
 import { HttpError, notFound } from "../http/errors.ts";
 import { isPlainObject } from "../settings/check.ts";
+import type { ObjectId } from "../store/bson.ts";
 import { type Doc, DuplicateKeyError } from "../store/store.ts";
 import { type CompiledSchema, findBatchDuplicates } from "../validation/mod.ts";
 import { checkIfMatch } from "./conditional.ts";
 import { endpointFilter } from "./filters.ts";
 import { itemLink } from "./links.ts";
+import {
+  deleteFiles,
+  deleteReplacedMedia,
+  expandMedia,
+  storeMedia,
+  wrapSingleUploads,
+} from "./media.ts";
 import { idToString, newId, now, stamp } from "./meta.ts";
 import { applyPatch } from "./patch.ts";
 import { findItem } from "./read.ts";
@@ -21,7 +29,7 @@ function requireObject(value: unknown, what = "the request body"): Doc {
 }
 
 /** The write-response object for a stored document: its meta fields, status and link. */
-function writeResponse(rt: Runtime, ctx: RequestContext, doc: Doc): Doc {
+async function writeResponse(rt: Runtime, ctx: RequestContext, doc: Doc): Promise<Doc> {
   const s = rt.settings;
   const { resource } = ctx;
   const out: Doc = { [resource.idField]: doc[resource.idField] };
@@ -30,10 +38,19 @@ function writeResponse(rt: Runtime, ctx: RequestContext, doc: Doc): Doc {
   }
   if (resource.ifMatch) out[s.ETAG] = doc[s.ETAG];
   if (resource.softDelete) out[s.DELETED] = doc[s.DELETED] ?? false;
-  if (!rt.settings.BANDWIDTH_SAVER) Object.assign(out, doc);
+  if (!rt.settings.BANDWIDTH_SAVER) {
+    const shown = { ...doc };
+    await expandMedia(rt, resource, [shown], apiBase(ctx));
+    Object.assign(out, shown);
+  }
   out[s.STATUS] = s.STATUS_OK;
   if (resource.hateoas) out[s.LINKS] = { self: itemLink(resource, ctx.resourcePath, doc) };
   return out;
+}
+
+/** The server's root URL (media URLs add the API prefix to it). */
+function apiBase(ctx: RequestContext): string {
+  return new URL("/", ctx.request.url).href;
 }
 
 /** Absolute URL of a stored document, for `Location`. */
@@ -88,7 +105,9 @@ export async function postCollection(
     throw new HttpError(413, `at most ${rt.settings.BULK_MAX_DOCUMENTS} documents per request`);
   }
   inputs.forEach((doc, i) => requireObject(doc, bulk ? `document ${i}` : undefined));
+  for (const input of inputs) wrapSingleUploads(rt, resource, input);
   const docs = await validateNew(rt, ctx, inputs as Doc[], bulk);
+  const files = await storeMedia(rt, resource, docs);
   const created = now();
   for (const doc of docs) {
     doc[resource.idField] ??= presetId ?? newId(resource);
@@ -100,10 +119,11 @@ export async function postCollection(
   try {
     await rt.store.collection(resource.source).insertMany(docs);
   } catch (error) {
+    await deleteFiles(rt, files);
     throw asValidationError(rt, error, docs, bulk);
   }
   await rt.events.emitFor("on_inserted", resource.name, docs);
-  const items = docs.map((doc) => writeResponse(rt, ctx, doc));
+  const items = await Promise.all(docs.map((doc) => writeResponse(rt, ctx, doc)));
   const headers = { location: locationOf(rt, ctx, docs[0]) };
   const s = rt.settings;
   const body = bulk ? { [s.STATUS]: s.STATUS_OK, [s.ITEMS]: items } : items[0];
@@ -117,8 +137,18 @@ async function originalFor(rt: Runtime, ctx: RequestContext): Promise<Doc> {
   return original;
 }
 
-/** Stores `doc` over `original` only if nobody changed it meanwhile (ETag compare-and-swap). */
-async function swap(rt: Runtime, ctx: RequestContext, original: Doc, doc: Doc) {
+/**
+ * Stores `doc` over `original` only if nobody changed it meanwhile (ETag compare-and-swap).
+ * `files` were saved for this write: removed if it fails; files `original` referenced and
+ * `doc` no longer does are removed once it succeeds.
+ */
+async function swap(
+  rt: Runtime,
+  ctx: RequestContext,
+  original: Doc,
+  doc: Doc,
+  files: ObjectId[] = [],
+) {
   const { resource } = ctx;
   const s = rt.settings;
   const filter = { [resource.idField]: original[resource.idField], [s.ETAG]: original[s.ETAG] };
@@ -126,11 +156,14 @@ async function swap(rt: Runtime, ctx: RequestContext, original: Doc, doc: Doc) {
   try {
     ({ matched } = await rt.store.collection(resource.source).replaceOne(filter, doc));
   } catch (error) {
+    await deleteFiles(rt, files);
     throw asValidationError(rt, error, [doc], false);
   }
   if (matched === 0) {
+    await deleteFiles(rt, files);
     throw new HttpError(412, "The document was changed by another request; fetch it again");
   }
+  await deleteReplacedMedia(rt, resource, original, doc);
 }
 
 /**
@@ -148,6 +181,7 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
   const { resource } = ctx;
   const s = rt.settings;
   const updates = requireObject(ctx.body);
+  wrapSingleUploads(rt, resource, updates);
   const original = await originalFor(rt, ctx);
   checkIfMatch(rt, ctx, original);
   const schema = rt.schemas.get(resource.name)!;
@@ -157,14 +191,15 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
   );
   if (issues) throw validationError(rt, [issues], false);
   const changes = resource.normalizeOnPatch ? withDefaults(schema, updates, clean) : clean;
+  const files = await storeMedia(rt, resource, [changes]);
   // Callbacks may add to the changes: they are applied after them.
   await rt.events.emitFor("on_update", resource.name, changes, original);
   const doc = applyPatch(original, changes, resource.mergeNestedDocuments);
   if (resource.softDelete) doc[s.DELETED] = false;
   stamp(rt, resource, doc);
-  await swap(rt, ctx, original, doc);
+  await swap(rt, ctx, original, doc, files);
   await rt.events.emitFor("on_updated", resource.name, changes, original);
-  return { status: 200, body: writeResponse(rt, ctx, doc) };
+  return { status: 200, body: await writeResponse(rt, ctx, doc) };
 }
 
 /** PUT on an item endpoint: replaces the document, or creates it when UPSERT_ON_PUT. */
@@ -172,6 +207,7 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const { resource } = ctx;
   const s = rt.settings;
   const input = requireObject(ctx.body);
+  wrapSingleUploads(rt, resource, input);
   const original = await findItem(rt, ctx);
   if (!original) {
     if (!resource.upsertOnPut) throw notFound();
@@ -186,12 +222,13 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   if (issues) throw validationError(rt, [issues], false);
   const doc: Doc = { [resource.idField]: original[resource.idField], ...clean };
   doc[s.DATE_CREATED] = original[s.DATE_CREATED];
+  const files = await storeMedia(rt, resource, [doc]);
   await rt.events.emitFor("on_replace", resource.name, doc, original);
   stamp(rt, resource, doc);
   if (resource.softDelete) doc[s.DELETED] = false;
-  await swap(rt, ctx, original, doc);
+  await swap(rt, ctx, original, doc, files);
   await rt.events.emitFor("on_replaced", resource.name, doc, original);
-  return { status: 200, body: writeResponse(rt, ctx, doc) };
+  return { status: 200, body: await writeResponse(rt, ctx, doc) };
 }
 
 /** DELETE on an item endpoint (soft delete marks the document instead). */
@@ -208,6 +245,7 @@ export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Repl
   } else {
     const filter = { [resource.idField]: original[resource.idField], [s.ETAG]: original[s.ETAG] };
     const deleted = await rt.store.collection(resource.source).deleteOne(filter);
+    if (deleted > 0) await deleteReplacedMedia(rt, resource, original);
     if (deleted === 0) {
       throw new HttpError(412, "The document was changed by another request; fetch it again");
     }

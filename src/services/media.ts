@@ -1,0 +1,218 @@
+/**
+ * Media fields: files uploaded with multipart/form-data are saved in the store's file
+ * storage and the field holds the file id; reads turn the id back into what the settings
+ * ask for (by default the file as a Base64 string).
+ */
+import { Buffer } from "node:buffer";
+import type { FieldSchema, Resource, ResourceSchema } from "../domain/types.ts";
+import type { UploadedFile } from "../http/body.ts";
+import { ObjectId } from "../store/bson.ts";
+import type { Doc } from "../store/store.ts";
+import { isPlainObject } from "../settings/check.ts";
+import type { Runtime } from "./runtime.ts";
+
+/** Where media values sit in a document: a path of field names, `[]` for list members. */
+type MediaPath = string[];
+
+const cache = new WeakMap<ResourceSchema, MediaPath[]>();
+
+function hasType(rules: FieldSchema, name: string): boolean {
+  const t = rules.type;
+  return t === name || (Array.isArray(t) && t.includes(name));
+}
+
+/** The media field paths of a schema (nested dicts and list members included). */
+export function mediaPaths(schema: ResourceSchema): MediaPath[] {
+  let paths = cache.get(schema);
+  if (!paths) {
+    paths = [];
+    collect(schema, [], paths);
+    cache.set(schema, paths);
+  }
+  return paths;
+}
+
+function collect(schema: ResourceSchema, prefix: string[], out: MediaPath[]) {
+  for (const [name, rules] of Object.entries(schema)) {
+    if (isPlainObject(rules)) visit(rules, [...prefix, name], out);
+  }
+}
+
+function visit(rules: FieldSchema, path: string[], out: MediaPath[]) {
+  if (hasType(rules, "media")) out.push(path);
+  const inner = rules.schema;
+  if (!isPlainObject(inner)) return;
+  if (hasType(rules, "list")) visit(inner, [...path, "[]"], out);
+  else if (hasType(rules, "dict")) collect(inner as ResourceSchema, path, out);
+}
+
+/** Calls `fn` with the holder and key of every value at `path` in `doc`. */
+function eachValue(
+  node: unknown,
+  path: string[],
+  fn: (holder: Record<string | number, unknown>, key: string | number) => void | Promise<void>,
+): Promise<void>[] {
+  if (node === null || typeof node !== "object") return [];
+  const [head, ...rest] = path;
+  const holder = node as Record<string | number, unknown>;
+  const keys: Array<string | number> = head === "[]"
+    ? (Array.isArray(node) ? node.map((_, i) => i) : [])
+    : (Object.hasOwn(holder, head) ? [head] : []);
+  const out: Promise<void>[] = [];
+  for (const key of keys) {
+    if (rest.length === 0) out.push(Promise.resolve(fn(holder, key)));
+    else out.push(...eachValue(holder[key], rest, fn));
+  }
+  return out;
+}
+
+function isUpload(v: unknown): v is UploadedFile {
+  return isPlainObject(v) && typeof v.filename === "string" &&
+    typeof v.contentType === "string" && v.data instanceof Uint8Array;
+}
+
+/** File ids held by the media fields of `doc`. */
+export function mediaIds(resource: Resource, doc: Doc): ObjectId[] {
+  const ids: ObjectId[] = [];
+  for (const path of mediaPaths(resource.schema)) {
+    eachValue(doc, path, (holder, key) => {
+      if (holder[key] instanceof ObjectId) ids.push(holder[key] as ObjectId);
+    });
+  }
+  return ids;
+}
+
+/**
+ * AUTO_CREATE_LISTS: a single file sent for a list-of-media field becomes a one-member list.
+ * Runs on the request body, before validation.
+ */
+export function wrapSingleUploads(rt: Runtime, resource: Resource, body: unknown): void {
+  if (!rt.settings.AUTO_CREATE_LISTS || !isPlainObject(body)) return;
+  for (const path of mediaPaths(resource.schema)) {
+    if (path.length !== 2 || path[1] !== "[]") continue;
+    if (isUpload(body[path[0]])) body[path[0]] = [body[path[0]]];
+  }
+}
+
+/**
+ * Saves the uploaded files of validated documents in the file store, replacing each by
+ * its file id, in place. Returns the ids saved (to remove them if the write fails).
+ */
+export async function storeMedia(
+  rt: Runtime,
+  resource: Resource,
+  docs: Doc[],
+): Promise<ObjectId[]> {
+  const saved: ObjectId[] = [];
+  const paths = mediaPaths(resource.schema);
+  if (paths.length === 0) return saved;
+  try {
+    for (const doc of docs) {
+      for (const path of paths) {
+        await Promise.all(eachValue(doc, path, async (holder, key) => {
+          const file = holder[key];
+          if (!isUpload(file)) return;
+          const stored = await rt.store.files.put(file.data, {
+            filename: file.filename,
+            contentType: file.contentType,
+          });
+          saved.push(stored.id);
+          holder[key] = stored.id;
+        }));
+      }
+    }
+  } catch (error) {
+    await deleteFiles(rt, saved);
+    throw error;
+  }
+  return saved;
+}
+
+/** Removes files, ignoring ones already gone. */
+export async function deleteFiles(rt: Runtime, ids: ObjectId[]): Promise<void> {
+  for (const id of ids) {
+    try {
+      await rt.store.files.delete(id);
+    } catch (error) {
+      rt.log.log("warn", "could not delete a media file", {
+        file: id.toHexString(),
+        error: (error as Error).message,
+      });
+    }
+  }
+}
+
+/** Removes the files `original` references that `doc` no longer does. */
+export function deleteReplacedMedia(
+  rt: Runtime,
+  resource: Resource,
+  original: Doc,
+  doc?: Doc,
+): Promise<void> {
+  const kept = new Set(doc ? mediaIds(resource, doc).map((id) => id.toHexString()) : []);
+  const gone = mediaIds(resource, original).filter((id) => !kept.has(id.toHexString()));
+  return deleteFiles(rt, gone);
+}
+
+/** The URL a file is served at (RETURN_MEDIA_AS_URL). */
+function mediaUrl(rt: Runtime, id: ObjectId, baseUrl?: string): string {
+  const s = rt.settings;
+  const prefix = [s.URL_PREFIX, s.API_VERSION].filter(Boolean).join("/");
+  const base = s.MEDIA_BASE_URL ?? (baseUrl ?? "/") + (prefix ? `${prefix}/` : "");
+  return `${base.replace(/\/?$/, "/")}${s.MEDIA_ENDPOINT}/${id.toHexString()}`;
+}
+
+/** Driver metadata names of EXTENDED_MEDIA_INFO and where a stored file keeps them. */
+const MEDIA_INFO: Record<string, (f: { filename: string; contentType: string }) => unknown> = {
+  content_type: (f) => f.contentType,
+  contentType: (f) => f.contentType,
+  name: (f) => f.filename,
+  filename: (f) => f.filename,
+  length: (f) => (f as { length?: number }).length,
+  upload_date: (f) => (f as { uploadDate?: Date }).uploadDate,
+  uploadDate: (f) => (f as { uploadDate?: Date }).uploadDate,
+};
+
+/**
+ * Replaces the file ids in the media fields of `docs` (in place) as the settings ask: the
+ * Base64 content (default), a URL (RETURN_MEDIA_AS_URL), or null when the content is
+ * omitted (RETURN_MEDIA_AS_BASE64_STRING false); with EXTENDED_MEDIA_INFO an object
+ * `{file, <info>...}`. A missing file becomes null. `baseUrl` is the API's absolute base
+ * for media URLs when MEDIA_BASE_URL is not set.
+ */
+export async function expandMedia(
+  rt: Runtime,
+  resource: Resource,
+  docs: Doc[],
+  baseUrl?: string,
+): Promise<void> {
+  const paths = mediaPaths(resource.schema);
+  if (paths.length === 0) return;
+  const s = rt.settings;
+  const info = s.EXTENDED_MEDIA_INFO as string[];
+  const expand = async (id: ObjectId): Promise<unknown> => {
+    const meta = info.length ? await rt.store.files.stat(id) : null;
+    let file: unknown = null;
+    if (s.RETURN_MEDIA_AS_URL) file = mediaUrl(rt, id, baseUrl);
+    else if (s.RETURN_MEDIA_AS_BASE64_STRING) {
+      const bytes = await rt.store.files.read(id);
+      if (!bytes) return null;
+      file = Buffer.from(bytes).toString("base64");
+    }
+    if (!info.length) return file;
+    if (!meta) return null;
+    const out: Doc = { file };
+    for (const name of info) out[name] = MEDIA_INFO[name]?.(meta) ?? meta.metadata?.[name] ?? null;
+    return out;
+  };
+  const work: Promise<void>[] = [];
+  for (const doc of docs) {
+    for (const path of paths) {
+      work.push(...eachValue(doc, path, async (holder, key) => {
+        const id = holder[key];
+        if (id instanceof ObjectId) holder[key] = await expand(id);
+      }));
+    }
+  }
+  await Promise.all(work);
+}

@@ -14,6 +14,8 @@ import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { embedDocuments } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
 import { runAggregation } from "./aggregate.ts";
+import { expandMedia } from "./media.ts";
+import { allVersions, diffVersions, findVersion, parseVersionParam } from "./versions.ts";
 
 /** True when a flag query parameter is present and not "false"/"0". */
 export function flag(query: URLSearchParams, name: string): boolean {
@@ -137,6 +139,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   }
   const related = docs.map((doc) => relatedOf(rt, ctx, doc));
   await embedDocuments(rt, ctx, docs);
+  await expandMedia(rt, resource, docs, new URL("/", ctx.request.url).href);
   docs.forEach((doc, i) => decorateItem(rt, ctx, doc, related[i]));
   const envelope: Doc = { [s.ITEMS]: docs, ...body };
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
@@ -175,11 +178,73 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
     decorateItem(rt, ctx, doc);
     throw new HttpError(404, "The requested item was deleted.", { body: doc });
   }
+  const versionParam = ctx.query.get(s.VERSION_PARAM);
+  if (versionParam !== null && versionParam !== "") {
+    return getItemVersions(rt, ctx, doc, versionParam);
+  }
+  if (ctx.resource.versioning) doc[s.LATEST_VERSION] = doc[s.VERSION];
   const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
   if (notModified(ctx.request.headers, headers)) return { status: 304, headers };
   const related = relatedOf(rt, ctx, doc);
   await embedDocuments(rt, ctx, [doc]);
+  await expandMedia(rt, ctx.resource, [doc], new URL("/", ctx.request.url).href);
   decorateItem(rt, ctx, doc, related);
   await rt.events.emitFor("on_fetched_item", ctx.resource.name, doc);
   return { status: 200, body: doc, headers };
+}
+
+/**
+ * `?version=<n>`, `all` or `diffs` on an item of a versioned resource. Last-Modified is the
+ * primary document's; each version keeps the ETag it had when it was current.
+ */
+async function getItemVersions(
+  rt: Runtime,
+  ctx: RequestContext,
+  primary: Doc,
+  raw: string,
+): Promise<Reply> {
+  const s = rt.settings;
+  const { resource } = ctx;
+  if (!resource.versioning) throw new HttpError(400, "versioning is not enabled for this resource");
+  const wanted = parseVersionParam(raw);
+  const id = primary[resource.idField];
+  const latest = primary[s.VERSION];
+  const lastModified = conditionalHeaders(rt, ctx, primary)["last-modified"];
+  if (typeof wanted === "number") {
+    const doc = await findVersion(rt, resource, id, wanted);
+    if (!doc) throw notFound(`version ${wanted} of this document does not exist`);
+    doc[s.LATEST_VERSION] = latest;
+    const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
+    if (lastModified) headers["last-modified"] = lastModified;
+    if (notModified(ctx.request.headers, headers)) return { status: 304, headers };
+    decorateItem(rt, ctx, doc);
+    await rt.events.emitFor("on_fetched_item", resource.name, doc);
+    return { status: 200, body: doc, headers };
+  }
+  if (wanted === "diffs" && ctx.query.get(s.QUERY_SORT)) {
+    throw new HttpError(400, "sorting is not supported with version=diffs");
+  }
+  let versions = await allVersions(rt, resource, id);
+  if (wanted === "diffs") versions = diffVersions(rt, resource, versions);
+  for (const version of versions) {
+    version[s.LATEST_VERSION] = latest;
+    decorateItem(rt, ctx, version);
+  }
+  const paging = parsePaging(
+    {
+      page: ctx.query.get(s.QUERY_PAGE) ?? undefined,
+      max_results: ctx.query.get(s.QUERY_MAX_RESULTS) ?? undefined,
+    },
+    { default: resource.paginationDefault, limit: resource.paginationLimit },
+  );
+  const start = (paging.page - 1) * paging.maxResults;
+  const envelope: Doc = {
+    [s.ITEMS]: versions.slice(start, start + paging.maxResults),
+    [s.META]: { page: paging.page, max_results: paging.maxResults, total: versions.length },
+  };
+  const event = wanted === "diffs" ? "on_fetched_diffs" : "on_fetched_item";
+  await rt.events.emitFor(event, resource.name, envelope);
+  const headers: Record<string, string> = cacheHeaders(ctx);
+  if (lastModified) headers["last-modified"] = lastModified;
+  return { status: 200, body: envelope, headers };
 }

@@ -19,6 +19,7 @@ import {
 } from "./media.ts";
 import { idToString, newId, now, stamp } from "./meta.ts";
 import { applyPatch } from "./patch.ts";
+import { dropVersions, nextVersion, withVersions } from "./versions.ts";
 import { findItem } from "./read.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { duplicateIssues, validationContext, validationError } from "./validate.ts";
@@ -38,6 +39,7 @@ async function writeResponse(rt: Runtime, ctx: RequestContext, doc: Doc): Promis
   }
   if (resource.ifMatch) out[s.ETAG] = doc[s.ETAG];
   if (resource.softDelete) out[s.DELETED] = doc[s.DELETED] ?? false;
+  if (resource.versioning) out[s.VERSION] = out[s.LATEST_VERSION] = doc[s.VERSION];
   if (!rt.settings.BANDWIDTH_SAVER) {
     const shown = { ...doc };
     await expandMedia(rt, resource, [shown], apiBase(ctx));
@@ -115,9 +117,17 @@ export async function postCollection(
     doc[rt.settings.DATE_UPDATED] = created;
   }
   await rt.events.emitFor("on_insert", resource.name, docs);
-  for (const doc of docs) stamp(rt, resource, doc, created);
+  for (const doc of docs) {
+    nextVersion(rt, resource, doc);
+    stamp(rt, resource, doc, created);
+  }
   try {
-    await rt.store.collection(resource.source).insertMany(docs);
+    await withVersions(
+      rt,
+      resource,
+      docs,
+      () => rt.store.collection(resource.source).insertMany(docs),
+    );
   } catch (error) {
     await deleteFiles(rt, files);
     throw asValidationError(rt, error, docs, bulk);
@@ -196,8 +206,9 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
   await rt.events.emitFor("on_update", resource.name, changes, original);
   const doc = applyPatch(original, changes, resource.mergeNestedDocuments);
   if (resource.softDelete) doc[s.DELETED] = false;
+  nextVersion(rt, resource, doc, original);
   stamp(rt, resource, doc);
-  await swap(rt, ctx, original, doc, files);
+  await withVersions(rt, resource, [doc], () => swap(rt, ctx, original, doc, files));
   await rt.events.emitFor("on_updated", resource.name, changes, original);
   return { status: 200, body: await writeResponse(rt, ctx, doc) };
 }
@@ -224,9 +235,10 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   doc[s.DATE_CREATED] = original[s.DATE_CREATED];
   const files = await storeMedia(rt, resource, [doc]);
   await rt.events.emitFor("on_replace", resource.name, doc, original);
-  stamp(rt, resource, doc);
   if (resource.softDelete) doc[s.DELETED] = false;
-  await swap(rt, ctx, original, doc, files);
+  nextVersion(rt, resource, doc, original);
+  stamp(rt, resource, doc);
+  await withVersions(rt, resource, [doc], () => swap(rt, ctx, original, doc, files));
   await rt.events.emitFor("on_replaced", resource.name, doc, original);
   return { status: 200, body: await writeResponse(rt, ctx, doc) };
 }
@@ -240,12 +252,17 @@ export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Repl
   checkIfMatch(rt, ctx, original);
   await rt.events.emitFor("on_delete_item", resource.name, original);
   if (resource.softDelete) {
-    const doc = stamp(rt, resource, { ...original, [s.DELETED]: true });
-    await swap(rt, ctx, original, doc);
+    const doc: Doc = { ...original, [s.DELETED]: true };
+    nextVersion(rt, resource, doc, original);
+    stamp(rt, resource, doc);
+    await withVersions(rt, resource, [doc], () => swap(rt, ctx, original, doc));
   } else {
     const filter = { [resource.idField]: original[resource.idField], [s.ETAG]: original[s.ETAG] };
     const deleted = await rt.store.collection(resource.source).deleteOne(filter);
-    if (deleted > 0) await deleteReplacedMedia(rt, resource, original);
+    if (deleted > 0) {
+      await deleteReplacedMedia(rt, resource, original);
+      await dropVersions(rt, resource, [original[resource.idField]]);
+    }
     if (deleted === 0) {
       throw new HttpError(412, "The document was changed by another request; fetch it again");
     }
@@ -260,7 +277,7 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
   const s = rt.settings;
   const collection = rt.store.collection(resource.source);
   const filter = endpointFilter(rt, ctx, { includeDeleted: true });
-  const needOriginals = resource.softDelete ||
+  const needOriginals = resource.softDelete || resource.versioning ||
     rt.events.has("on_delete_resource_originals", resource.name);
   const originals = needOriginals ? await collection.find(filter) : undefined;
   const live = endpointFilter(rt, ctx);
@@ -273,10 +290,17 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
   }
   if (resource.softDelete) {
     for (const original of originals!.filter((d) => d[s.DELETED] !== true)) {
-      const doc = stamp(rt, resource, { ...original, [s.DELETED]: true });
-      await collection.replaceOne({ [resource.idField]: original[resource.idField] }, doc);
+      const doc: Doc = { ...original, [s.DELETED]: true };
+      nextVersion(rt, resource, doc, original);
+      stamp(rt, resource, doc);
+      await withVersions(rt, resource, [doc], async () => {
+        await collection.replaceOne({ [resource.idField]: original[resource.idField] }, doc);
+      });
     }
-  } else await collection.deleteMany(filter);
+  } else {
+    await collection.deleteMany(filter);
+    await dropVersions(rt, resource, (originals ?? []).map((d) => d[resource.idField]));
+  }
   await rt.events.emitFor("on_deleted_resource", resource.name);
   return { status: 204 };
 }

@@ -1,0 +1,132 @@
+/**
+ * Document versioning: every POST, PUT, PATCH (and soft delete) of a versioned resource
+ * stores a copy in the shadow collection `<source><VERSIONS>` (`people_versions`), keyed
+ * by the document id (`_id_document`) and the version number. Reads of `?version=<n>`,
+ * `all` and `diffs` come from there.
+ */
+import { HttpError } from "../http/errors.ts";
+import { ObjectId } from "../store/bson.ts";
+import type { Doc } from "../store/store.ts";
+import type { Resource } from "../domain/types.ts";
+import type { Runtime } from "./runtime.ts";
+
+/** The shadow collection of a resource. */
+export function versionsSource(rt: Runtime, resource: Resource): string {
+  return `${resource.source}${rt.settings.VERSIONS}`;
+}
+
+/** The field of a shadow document that holds the primary document's id. */
+export function documentIdField(rt: Runtime, resource: Resource): string {
+  return `${resource.idField}${rt.settings.VERSION_ID_SUFFIX}`;
+}
+
+/**
+ * Sets the version number of a document about to be stored: 1 on create, one more than
+ * the original's otherwise (restarting at 1 when the stored document lost its number).
+ */
+export function nextVersion(rt: Runtime, resource: Resource, doc: Doc, original?: Doc): void {
+  if (!resource.versioning) return;
+  const field = rt.settings.VERSION;
+  const previous = original?.[field];
+  doc[field] = typeof previous === "number" ? previous + 1 : 1;
+}
+
+/**
+ * Runs `write` for `docs` (already carrying their version numbers) and keeps their shadow
+ * copies. The copies are stored first and removed again if the write fails, so a failed
+ * request leaves no version behind.
+ */
+export async function withVersions(
+  rt: Runtime,
+  resource: Resource,
+  docs: Doc[],
+  write: () => Promise<void>,
+): Promise<void> {
+  if (!resource.versioning) return write();
+  const idField = documentIdField(rt, resource);
+  const shadows = docs.map((doc) => {
+    const { [resource.idField]: id, ...rest } = doc;
+    return { ...rest, _id: new ObjectId(), [idField]: id };
+  });
+  const versions = rt.store.collection(versionsSource(rt, resource));
+  await versions.insertMany(shadows);
+  try {
+    await write();
+  } catch (error) {
+    await versions.deleteMany({ _id: { $in: shadows.map((shadow) => shadow._id) } });
+    throw error;
+  }
+}
+
+/** Removes every stored version of the documents with `ids`. */
+export async function dropVersions(rt: Runtime, resource: Resource, ids: unknown[]) {
+  if (!resource.versioning || ids.length === 0) return;
+  await rt.store.collection(versionsSource(rt, resource)).deleteMany({
+    [documentIdField(rt, resource)]: { $in: ids },
+  });
+}
+
+/** Turns a shadow document back into the primary document's shape. */
+function fromShadow(rt: Runtime, resource: Resource, shadow: Doc): Doc {
+  const idField = documentIdField(rt, resource);
+  const { _id: _shadowId, [idField]: id, ...rest } = shadow;
+  return { [resource.idField]: id, ...rest };
+}
+
+/** Parses the `version` parameter: a positive integer, `all` or `diffs`. */
+export function parseVersionParam(raw: string): number | "all" | "diffs" {
+  if (raw === "all" || raw === "diffs") return raw;
+  if (/^[1-9]\d{0,8}$/.test(raw)) return Number(raw);
+  throw new HttpError(400, `version: must be a positive integer, "all" or "diffs"`);
+}
+
+/** One stored version of a document, or null. */
+export async function findVersion(
+  rt: Runtime,
+  resource: Resource,
+  id: unknown,
+  version: number,
+): Promise<Doc | null> {
+  const shadow = await rt.store.collection(versionsSource(rt, resource)).findOne({
+    [documentIdField(rt, resource)]: id,
+    [rt.settings.VERSION]: version,
+  });
+  return shadow && fromShadow(rt, resource, shadow);
+}
+
+/** Every stored version of a document, oldest first. */
+export async function allVersions(rt: Runtime, resource: Resource, id: unknown): Promise<Doc[]> {
+  const shadows = await rt.store.collection(versionsSource(rt, resource)).find(
+    { [documentIdField(rt, resource)]: id },
+    { sort: { [rt.settings.VERSION]: 1, _id: 1 } },
+  );
+  return shadows.map((s) => fromShadow(rt, resource, s));
+}
+
+/**
+ * Diffs of consecutive versions: the first version whole, then for each later version
+ * only the fields that changed (plus the id, version and update time).
+ */
+export function diffVersions(rt: Runtime, resource: Resource, versions: Doc[]): Doc[] {
+  const s = rt.settings;
+  const keep = new Set([resource.idField, s.VERSION, s.DATE_UPDATED, ...s.VERSION_DIFF_INCLUDE]);
+  return versions.map((version, i) => {
+    if (i === 0) return version;
+    const before = versions[i - 1];
+    const diff: Doc = {};
+    for (const [key, value] of Object.entries(version)) {
+      if (keep.has(key) || !sameValue(value, before[key])) diff[key] = value;
+    }
+    return diff;
+  });
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  if (a instanceof ObjectId && b instanceof ObjectId) return a.equals(b);
+  if (typeof a === "object" && a !== null && typeof b === "object" && b !== null) {
+    return JSON.stringify(a) === JSON.stringify(b);
+  }
+  return false;
+}

@@ -5,7 +5,7 @@
  */
 import { HttpError } from "../http/errors.ts";
 import { isPlainObject } from "../settings/check.ts";
-import { parsePaging } from "../query/paging.ts";
+import { requestPaging } from "./paging.ts";
 import type { Doc } from "../store/store.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { andFilters } from "./filters.ts";
@@ -58,13 +58,7 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
   await rt.events.emitFor("before_aggregation", resource.name, pipeline);
   const body: Doc = {};
   if (resource.pagination) {
-    const paging = parsePaging(
-      {
-        page: query.get(s.QUERY_PAGE) ?? undefined,
-        max_results: query.get(s.QUERY_MAX_RESULTS) ?? undefined,
-      },
-      { default: resource.paginationDefault, limit: resource.paginationLimit },
-    );
+    const paging = requestPaging(rt, ctx);
     const skip = (paging.page - 1) * paging.maxResults;
     const collection = rt.store.collection(resource.source);
     const [documents, counted] = await Promise.all([

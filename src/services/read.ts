@@ -6,7 +6,7 @@ import { HttpError, notFound } from "../http/errors.ts";
 import { parseWhere } from "../query/where.ts";
 import { parseSort } from "../query/sort.ts";
 import { effectiveProjection, parseProjection } from "../query/projection.ts";
-import { parsePaging } from "../query/paging.ts";
+import { requestPaging } from "./paging.ts";
 import type { Doc, Filter, Projection } from "../store/store.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
 import { collectionLinks, itemLinks, type Link, relatedLinks } from "./links.ts";
@@ -105,13 +105,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   const body: Doc = {};
   let docs: Doc[];
   if (resource.pagination) {
-    const paging = parsePaging(
-      {
-        page: query.get(s.QUERY_PAGE) ?? undefined,
-        max_results: query.get(s.QUERY_MAX_RESULTS) ?? undefined,
-      },
-      { default: resource.paginationDefault, limit: resource.paginationLimit },
-    );
+    const paging = requestPaging(rt, ctx);
     const skip = (paging.page - 1) * paging.maxResults;
     // With OPTIMIZE_PAGINATION_FOR_SPEED the total is skipped: one extra document tells
     // whether a next page exists.
@@ -230,13 +224,7 @@ async function getItemVersions(
     version[s.LATEST_VERSION] = latest;
     decorateItem(rt, ctx, version);
   }
-  const paging = parsePaging(
-    {
-      page: ctx.query.get(s.QUERY_PAGE) ?? undefined,
-      max_results: ctx.query.get(s.QUERY_MAX_RESULTS) ?? undefined,
-    },
-    { default: resource.paginationDefault, limit: resource.paginationLimit },
-  );
+  const paging = requestPaging(rt, ctx);
   const start = (paging.page - 1) * paging.maxResults;
   const envelope: Doc = {
     [s.ITEMS]: versions.slice(start, start + paging.maxResults),

@@ -186,6 +186,19 @@ function withDefaults(schema: CompiledSchema, sent: Doc, updates: Doc): Doc {
   return { ...updates, ...schema.defaults(applyPatch({}, sent, true)) };
 }
 
+/** Numbers, stamps and stores an edit of `original`, keeping its version copy. */
+async function storeEdit(
+  rt: Runtime,
+  ctx: RequestContext,
+  original: Doc,
+  doc: Doc,
+  files?: ObjectId[],
+) {
+  nextVersion(rt, ctx.resource, doc, original);
+  stamp(rt, ctx.resource, doc);
+  await withVersions(rt, ctx.resource, [doc], () => swap(rt, ctx, original, doc, files));
+}
+
 /** PATCH on an item endpoint. */
 export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const { resource } = ctx;
@@ -206,9 +219,7 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
   await rt.events.emitFor("on_update", resource.name, changes, original);
   const doc = applyPatch(original, changes, resource.mergeNestedDocuments);
   if (resource.softDelete) doc[s.DELETED] = false;
-  nextVersion(rt, resource, doc, original);
-  stamp(rt, resource, doc);
-  await withVersions(rt, resource, [doc], () => swap(rt, ctx, original, doc, files));
+  await storeEdit(rt, ctx, original, doc, files);
   await rt.events.emitFor("on_updated", resource.name, changes, original);
   return { status: 200, body: await writeResponse(rt, ctx, doc) };
 }
@@ -236,9 +247,7 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const files = await storeMedia(rt, resource, [doc]);
   await rt.events.emitFor("on_replace", resource.name, doc, original);
   if (resource.softDelete) doc[s.DELETED] = false;
-  nextVersion(rt, resource, doc, original);
-  stamp(rt, resource, doc);
-  await withVersions(rt, resource, [doc], () => swap(rt, ctx, original, doc, files));
+  await storeEdit(rt, ctx, original, doc, files);
   await rt.events.emitFor("on_replaced", resource.name, doc, original);
   return { status: 200, body: await writeResponse(rt, ctx, doc) };
 }
@@ -253,9 +262,7 @@ export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Repl
   await rt.events.emitFor("on_delete_item", resource.name, original);
   if (resource.softDelete) {
     const doc: Doc = { ...original, [s.DELETED]: true };
-    nextVersion(rt, resource, doc, original);
-    stamp(rt, resource, doc);
-    await withVersions(rt, resource, [doc], () => swap(rt, ctx, original, doc));
+    await storeEdit(rt, ctx, original, doc);
   } else {
     const filter = { [resource.idField]: original[resource.idField], [s.ETAG]: original[s.ETAG] };
     const deleted = await rt.store.collection(resource.source).deleteOne(filter);

@@ -12,6 +12,7 @@
 import { createService, type Service, type ServiceOptions } from "../../src/mod.ts";
 import { JONGODB_GAPS, mongoTarget, type MongoTestTarget } from "./jongodb.ts";
 import { Client } from "./client.ts";
+import { createLogger } from "../../src/log.ts";
 
 export type StoreKind = "embedded" | "mongo";
 export const STORES: StoreKind[] = (Deno.env.get("TEST_STORES")?.split(",") as StoreKind[]) ??
@@ -70,7 +71,13 @@ export async function startService(
   options: ServiceOptions = {},
 ): Promise<Running> {
   const store = await storeSettings(kind);
-  const service = await createService({ ...settings, ...store }, { env: false, ...options });
+  // Records go nowhere unless TEST_LOG is set; scenarios about logging pass their own logger.
+  const logger = Deno.env.get("TEST_LOG") ? undefined : createLogger(() => {});
+  const service = await createService({ ...settings, ...store }, {
+    env: false,
+    logger,
+    ...options,
+  });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, service.fetch);
   const url = `http://127.0.0.1:${server.addr.port}/`;
   return {

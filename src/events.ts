@@ -18,9 +18,8 @@
  * status (a before event thrown this way aborts the write, so nothing is stored);
  * anything else becomes a 500 with a generic body, and its stack is logged.
  *
- * Every event of the catalogue below is part of the API. `on_fetched_diffs` is raised
- * once document versioning serves `version=diffs`, and `on_oplog_push` once the operation
- * log lands: both can be registered now and are not raised until then.
+ * Every event of the catalogue below is part of the API. `on_oplog_push` is raised once
+ * the operation log lands: it can be registered now and is not raised until then.
  */
 import type { Doc } from "./store/store.ts";
 

@@ -1,6 +1,7 @@
 /** Document versioning: version numbers, shadow copies, `?version=<n>|all|diffs`. */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
+import { Events } from "../../src/mod.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -95,3 +96,31 @@ scenario("DELETE removes the document's versions", SETTINGS, async (api) => {
   assert.equal(again.status, 201);
   assert.equal((await api.get(`${path}?version=all`)).body._meta.total, 1);
 });
+
+const fetched: Array<[string, string]> = [];
+const versionEvents = new Events()
+  .on("on_fetched_diffs", (resource: string, response: any) => {
+    fetched.push(["diffs", resource]);
+    response.seen = true;
+  })
+  .on("on_fetched_diffs_docs", (response: any) => {
+    fetched.push(["diffs_docs", String(response._items.length)]);
+  })
+  .on("on_fetched_item_docs", (response: any) => {
+    fetched.push(["item_docs", String(response._version ?? response._items?.length)]);
+  });
+
+scenario("fetch events fire for version=<n>, all and diffs", SETTINGS, async (api) => {
+  fetched.length = 0;
+  const created = await api.create("docs", { title: "a" });
+  await api.patch(`docs/${created._id}`, { title: "b" }, { "if-match": created._etag });
+  const one = await api.get(`docs/${created._id}?version=1`);
+  assert.equal(one.status, 200);
+  await api.get(`docs/${created._id}?version=all`);
+  const diffs = await api.get(`docs/${created._id}?version=diffs`);
+  assert.equal(diffs.body.seen, true);
+  assert.deepEqual(fetched, [["item_docs", "1"], ["item_docs", "2"], ["diffs", "docs"], [
+    "diffs_docs",
+    "2",
+  ]]);
+}, { events: versionEvents });

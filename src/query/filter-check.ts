@@ -2,6 +2,7 @@
  * Post-processing of a parsed `where` filter: operator blacklist, known-operator check,
  * ALLOWED_FILTERS, VALIDATE_FILTERING and schema-driven coercion of dates and ObjectIds.
  */
+import type { WhereOptions } from "./where.ts";
 import type { ResourceSchema } from "../domain/types.ts";
 import type { Filter } from "../store/store.ts";
 import { ObjectId } from "../store/bson.ts";
@@ -18,16 +19,16 @@ import {
 import { listMember, type ResolvedField, resolveField } from "./schema-path.ts";
 
 /** Settings the checker applies; see `WhereOptions` for their meaning. */
-export interface FilterCheckOptions {
-  /** Top-level schema, already including the key/meta fields. */
-  schema: ResourceSchema;
-  dateFormat: string;
-  parseDate(s: string): Date | null;
-  allowedFilters: string[];
-  validateFiltering: boolean;
-  blacklist: string[];
-  param: string;
-}
+export type FilterCheckOptions =
+  & Pick<
+    WhereOptions,
+    "dateFormat" | "parseDate" | "allowedFilters" | "validateFiltering" | "blacklist"
+  >
+  & {
+    /** Top-level schema, already including the key/meta fields. */
+    schema: ResourceSchema;
+    param: string;
+  };
 
 const HEX24 = /^[0-9a-fA-F]{24}$/;
 

@@ -2,16 +2,8 @@
  * MongoDB query operator vocabulary known to the `where` checker.
  */
 
-/** Operators that combine whole sub-queries. */
-export const LOGICAL_OPERATORS: ReadonlySet<string> = new Set(["$and", "$or", "$nor"]);
-
-/** Operators whose argument is checked only for blacklisted operators, never type-checked. */
-export const OPAQUE_OPERATORS: ReadonlySet<string> = new Set([
-  "$expr",
-  "$jsonSchema",
-  "$text",
-  "$where",
-  "$comment",
+/** Geospatial operators and their argument keywords. */
+const GEO_OPERATORS = [
   "$near",
   "$nearSphere",
   "$geoWithin",
@@ -23,6 +15,19 @@ export const OPAQUE_OPERATORS: ReadonlySet<string> = new Set([
   "$polygon",
   "$maxDistance",
   "$minDistance",
+];
+
+/** Operators that combine whole sub-queries. */
+export const LOGICAL_OPERATORS: ReadonlySet<string> = new Set(["$and", "$or", "$nor"]);
+
+/** Operators whose argument is checked only for blacklisted operators, never type-checked. */
+export const OPAQUE_OPERATORS: ReadonlySet<string> = new Set([
+  "$expr",
+  "$jsonSchema",
+  "$text",
+  "$where",
+  "$comment",
+  ...GEO_OPERATORS,
 ]);
 
 /** Every operator MongoDB accepts in a query filter. */
@@ -60,17 +65,7 @@ export const QUERY_OPERATORS: ReadonlySet<string> = new Set([
   "$bitsAnyClear",
   "$bitsAnySet",
   "$comment",
-  "$near",
-  "$nearSphere",
-  "$geoWithin",
-  "$geoIntersects",
-  "$geometry",
-  "$box",
-  "$center",
-  "$centerSphere",
-  "$polygon",
-  "$maxDistance",
-  "$minDistance",
+  ...GEO_OPERATORS,
 ]);
 
 /** Operators whose argument is a value of the field's type (after coercion). */

@@ -2,6 +2,16 @@
  * MongoDB query operator vocabulary known to the `where` checker.
  */
 
+/** Comparison operators. */
+const COMPARISON_OPERATORS = [
+  "$eq",
+  "$ne",
+  "$gt",
+  "$gte",
+  "$lt",
+  "$lte",
+];
+
 /** Geospatial operators and their argument keywords. */
 const GEO_OPERATORS = [
   "$near",
@@ -32,12 +42,7 @@ export const OPAQUE_OPERATORS: ReadonlySet<string> = new Set([
 
 /** Every operator MongoDB accepts in a query filter. */
 export const QUERY_OPERATORS: ReadonlySet<string> = new Set([
-  "$eq",
-  "$ne",
-  "$gt",
-  "$gte",
-  "$lt",
-  "$lte",
+  ...COMPARISON_OPERATORS,
   "$in",
   "$nin",
   "$and",
@@ -70,12 +75,7 @@ export const QUERY_OPERATORS: ReadonlySet<string> = new Set([
 
 /** Operators whose argument is a value of the field's type (after coercion). */
 export const VALUE_OPERATORS: ReadonlySet<string> = new Set([
-  "$eq",
-  "$ne",
-  "$gt",
-  "$gte",
-  "$lt",
-  "$lte",
+  ...COMPARISON_OPERATORS,
 ]);
 
 /** Operators whose argument is a list of values of the field's type. */

@@ -1,6 +1,7 @@
 /** Reading: `embedded` (data_relation expansion), embedded_fields, switches, related links. */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
+import { q, refused } from "../support/assertions.ts";
 import type { Client } from "../support/client.ts";
 import type { Store } from "../../src/store/store.ts";
 
@@ -25,8 +26,6 @@ const SETTINGS = {
   },
 };
 
-const q = (s: string) => encodeURIComponent(s);
-
 interface Seeded {
   ann: string;
   bob: string;
@@ -46,16 +45,6 @@ async function seed(api: Client): Promise<Seeded> {
     plain: bob,
   });
   return { ann, bob, cid, invoice: invoice._id };
-}
-
-async function refused(api: Client, path: string, fragment: string) {
-  const res = await api.get(path);
-  assert.equal(res.status, 400, `${path} answered ${res.status}: ${res.text}`);
-  assert.equal(res.body._status, "ERR");
-  assert.ok(
-    res.body._error.message.includes(fragment),
-    `"${res.body._error.message}" lacks "${fragment}"`,
-  );
 }
 
 scenario("embedded: a reference becomes the referenced document", SETTINGS, async (api) => {

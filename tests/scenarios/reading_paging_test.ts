@@ -1,6 +1,7 @@
 /** Reading: sort, default_sort, pagination (_meta, _links), pagination off, fast pagination. */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
+import { q, refused } from "../support/assertions.ts";
 import type { Client } from "../support/client.ts";
 
 const SCHEMA = { name: { type: "string" }, age: { type: "integer" }, city: { type: "string" } };
@@ -41,18 +42,6 @@ async function listed(api: Client, path: string): Promise<string[]> {
   assert.equal(res.status, 200, `${path}: ${res.text}`);
   return namesOf(res);
 }
-
-async function refused(api: Client, path: string, fragment: string) {
-  const res = await api.get(path);
-  assert.equal(res.status, 400, `${path} answered ${res.status}: ${res.text}`);
-  assert.equal(res.body._status, "ERR");
-  assert.ok(
-    res.body._error.message.includes(fragment),
-    `"${res.body._error.message}" lacks "${fragment}"`,
-  );
-}
-
-const q = (s: string) => encodeURIComponent(s);
 
 scenario("sort: comma form with - for descending", SETTINGS, async (api) => {
   await seed(api);

@@ -1,6 +1,7 @@
 /** Reading: `projection` (client and datasource defaults), key fields always returned. */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
+import { q, refused } from "../support/assertions.ts";
 import type { Client } from "../support/client.ts";
 
 const SCHEMA = {
@@ -34,16 +35,6 @@ async function seed(api: Client): Promise<string> {
 }
 
 const keysOf = (doc: object) => Object.keys(doc).sort();
-const q = (s: string) => encodeURIComponent(s);
-
-async function refused(api: Client, path: string, fragment: string) {
-  const res = await api.get(path);
-  assert.equal(res.status, 400, `${path} answered ${res.status}: ${res.text}`);
-  assert.ok(
-    res.body._error.message.includes(fragment),
-    `"${res.body._error.message}" lacks "${fragment}"`,
-  );
-}
 
 scenario(
   "projection: inclusion returns the fields asked plus key fields",

@@ -41,4 +41,3 @@ export const REASONS: Record<number, string> = {
 
 export const notFound = (message = "The requested URL was not found on the server.") =>
   new HttpError(404, message);
-export const badRequest = (message: string) => new HttpError(400, message);

@@ -17,7 +17,7 @@ import {
   storeMedia,
   wrapSingleUploads,
 } from "./media.ts";
-import { idToString, newId, now, stamp } from "./meta.ts";
+import { newId, now, stamp } from "./meta.ts";
 import { applyPatch } from "./patch.ts";
 import { dropVersions, nextVersion, withVersions } from "./versions.ts";
 import { findItem } from "./read.ts";
@@ -311,5 +311,3 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
   await rt.events.emitFor("on_deleted_resource", resource.name);
   return { status: 204 };
 }
-
-export { idToString };

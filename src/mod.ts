@@ -9,6 +9,7 @@
  * ```
  */
 import { buildDomain } from "./domain/build.ts";
+import { addOplogResource } from "./domain/oplog.ts";
 import { Events } from "./events.ts";
 import { createApp } from "./http/app.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -63,6 +64,7 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
   const checked = checkSettings(input);
   problems.push(...checked.problems);
   const settings = checked.settings;
+  addOplogResource(settings);
   const domain = buildDomain(settings, problems);
   const schemas = new Map<string, CompiledSchema>();
   for (const resource of domain.values()) {

@@ -19,6 +19,7 @@ import {
 } from "./media.ts";
 import { newId, now, stamp } from "./meta.ts";
 import { applyPatch } from "./patch.ts";
+import { oplogEnabled, oplogEntries } from "./oplog.ts";
 import { dropVersions, nextVersion, withVersions } from "./versions.ts";
 import { findItem } from "./read.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
@@ -121,12 +122,14 @@ export async function postCollection(
     nextVersion(rt, resource, doc);
     stamp(rt, resource, doc, created);
   }
+  const op = ctx.method === "PUT" ? "PUT" : "POST";
+  const alongside = await oplogEntries(rt, ctx, { op, items: docs.map((doc) => ({ doc })) });
   try {
     await withVersions(
       rt,
       resource,
       docs,
-      () => rt.store.collection(resource.source).insertMany(docs),
+      () => rt.store.collection(resource.source).insertMany(docs, { alongside }),
     );
   } catch (error) {
     await deleteFiles(rt, files);
@@ -147,24 +150,36 @@ async function originalFor(rt: Runtime, ctx: RequestContext): Promise<Doc> {
   return original;
 }
 
+/** An edit about to be stored: the original, its replacement, and what goes with them. */
+interface Edit {
+  original: Doc;
+  doc: Doc;
+  /** Files saved for this write. */
+  files?: ObjectId[];
+  /** The oplog's operation and changes (the whole document when absent). */
+  op: "PATCH" | "PUT" | "DELETE";
+  changes?: Doc;
+}
+
 /**
- * Stores `doc` over `original` only if nobody changed it meanwhile (ETag compare-and-swap).
- * `files` were saved for this write: removed if it fails; files `original` referenced and
- * `doc` no longer does are removed once it succeeds.
+ * Stores `doc` over `original` only if nobody changed it meanwhile (ETag compare-and-swap),
+ * with its oplog entry. `files` were saved for this write: removed if it fails; files
+ * `original` referenced and `doc` no longer does are removed once it succeeds.
  */
-async function swap(
-  rt: Runtime,
-  ctx: RequestContext,
-  original: Doc,
-  doc: Doc,
-  files: ObjectId[] = [],
-) {
+async function swap(rt: Runtime, ctx: RequestContext, edit: Edit) {
   const { resource } = ctx;
   const s = rt.settings;
+  const { original, doc, files = [] } = edit;
   const filter = { [resource.idField]: original[resource.idField], [s.ETAG]: original[s.ETAG] };
+  const alongside = await oplogEntries(rt, ctx, {
+    op: edit.op,
+    items: [{ doc, changes: edit.changes }],
+  });
   let matched: number;
   try {
-    ({ matched } = await rt.store.collection(resource.source).replaceOne(filter, doc));
+    ({ matched } = await rt.store.collection(resource.source).replaceOne(filter, doc, {
+      alongside,
+    }));
   } catch (error) {
     await deleteFiles(rt, files);
     throw asValidationError(rt, error, [doc], false);
@@ -187,16 +202,10 @@ function withDefaults(schema: CompiledSchema, sent: Doc, updates: Doc): Doc {
 }
 
 /** Numbers, stamps and stores an edit of `original`, keeping its version copy. */
-async function storeEdit(
-  rt: Runtime,
-  ctx: RequestContext,
-  original: Doc,
-  doc: Doc,
-  files?: ObjectId[],
-) {
-  nextVersion(rt, ctx.resource, doc, original);
-  stamp(rt, ctx.resource, doc);
-  await withVersions(rt, ctx.resource, [doc], () => swap(rt, ctx, original, doc, files));
+async function storeEdit(rt: Runtime, ctx: RequestContext, edit: Edit) {
+  nextVersion(rt, ctx.resource, edit.doc, edit.original);
+  stamp(rt, ctx.resource, edit.doc);
+  await withVersions(rt, ctx.resource, [edit.doc], () => swap(rt, ctx, edit));
 }
 
 /** PATCH on an item endpoint. */
@@ -219,7 +228,7 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
   await rt.events.emitFor("on_update", resource.name, changes, original);
   const doc = applyPatch(original, changes, resource.mergeNestedDocuments);
   if (resource.softDelete) doc[s.DELETED] = false;
-  await storeEdit(rt, ctx, original, doc, files);
+  await storeEdit(rt, ctx, { original, doc, files, op: "PATCH", changes });
   await rt.events.emitFor("on_updated", resource.name, changes, original);
   return { status: 200, body: await writeResponse(rt, ctx, doc) };
 }
@@ -247,7 +256,7 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const files = await storeMedia(rt, resource, [doc]);
   await rt.events.emitFor("on_replace", resource.name, doc, original);
   if (resource.softDelete) doc[s.DELETED] = false;
-  await storeEdit(rt, ctx, original, doc, files);
+  await storeEdit(rt, ctx, { original, doc, files, op: "PUT" });
   await rt.events.emitFor("on_replaced", resource.name, doc, original);
   return { status: 200, body: await writeResponse(rt, ctx, doc) };
 }
@@ -262,10 +271,11 @@ export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Repl
   await rt.events.emitFor("on_delete_item", resource.name, original);
   if (resource.softDelete) {
     const doc: Doc = { ...original, [s.DELETED]: true };
-    await storeEdit(rt, ctx, original, doc);
+    await storeEdit(rt, ctx, { original, doc, op: "DELETE", changes: original });
   } else {
     const filter = { [resource.idField]: original[resource.idField], [s.ETAG]: original[s.ETAG] };
-    const deleted = await rt.store.collection(resource.source).deleteOne(filter);
+    const alongside = await oplogEntries(rt, ctx, { op: "DELETE", items: [{ doc: original }] });
+    const deleted = await rt.store.collection(resource.source).deleteOne(filter, { alongside });
     if (deleted > 0) {
       await deleteReplacedMedia(rt, resource, original);
       await dropVersions(rt, resource, [original[resource.idField]]);
@@ -285,7 +295,7 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
   const collection = rt.store.collection(resource.source);
   const filter = endpointFilter(rt, ctx, { includeDeleted: true });
   const needOriginals = resource.softDelete || resource.versioning ||
-    rt.events.has("on_delete_resource_originals", resource.name);
+    oplogEnabled(rt, "DELETE") || rt.events.has("on_delete_resource_originals", resource.name);
   const originals = needOriginals ? await collection.find(filter) : undefined;
   const live = endpointFilter(rt, ctx);
   if ((originals ? originals.length : await collection.count(live, { limit: 1 })) === 0) {
@@ -300,12 +310,19 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
       const doc: Doc = { ...original, [s.DELETED]: true };
       nextVersion(rt, resource, doc, original);
       stamp(rt, resource, doc);
+      const alongside = await oplogEntries(rt, ctx, {
+        op: "DELETE",
+        items: [{ doc, changes: original }],
+      });
       await withVersions(rt, resource, [doc], async () => {
-        await collection.replaceOne({ [resource.idField]: original[resource.idField] }, doc);
+        const id = { [resource.idField]: original[resource.idField] };
+        await collection.replaceOne(id, doc, { alongside });
       });
     }
   } else {
-    await collection.deleteMany(filter);
+    const items = (originals ?? []).map((doc) => ({ doc }));
+    const alongside = await oplogEntries(rt, ctx, { op: "DELETE", items });
+    await collection.deleteMany(filter, { alongside });
     await dropVersions(rt, resource, (originals ?? []).map((d) => d[resource.idField]));
   }
   await rt.events.emitFor("on_deleted_resource", resource.name);

@@ -62,6 +62,21 @@ export class InvalidQueryError extends Error {
   }
 }
 
+/**
+ * Documents to insert into another collection as part of a write, in the same atomic unit
+ * where the store can (the operation log). They are inserted only when the write stored,
+ * replaced or removed at least one document.
+ */
+export interface Alongside {
+  collection: string;
+  docs: Doc[];
+}
+
+/** Options of the writes that can carry {@link Alongside} documents. */
+export interface WriteOptions {
+  alongside?: Alongside;
+}
+
 export interface Collection {
   readonly name: string;
   find(filter: Filter, options?: FindOptions): Promise<Doc[]>;
@@ -72,12 +87,12 @@ export interface Collection {
    * Inserts all documents or none: on any failure (a duplicate key, a store error) no
    * document of the call remains stored. Documents must carry their `_id`.
    */
-  insertMany(docs: Doc[]): Promise<void>;
+  insertMany(docs: Doc[], options?: WriteOptions): Promise<void>;
   /** Replaces the first document matching `filter`; with `upsert`, inserts `doc` if none. */
   replaceOne(
     filter: Filter,
     doc: Doc,
-    options?: { upsert?: boolean },
+    options?: { upsert?: boolean } & WriteOptions,
   ): Promise<{ matched: number }>;
   /** Applies MongoDB update operators (`$set`, `$unset`, `$inc`, ...) to the first match. */
   updateOne(
@@ -87,8 +102,8 @@ export interface Collection {
   ): Promise<{ matched: number }>;
   /** Applies update operators to every match; returns how many matched. */
   updateMany(filter: Filter, update: Doc): Promise<number>;
-  deleteOne(filter: Filter): Promise<number>;
-  deleteMany(filter: Filter): Promise<number>;
+  deleteOne(filter: Filter, options?: WriteOptions): Promise<number>;
+  deleteMany(filter: Filter, options?: WriteOptions): Promise<number>;
   /** Runs an aggregation pipeline and returns every resulting document. */
   aggregate(pipeline: Doc[]): Promise<Doc[]>;
   distinct(field: string, filter?: Filter): Promise<unknown[]>;

@@ -6,7 +6,15 @@
 import { Query } from "mingo/query";
 import { updateOne as mingoUpdateOne } from "mingo/updater";
 import type { Options } from "mingo/types";
-import type { Collection, Doc, Filter, FindOptions, IndexSpec } from "../store.ts";
+import type {
+  Alongside,
+  Collection,
+  Doc,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  WriteOptions,
+} from "../store.ts";
 import { DuplicateKeyError, InvalidQueryError, StoreError } from "../store.ts";
 import { ObjectId } from "../bson.ts";
 import { cloneValue } from "./clone.ts";
@@ -101,7 +109,7 @@ export class EmbeddedCollection implements Collection {
     });
   }
 
-  insertMany(docs: Doc[]): Promise<void> {
+  insertMany(docs: Doc[], options: WriteOptions = {}): Promise<void> {
     return run(() => {
       const state = this.#state();
       const changes: Change[] = [];
@@ -114,14 +122,18 @@ export class EmbeddedCollection implements Collection {
         ids.add(id);
         changes.push({ id, after: doc });
       }
-      this.#commit(state, changes, true);
+      this.#commit(state, changes, true, options.alongside);
     });
   }
 
-  /** Checks unique indexes, writes `changes` in one transaction, then updates memory. */
-  #commit(state: CollectionState, changes: Change[], insert: boolean): void {
+  /**
+   * Checks unique indexes, writes `changes` (and the `alongside` inserts into another
+   * collection) in one transaction, then updates memory.
+   */
+  #commit(state: CollectionState, changes: Change[], insert: boolean, alongside?: Alongside) {
     if (changes.length === 0) return;
     for (const index of state.unique) checkUnique(index, changes, this.name);
+    const side = alongside && this.#prepareAlongside(alongside);
     const encoded = changes.map((c) => encodeDoc(c.after));
     const { db } = this.ctx;
     db.transaction(() => {
@@ -133,19 +145,52 @@ export class EmbeddedCollection implements Collection {
           db.stmts.updateDoc.run(encoded[i], this.name, changes[i].id);
         }
       }
+      side?.write();
     });
     state.exists = true;
     state.apply(changes);
+    side?.apply();
   }
 
-  #ensureExists(state: CollectionState): void {
-    if (!state.exists) this.ctx.db.stmts.insertCollection.run(this.name);
+  #ensureExists(state: CollectionState, name = this.name): void {
+    if (!state.exists) this.ctx.db.stmts.insertCollection.run(name);
+  }
+
+  /**
+   * Checks inserts into another collection and returns how to write them inside the
+   * caller's transaction and then apply them to memory.
+   */
+  #prepareAlongside(alongside: Alongside) {
+    if (alongside.docs.length === 0) return undefined;
+    const name = alongside.collection;
+    const state = this.ctx.state(name);
+    const changes: Change[] = [];
+    for (const input of alongside.docs) {
+      if (input._id === undefined) input._id = new ObjectId();
+      const doc = cloneValue(input);
+      const id = idKeyOf(doc);
+      if (state.docs.has(id) || changes.some((c) => c.id === id)) throw idDuplicate(name);
+      changes.push({ id, after: doc });
+    }
+    for (const index of state.unique) checkUnique(index, changes, name);
+    const encoded = changes.map((c) => encodeDoc(c.after));
+    const { db } = this.ctx;
+    return {
+      write: () => {
+        this.#ensureExists(state, name);
+        changes.forEach((c, i) => db.stmts.insertDoc.run(name, c.id, encoded[i]));
+      },
+      apply: () => {
+        state.exists = true;
+        state.apply(changes);
+      },
+    };
   }
 
   replaceOne(
     filter: Filter,
     doc: Doc,
-    options: { upsert?: boolean } = {},
+    options: { upsert?: boolean } & WriteOptions = {},
   ): Promise<{ matched: number }> {
     return run(() => {
       const state = this.#state();
@@ -155,7 +200,7 @@ export class EmbeddedCollection implements Collection {
         if (!options.upsert) return { matched: 0 };
         const _id = replacement._id ?? equalityFields(filter)._id ?? new ObjectId();
         const created = { _id, ...replacement };
-        this.#insertOne(state, created);
+        this.#insertOne(state, created, options.alongside);
         return { matched: 0 };
       }
       const [id, before] = hit;
@@ -163,15 +208,15 @@ export class EmbeddedCollection implements Collection {
         throw immutableId();
       }
       const after = { _id: before._id, ...replacement };
-      this.#commit(state, [{ id, before, after }], false);
+      this.#commit(state, [{ id, before, after }], false, options.alongside);
       return { matched: 1 };
     });
   }
 
-  #insertOne(state: CollectionState, doc: Doc): void {
+  #insertOne(state: CollectionState, doc: Doc, alongside?: Alongside): void {
     const id = idKeyOf(doc);
     if (state.docs.has(id)) throw idDuplicate(this.name);
-    this.#commit(state, [{ id, after: doc }], true);
+    this.#commit(state, [{ id, after: doc }], true, alongside);
   }
 
   updateOne(
@@ -233,22 +278,25 @@ export class EmbeddedCollection implements Collection {
     this.#insertOne(state, created);
   }
 
-  deleteOne(filter: Filter): Promise<number> {
-    return run(() => this.#delete(this.#match(filter, 1)));
+  deleteOne(filter: Filter, options: WriteOptions = {}): Promise<number> {
+    return run(() => this.#delete(this.#match(filter, 1), options.alongside));
   }
 
-  deleteMany(filter: Filter): Promise<number> {
-    return run(() => this.#delete(this.#match(filter)));
+  deleteMany(filter: Filter, options: WriteOptions = {}): Promise<number> {
+    return run(() => this.#delete(this.#match(filter), options.alongside));
   }
 
-  #delete(hits: Array<[string, Doc]>): number {
+  #delete(hits: Array<[string, Doc]>, alongside?: Alongside): number {
     if (hits.length === 0) return 0;
     const state = this.#state();
+    const side = alongside && this.#prepareAlongside(alongside);
     const { db } = this.ctx;
     db.transaction(() => {
       for (const [id] of hits) db.stmts.deleteDoc.run(this.name, id);
+      side?.write();
     });
     state.remove(hits);
+    side?.apply();
     return hits.length;
   }
 

@@ -1,8 +1,23 @@
 /**
  * `Collection` on a MongoDB collection: every operation is executed by the server.
  */
-import type { Collection as DriverCollection, Document, FindOptions as DriverFind } from "mongodb";
-import type { Collection, Doc, Filter, FindOptions, IndexSpec } from "../store.ts";
+import type {
+  ClientSession,
+  Collection as DriverCollection,
+  Db,
+  Document,
+  FindOptions as DriverFind,
+  MongoClient,
+} from "mongodb";
+import type {
+  Alongside,
+  Collection,
+  Doc,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  WriteOptions,
+} from "../store.ts";
 import { StoreError } from "../store.ts";
 import { translateError } from "./errors.ts";
 
@@ -32,12 +47,54 @@ function findOptions(options: FindOptions | undefined): DriverFind {
   return out;
 }
 
+/** What a collection needs of its store for writes with {@link Alongside} documents. */
+export interface MongoContext {
+  client: MongoClient;
+  db: Db;
+  /** The deployment runs multi-document transactions (a replica set or sharded cluster). */
+  transactions: boolean;
+}
+
 /** A store collection backed by a driver collection. */
 export class MongoCollection implements Collection {
   constructor(
     private readonly coll: DriverCollection<Document>,
     private readonly secret?: string,
+    private readonly ctx?: MongoContext,
   ) {}
+
+  /**
+   * Runs the driver call `write` and inserts the `alongside` documents when it changed
+   * something: both in one transaction where the deployment supports it, otherwise the
+   * inserts right after. Errors are translated once, outside the transaction (so the
+   * driver still sees its retry labels).
+   */
+  #withAlongside<T>(
+    alongside: Alongside | undefined,
+    write: (session?: ClientSession) => Promise<T>,
+    changed: (result: T) => boolean,
+  ): Promise<T> {
+    return run(async () => {
+      if (!alongside || alongside.docs.length === 0 || !this.ctx) return await write();
+      const other = this.ctx.db.collection(alongside.collection);
+      if (!this.ctx.transactions) {
+        const result = await write();
+        if (changed(result)) await other.insertMany(alongside.docs);
+        return result;
+      }
+      const session = this.ctx.client.startSession();
+      try {
+        let result: T | undefined;
+        await session.withTransaction(async () => {
+          result = await write(session);
+          if (changed(result)) await other.insertMany(alongside.docs, { session });
+        });
+        return result as T;
+      } finally {
+        await session.endSession();
+      }
+    }, this.secret);
+  }
 
   get name(): string {
     return this.coll.collectionName;
@@ -64,8 +121,18 @@ export class MongoCollection implements Collection {
    * this atomic for readers too, but needs a replica set; the compensation works on every
    * deployment, at the price of the partial batch being briefly visible.
    */
-  async insertMany(docs: Doc[]): Promise<void> {
+  async insertMany(docs: Doc[], options: WriteOptions = {}): Promise<void> {
     if (docs.length === 0) return;
+    if (options.alongside && this.ctx?.transactions) {
+      return this.#withAlongside(options.alongside, async (session) => {
+        await this.coll.insertMany(docs, { ordered: true, session });
+      }, () => true);
+    }
+    await this.#insertCompensated(docs);
+    await this.#withAlongside(options.alongside, () => Promise.resolve(), () => true);
+  }
+
+  async #insertCompensated(docs: Doc[]): Promise<void> {
     try {
       await this.coll.insertMany(docs, { ordered: true });
     } catch (err) {
@@ -84,12 +151,16 @@ export class MongoCollection implements Collection {
   replaceOne(
     filter: Filter,
     doc: Doc,
-    options?: { upsert?: boolean },
+    options?: { upsert?: boolean } & WriteOptions,
   ): Promise<{ matched: number }> {
-    return run(async () => {
-      const res = await this.coll.replaceOne(filter, doc, { upsert: !!options?.upsert });
-      return { matched: res.matchedCount };
-    }, this.secret);
+    return this.#withAlongside(
+      options?.alongside,
+      async (session) => {
+        const res = await this.coll.replaceOne(filter, doc, { upsert: !!options?.upsert, session });
+        return { matched: res.matchedCount, upserted: res.upsertedCount };
+      },
+      (r) => r.matched + r.upserted > 0,
+    ).then((r) => ({ matched: r.matched }));
   }
 
   updateOne(
@@ -107,12 +178,20 @@ export class MongoCollection implements Collection {
     return run(async () => (await this.coll.updateMany(filter, update)).matchedCount, this.secret);
   }
 
-  deleteOne(filter: Filter): Promise<number> {
-    return run(async () => (await this.coll.deleteOne(filter)).deletedCount, this.secret);
+  deleteOne(filter: Filter, options: WriteOptions = {}): Promise<number> {
+    return this.#withAlongside(
+      options.alongside,
+      async (session) => (await this.coll.deleteOne(filter, { session })).deletedCount,
+      (n) => n > 0,
+    );
   }
 
-  deleteMany(filter: Filter): Promise<number> {
-    return run(async () => (await this.coll.deleteMany(filter)).deletedCount, this.secret);
+  deleteMany(filter: Filter, options: WriteOptions = {}): Promise<number> {
+    return this.#withAlongside(
+      options.alongside,
+      async (session) => (await this.coll.deleteMany(filter, { session })).deletedCount,
+      (n) => n > 0,
+    );
   }
 
   aggregate(pipeline: Doc[]): Promise<Doc[]> {

@@ -25,6 +25,7 @@ class MongoStore implements Store {
     private readonly client: MongoClient,
     private readonly db: Db,
     private readonly secret: string | undefined,
+    private readonly transactions: boolean,
   ) {
     this.files = new GridFsFileStore(db, secret);
   }
@@ -32,7 +33,11 @@ class MongoStore implements Store {
   collection(name: string): Collection {
     let coll = this.collections.get(name);
     if (!coll) {
-      coll = new MongoCollection(this.db.collection(name), this.secret);
+      coll = new MongoCollection(this.db.collection(name), this.secret, {
+        client: this.client,
+        db: this.db,
+        transactions: this.transactions,
+      });
       this.collections.set(name, coll);
     }
     return coll;
@@ -62,6 +67,19 @@ class MongoStore implements Store {
 }
 
 /**
+ * Whether the deployment runs multi-document transactions: a replica set member (`setName`)
+ * or a sharded cluster's router (`msg: "isdbgrid"`). A standalone server does not.
+ */
+async function supportsTransactions(db: Db): Promise<boolean> {
+  try {
+    const hello = await db.command({ hello: 1 });
+    return typeof hello.setName === "string" || hello.msg === "isdbgrid";
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Connects to MongoDB and returns a `Store` (kind `"mongo"`).
  *
  * `options.uri` wins; otherwise the URI is built from host (default `localhost`), port
@@ -86,7 +104,7 @@ export async function openMongoStore(options: MongoOptions): Promise<Store> {
     await client.connect();
     const db = client.db(target.dbName);
     await db.command({ ping: 1 });
-    return new MongoStore(client, db, secret);
+    return new MongoStore(client, db, secret, await supportsTransactions(db));
   } catch (err) {
     await client?.close().catch(() => {});
     const reason = scrubSecret(err instanceof Error ? err.message : String(err), secret);

@@ -1,0 +1,90 @@
+/**
+ * The operation log (OPLOG): one entry per written document, stored in the OPLOG_NAME
+ * collection together with the change itself (see `Alongside` in the store interface: one
+ * transaction on the embedded store and on MongoDB deployments with transactions, right
+ * after the change on a standalone MongoDB).
+ *
+ * An entry: `o` (POST, PATCH, PUT, DELETE), `r` (resource name), `i` (document id), `c`
+ * (the changes, the whole document for DELETE; only for OPLOG_CHANGE_METHODS), `ip`
+ * (OPLOG_AUDIT), `u` (the requester's account id, null without authentication), `extra`
+ * (set by `on_oplog_push` callbacks), `_created`/`_updated` of the target document, and
+ * the entry's own `_id` and `_etag`.
+ */
+import type { Method } from "../domain/types.ts";
+import { ObjectId } from "../store/bson.ts";
+import type { Alongside, Doc } from "../store/store.ts";
+import { computeEtag, now } from "./meta.ts";
+import type { RequestContext, Runtime } from "./runtime.ts";
+
+/** A written method the oplog records. */
+export type OplogMethod = Extract<Method, "POST" | "PATCH" | "PUT" | "DELETE">;
+
+/** One written document: the stored result (or the removed original) and what changed. */
+export interface OplogItem {
+  /** The document as stored after the write; the original for a hard delete. */
+  doc: Doc;
+  /** What the write changed (the PATCH updates); defaults to the whole document. */
+  changes?: Doc;
+}
+
+/** Whether writes by `method` are logged. */
+export function oplogEnabled(rt: Runtime, method: OplogMethod): boolean {
+  return rt.settings.OPLOG === true && (rt.settings.OPLOG_METHODS as string[]).includes(method);
+}
+
+/**
+ * The requester's account id. Authentication (when present) records the account on the
+ * request context as `account`; without it there is no user and `u` is null.
+ */
+function requester(ctx: RequestContext): unknown {
+  const account = (ctx as { account?: { id?: unknown } | null }).account;
+  return account?.id ?? null;
+}
+
+/**
+ * Builds the entries for `items` written by `op`, raises `on_oplog_push(resource, entries)`
+ * (callbacks may set `extra`, or change entries), stamps their ETags and returns them as
+ * the inserts to store with the change. Undefined when the oplog does not record `op`.
+ */
+export async function oplogEntries(
+  rt: Runtime,
+  ctx: RequestContext,
+  options: { op: OplogMethod; items: OplogItem[] },
+): Promise<Alongside | undefined> {
+  const { op, items } = options;
+  if (items.length === 0 || !oplogEnabled(rt, op)) return undefined;
+  const s = rt.settings;
+  const { resource } = ctx;
+  const withChanges = (s.OPLOG_CHANGE_METHODS as string[]).includes(op);
+  const time = now();
+  const user = requester(ctx);
+  const entries = items.map(({ doc, changes }) => {
+    const entry: Doc = {
+      _id: new ObjectId(),
+      o: op,
+      r: resource.name,
+      i: doc[resource.idField],
+    };
+    if (withChanges) entry.c = withoutMeta(rt, changes ?? doc);
+    if (s.OPLOG_AUDIT && ctx.ip) entry.ip = ctx.ip;
+    entry.u = user;
+    // A hard delete leaves no document: the entry's time is the time of the removal.
+    entry[s.DATE_CREATED] = doc[s.DATE_CREATED] ?? time;
+    entry[s.DATE_UPDATED] = op === "DELETE" && !resource.softDelete
+      ? time
+      : doc[s.DATE_UPDATED] ?? time;
+    return entry;
+  });
+  await rt.events.emit("on_oplog_push", resource.name, entries);
+  for (const entry of entries) {
+    delete entry[s.ETAG];
+    entry[s.ETAG] = computeEtag(entry, s.ETAG);
+  }
+  return { collection: s.OPLOG_NAME as string, docs: entries };
+}
+
+/** A copy of `doc` without the ETag and links (the entry has its own). */
+function withoutMeta(rt: Runtime, doc: Doc): Doc {
+  const { [rt.settings.ETAG]: _etag, [rt.settings.LINKS]: _links, ...rest } = doc;
+  return rest;
+}

@@ -13,6 +13,7 @@ import type { Runtime } from "../services/runtime.ts";
 import { buildRoutes } from "../routes/router.ts";
 import { homeRoute } from "../routes/home.ts";
 import { resourceRoute } from "../routes/resource.ts";
+import { schemaRoute, schemaTarget } from "../routes/schema.ts";
 
 export type AppEnv = { Variables: { method: string } };
 
@@ -73,8 +74,11 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     const path = apiPath(rt, c.req.path);
     if (path === null) throw new HttpError(404, "The requested URL was not found on the server.");
     jsonpCallback(rt.settings, new URL(c.req.url)); // refuses a bad callback name before any work
+    const schema = schemaTarget(rt, path);
     const reply = path === ""
       ? homeRoute(rt, method)
+      : schema !== null
+      ? schemaRoute(rt, { target: schema, request: c.req.raw, method })
       : await resourceRoute(rt, endpoints, path, c.req.raw, method, clientIp(c));
     return toResponse(render, c.req.raw, reply, method);
   });

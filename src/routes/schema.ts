@@ -1,0 +1,51 @@
+/**
+ * The schema endpoint (SCHEMA_ENDPOINT): `GET /<name>` answers every visible resource's
+ * validation schema indexed by resource name, `GET /<name>/<resource>` one of them.
+ * Read-only: GET, HEAD and OPTIONS.
+ */
+import { HttpError, notFound } from "../http/errors.ts";
+import type { Resource } from "../domain/types.ts";
+import type { Doc } from "../store/store.ts";
+import type { Reply, Runtime } from "../services/runtime.ts";
+
+const ALLOWED = "GET, HEAD, OPTIONS";
+
+/**
+ * Whether `request` may see `resource`'s schema: never for internal resources. This is the
+ * one place that decides; authentication adds its read check here.
+ */
+export function schemaVisible(_rt: Runtime, resource: Resource, _request: Request): boolean {
+  return !resource.internal;
+}
+
+/** The resource name a schema endpoint path addresses: "" for all, null when not ours. */
+export function schemaTarget(rt: Runtime, path: string): string | null {
+  const name = rt.settings.SCHEMA_ENDPOINT as string | null;
+  if (!name) return null;
+  if (path === name) return "";
+  return path.startsWith(name + "/") ? path.slice(name.length + 1) : null;
+}
+
+/** Answers a request for the schema endpoint; `target` comes from {@link schemaTarget}. */
+export function schemaRoute(
+  rt: Runtime,
+  options: { target: string; request: Request; method: string },
+): Reply {
+  const { target, request, method } = options;
+  if (method === "OPTIONS") return { status: 200, headers: { allow: ALLOWED } };
+  if (method !== "GET" && method !== "HEAD") {
+    throw new HttpError(405, "The method is not allowed for the requested URL.", {
+      headers: { allow: ALLOWED },
+    });
+  }
+  if (target === "") {
+    const body: Doc = Object.create(null);
+    for (const resource of rt.domain.values()) {
+      if (schemaVisible(rt, resource, request)) body[resource.name] = resource.schema;
+    }
+    return { status: 200, body: { ...body } };
+  }
+  const resource = rt.domain.get(target);
+  if (!resource || !schemaVisible(rt, resource, request)) throw notFound();
+  return { status: 200, body: resource.schema };
+}

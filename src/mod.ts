@@ -24,11 +24,13 @@ import { type CompiledSchema, compileSchema, SchemaError } from "./validation/mo
 import type { CustomRule, CustomType } from "./validation/mod.ts";
 import { formatDate, parseDate } from "./validation/dates.ts";
 import { metaFields } from "./services/meta.ts";
+import { createDataAccess, type DataAccess } from "./services/data.ts";
 
 export { HttpError } from "./http/errors.ts";
 export { Events } from "./events.ts";
 export { SettingsError } from "./settings/check.ts";
 export type { CustomRule, CustomType } from "./validation/mod.ts";
+export type { DataAccess, DataReply, Target } from "./services/data.ts";
 
 export interface ServiceOptions {
   /** A store to use instead of the one the settings name (tests, custom stores). */
@@ -48,6 +50,11 @@ export interface Service {
   events: Events;
   settings: Settings;
   store: Store;
+  /**
+   * In-process data access to every resource, internal ones included: the same
+   * validation, versioning, oplog and database events as HTTP, without authentication.
+   */
+  data: DataAccess;
   /** Warnings found while checking the settings (accepted Eve keys without effect ...). */
   warnings: string[];
   close(): Promise<void>;
@@ -119,6 +126,7 @@ export async function createService(
     events,
     settings,
     store,
+    data: createDataAccess(rt),
     warnings,
     close: () => options.store ? Promise.resolve() : store.close(),
   };

@@ -168,13 +168,14 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const projection = requestProjection(rt, ctx);
   const doc = await findItem(rt, ctx, projection);
   if (!doc) throw notFound();
-  if (ctx.resource.softDelete && doc[s.DELETED] === true) {
-    decorateItem(rt, ctx, doc);
-    throw new HttpError(404, "The requested item was deleted.", { body: doc });
-  }
+  // Stored versions of a soft-deleted document stay readable; only the current item is gone.
   const versionParam = ctx.query.get(s.VERSION_PARAM);
   if (versionParam !== null && versionParam !== "") {
     return getItemVersions(rt, ctx, doc, versionParam);
+  }
+  if (ctx.resource.softDelete && doc[s.DELETED] === true) {
+    decorateItem(rt, ctx, doc);
+    throw new HttpError(404, "The requested item was deleted.", { body: doc });
   }
   if (ctx.resource.versioning) doc[s.LATEST_VERSION] = doc[s.VERSION];
   const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };

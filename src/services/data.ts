@@ -1,0 +1,146 @@
+/**
+ * In-process data access: reads and writes on any resource, internal ones included, for
+ * the application embedding the service (hooks keeping an audit trail in an internal
+ * resource, jobs, seeding). Each call runs the same service code as HTTP: validation,
+ * defaults, versioning, soft delete, the operation log and the database events. It skips
+ * what belongs to HTTP: authentication, allowed methods, request events
+ * (`on_pre_*`/`on_post_*`) and rendering.
+ *
+ * ```ts
+ * const service = await createService(settings);
+ * service.events.on("on_inserted_people", async (items) => {
+ *   for (const item of items) await service.data.post("audit", { action: "create", who: item._id });
+ * });
+ * const { body } = await service.data.get("audit", { query: { where: '{"action": "create"}' } });
+ * ```
+ */
+import { HttpError, notFound } from "../http/errors.ts";
+import type { Method, Resource } from "../domain/types.ts";
+import { ObjectId } from "../store/bson.ts";
+import type { Doc } from "../store/store.ts";
+import { castUrlValue } from "./meta.ts";
+import { getCollection, getItem } from "./read.ts";
+import type { RequestContext, Runtime } from "./runtime.ts";
+import { deleteCollection, deleteItem, patchItem, postCollection, putItem } from "./write.ts";
+
+/** Where a call applies: an item (`id`) and sub-resource URL variables. */
+export interface Target {
+  /** The document's id (an ObjectId, or its hex string for ObjectId ids). */
+  id?: unknown;
+  /** Values of a sub-resource's URL variables, by field. */
+  urlValues?: Doc;
+  /**
+   * The ETag the document must still have (like `If-Match`). Without it the write is
+   * unconditional, as Eve's internal calls are (the store still refuses a write racing
+   * with another one).
+   */
+  etag?: string;
+}
+
+/** What an in-process call answers: the reply HTTP would render, before rendering. */
+export interface DataReply {
+  status: number;
+  /** The body as documents (a write response, an item or a collection envelope). */
+  body?: any;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The in-process API. Every call resolves with the reply HTTP would render (`status`,
+ * `body` as documents: dates are `Date`s, ids `ObjectId`s) and rejects with the
+ * `HttpError` HTTP would answer (404, 412, 422 with `_issues` in `extra.body` ...).
+ */
+export interface DataAccess {
+  /** A resource's items (`query`: `where`, `sort`, `page`, ...) or, with `id`, one item. */
+  get(resource: string, options?: Target & { query?: Record<string, string> }): Promise<DataReply>;
+  /** Creates one document, or several from a list. */
+  post(resource: string, body: Doc | Doc[], options?: Target): Promise<DataReply>;
+  /** Changes the named fields of the item `id`. */
+  patch(resource: string, options: Target & { id: unknown; changes: Doc }): Promise<DataReply>;
+  /** Replaces the item `id` (creating it when UPSERT_ON_PUT). */
+  put(resource: string, options: Target & { id: unknown; doc: Doc }): Promise<DataReply>;
+  /** Deletes the item `id`, or without `id` every document of the resource. */
+  delete(resource: string, options?: Target): Promise<DataReply>;
+}
+
+/** The in-process API over a runtime. */
+export function createDataAccess(rt: Runtime): DataAccess {
+  const run = (
+    method: Method,
+    name: string,
+    options: Target & { query?: Record<string, string>; body?: unknown },
+  ) => {
+    const resource = rt.domain.get(name);
+    if (!resource) throw new HttpError(404, `no resource named "${name}"`);
+    if (method !== "GET" && isOplog(rt, resource)) {
+      throw new HttpError(405, "the operation log is read-only");
+    }
+    const ctx = contextFor(rt, resource, method, options);
+    const item = options.id !== undefined;
+    switch (method) {
+      case "GET":
+        return item ? getItem(rt, ctx) : getCollection(rt, ctx);
+      case "POST":
+        return postCollection(rt, ctx);
+      case "PATCH":
+        return patchItem(rt, ctx);
+      case "PUT":
+        return putItem(rt, ctx);
+      default:
+        return item ? deleteItem(rt, ctx) : deleteCollection(rt, ctx);
+    }
+  };
+  // Errors thrown while building the context reject the promise like service errors.
+  const call = (...args: Parameters<typeof run>) => Promise.resolve().then(() => run(...args));
+  return {
+    get: (name, options = {}) => call("GET", name, options),
+    post: (name, body, options = {}) => call("POST", name, { ...options, id: undefined, body }),
+    patch: (name, { changes, ...options }) => call("PATCH", name, { ...options, body: changes }),
+    put: (name, { doc, ...options }) => call("PUT", name, { ...options, body: doc }),
+    delete: (name, options = {}) => call("DELETE", name, options),
+  };
+}
+
+function isOplog(rt: Runtime, resource: Resource): boolean {
+  return rt.settings.OPLOG === true && resource.name === rt.settings.OPLOG_NAME;
+}
+
+/** The request context of an in-process call. */
+function contextFor(
+  rt: Runtime,
+  resource: Resource,
+  method: Method,
+  options: Target & { query?: Record<string, string>; body?: unknown },
+): RequestContext {
+  const urlValues: Doc = { ...options.urlValues };
+  const resourcePath = resource.urlParts.map((part) => {
+    if (typeof part === "string") return part;
+    const value = urlValues[part.field];
+    if (value === undefined) {
+      throw new HttpError(400, `the URL variable "${part.field}" of ${resource.name} is needed`);
+    }
+    return value instanceof ObjectId ? value.toHexString() : encodeURIComponent(String(value));
+  }).join("/");
+  const lookup: Doc = {};
+  if (options.id !== undefined) {
+    const id = typeof options.id === "string"
+      ? castUrlValue(resource, resource.idField, options.id)
+      : options.id;
+    if (id === null) throw notFound();
+    lookup[resource.idField] = id;
+  }
+  const query = new URLSearchParams(options.query ?? {});
+  const headers = new Headers({ "if-match": options.etag ? `"${options.etag}"` : "*" });
+  const url = `http://in-process.invalid/${resourcePath}?${query}`;
+  return {
+    method,
+    resource,
+    request: new Request(url, { method: method === "GET" ? "GET" : "POST", headers }),
+    urlValues,
+    lookup,
+    query,
+    body: options.body,
+    ip: "",
+    resourcePath,
+  };
+}

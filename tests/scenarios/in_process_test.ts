@@ -1,0 +1,106 @@
+/** In-process data access (`service.data`): any resource, internal ones included. */
+import assert from "node:assert/strict";
+import { scenario } from "../support/harness.ts";
+import { HttpError } from "../../src/mod.ts";
+
+const SETTINGS = {
+  OPLOG: true,
+  OPLOG_ENDPOINT: "oplog",
+  RESOURCE_METHODS: ["GET", "POST"],
+  ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
+  DOMAIN: {
+    people: { schema: { name: { type: "string", required: true } } },
+    audit: {
+      internal_resource: true,
+      versioning: true,
+      soft_delete: true,
+      schema: {
+        action: { type: "string", allowed: ["create", "note"], required: true },
+        who: { type: "objectid" },
+        level: { type: "integer", default: 1 },
+      },
+    },
+  },
+};
+
+scenario("a hook keeps an audit trail in an internal resource", SETTINGS, async (api, running) => {
+  const { service } = running;
+  // The hook an embedding application registers: an audit trail of created people.
+  service.events.on("on_inserted_people", async (items: any[]) => {
+    for (const item of items) {
+      await service.data.post("audit", { action: "create", who: item._id.toHexString() });
+    }
+  });
+  const person = await api.create("people", { name: "Ada" });
+  assert.equal((await api.get("audit")).status, 404, "internal: not reachable over HTTP");
+  const { status, body } = await running.service.data.get("audit");
+  assert.equal(status, 200);
+  assert.equal(body._items.length, 1);
+  const [entry] = body._items;
+  assert.equal(entry.action, "create");
+  assert.equal(entry.who.toHexString(), person._id);
+  assert.equal(entry.level, 1, "defaults apply");
+  assert.equal(entry._version, 1, "versioning applies");
+  assert.equal(entry._deleted, false);
+  const one = await running.service.data.get("audit", { id: entry._id.toHexString() });
+  assert.equal(one.body.action, "create");
+});
+
+scenario(
+  "in-process writes validate, version, log and raise events",
+  SETTINGS,
+  async (_api, running) => {
+    const { data } = running.service;
+    const seen: string[] = [];
+    running.service.events.on("on_insert_audit", () => seen.push("insert"))
+      .on("on_update_audit", () => seen.push("update"))
+      .on("on_delete_item_audit", () => seen.push("delete"));
+    await assert.rejects(
+      data.post("audit", { action: "bogus" }),
+      (e: unknown) => e instanceof HttpError && e.status === 422,
+    );
+    const created = await data.post("audit", { action: "note" });
+    assert.equal(created.status, 201);
+    const id = created.body._id;
+    const patched = await data.patch("audit", { id, changes: { level: 3 } });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.body._version, 2);
+    await assert.rejects(
+      data.patch("audit", { id, changes: { level: 4 }, etag: created.body._etag }),
+      (e: unknown) => e instanceof HttpError && e.status === 412,
+    );
+    const replaced = await data.put("audit", { id, doc: { action: "create" } });
+    assert.equal(replaced.body._version, 3);
+    assert.equal((await data.delete("audit", { id })).status, 204);
+    await assert.rejects(
+      data.get("audit", { id }),
+      (e: unknown) => e instanceof HttpError && e.status === 404,
+    );
+    const versions = await data.get("audit", { id, query: { version: "all" } });
+    assert.equal(versions.body._items.length, 4);
+    assert.deepEqual(seen, ["insert", "update", "delete"]);
+    const log = (await data.get("oplog", { query: { where: '{"r": "audit"}', sort: "_id" } })).body;
+    assert.deepEqual(log._items.map((e: any) => e.o), ["POST", "PATCH", "PUT", "DELETE"]);
+    assert.ok(log._items.every((e: any) => !("ip" in e) && e.u === null));
+  },
+);
+
+scenario(
+  "in-process calls refuse unknown resources and oplog writes",
+  SETTINGS,
+  async (_api, running) => {
+    const { data } = running.service;
+    await assert.rejects(
+      data.get("nope"),
+      (e: unknown) => e instanceof HttpError && e.status === 404,
+    );
+    await assert.rejects(
+      data.post("oplog", { o: "POST" }),
+      (e: unknown) => e instanceof HttpError && e.status === 405,
+    );
+    await assert.rejects(
+      data.get("people", { id: "not-an-id" }),
+      (e: unknown) => e instanceof HttpError && e.status === 404,
+    );
+  },
+);

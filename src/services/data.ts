@@ -75,7 +75,7 @@ export function createDataAccess(rt: Runtime): DataAccess {
     if (method !== "GET" && isOplog(rt, resource)) {
       throw new HttpError(405, "the operation log is read-only");
     }
-    const ctx = contextFor(rt, resource, method, options);
+    const ctx = contextFor(resource, method, options);
     const item = options.id !== undefined;
     switch (method) {
       case "GET":
@@ -107,7 +107,6 @@ function isOplog(rt: Runtime, resource: Resource): boolean {
 
 /** The request context of an in-process call. */
 function contextFor(
-  rt: Runtime,
   resource: Resource,
   method: Method,
   options: Target & { query?: Record<string, string>; body?: unknown },

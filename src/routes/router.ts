@@ -46,6 +46,8 @@ export function buildRoutes(domain: Domain): Endpoint[] {
       regex: new RegExp(`^(?<path>${base})$`),
       methods: withImplied(resource.resourceMethods),
     });
+    // An aggregation endpoint has no items to address.
+    if (resource.aggregation) continue;
     if (resource.itemLookup && resource.itemUrl) {
       endpoints.push({
         kind: "item",

@@ -9,6 +9,7 @@ import { requestPaging } from "./paging.ts";
 import type { Doc } from "../store/store.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { andFilters } from "./filters.ts";
+import { collectionLinks } from "./links.ts";
 
 const DROP = Symbol("drop");
 
@@ -48,7 +49,8 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
   const s = rt.settings;
   const { resource, query } = ctx;
   if (query.get(s.QUERY_SORT)) {
-    throw new HttpError(400, "sorting is not supported on aggregation endpoints");
+    // As in Eve: client sorting is unsupported here and the parameter is ignored.
+    rt.log.log("debug", "sort ignored on an aggregation endpoint", { resource: resource.name });
   }
   const values = parseValues(query.get(s.QUERY_AGGREGATION));
   const stages = (substitute(resource.aggregation!.pipeline, values) as Doc[])
@@ -69,10 +71,18 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
     await rt.events.emitFor("after_aggregation", resource.name, documents);
     body[s.ITEMS] = documents;
     body[s.META] = { page: paging.page, max_results: paging.maxResults, total };
+    if (resource.hateoas) {
+      body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, query, {
+        ...paging,
+        total,
+        pageParam: s.QUERY_PAGE,
+      });
+    }
   } else {
     const documents = await rt.store.collection(resource.source).aggregate(pipeline);
     await rt.events.emitFor("after_aggregation", resource.name, documents);
     body[s.ITEMS] = documents;
+    if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, query);
   }
   return { status: 200, body };
 }

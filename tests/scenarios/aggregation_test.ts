@@ -1,0 +1,81 @@
+/** Aggregation endpoints: substitution, empty stages, links, no items, sort ignored. */
+import assert from "node:assert/strict";
+import { scenario } from "../support/harness.ts";
+import { q } from "../support/assertions.ts";
+
+const SETTINGS = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: {
+    rows: { schema: { tag: { type: "string" }, n: { type: "integer" } } },
+    picked: {
+      datasource: {
+        source: "rows",
+        aggregation: {
+          pipeline: [{ $match: { tag: "$tag", n: "$n" } }, { $sort: { n: 1 } }, {
+            $match: "$extra",
+          }],
+        },
+      },
+      pagination_default: 2,
+    },
+  },
+};
+
+async function seed(api: any) {
+  await api.post("rows", [
+    { tag: "a", n: 1 },
+    { tag: "a", n: 2 },
+    { tag: "a", n: 3 },
+    { tag: "b", n: 4 },
+  ]);
+}
+
+scenario(
+  "a value substitutes its key; {} drops it; an empty stage is skipped",
+  SETTINGS,
+  async (api) => {
+    await seed(api);
+    const tagged = await api.get(`picked?aggregate=${q('{"$tag": "a", "$n": {}, "$extra": {}}')}`);
+    assert.equal(tagged.status, 200, tagged.text);
+    assert.equal(tagged.body._meta.total, 3);
+    assert.deepEqual(tagged.body._items.map((d: any) => d.n), [1, 2]);
+    const all = await api.get(`picked?aggregate=${q('{"$tag": {}, "$n": {}, "$extra": {}}')}`);
+    assert.equal(all.body._meta.total, 4);
+  },
+);
+
+scenario("the aggregation envelope carries _links with paging", SETTINGS, async (api) => {
+  await seed(api);
+  const agg = q('{"$tag": {}, "$n": {}, "$extra": {}}');
+  const res = await api.get(`picked?aggregate=${agg}`);
+  const links = res.body._links;
+  assert.equal(links.self.href, "picked");
+  assert.equal(links.parent.href, "/");
+  assert.match(links.next.href, /^picked\?.*page=2/);
+  assert.match(links.last.href, /page=2/);
+  assert.ok(!links.prev);
+  const second = await api.get(links.next.href);
+  assert.deepEqual(second.body._items.map((d: any) => d.n), [3, 4]);
+  assert.match(second.body._links.prev.href, /page=1/);
+});
+
+scenario("an aggregation endpoint has no item endpoint and ignores sort", SETTINGS, async (api) => {
+  await seed(api);
+  const [row] = (await api.get("rows")).body._items;
+  assert.equal((await api.get(`picked/${row._id}`)).status, 404);
+  const agg = q('{"$tag": {}, "$n": {}, "$extra": {}}');
+  const sorted = await api.get(`picked?aggregate=${agg}&sort=-n`);
+  assert.equal(sorted.status, 200);
+  assert.deepEqual(sorted.body._items.map((d: any) => d.n), [1, 2]);
+});
+
+scenario("with pagination off all results come back with links", {
+  ...SETTINGS,
+  DOMAIN: { ...SETTINGS.DOMAIN, picked: { ...SETTINGS.DOMAIN.picked, pagination: false } },
+}, async (api) => {
+  await seed(api);
+  const res = await api.get(`picked?aggregate=${q('{"$tag": "a", "$n": {}, "$extra": {}}')}`);
+  assert.equal(res.body._items.length, 3);
+  assert.equal(res.body._links.self.href, "picked");
+  assert.ok(!("_meta" in res.body));
+});

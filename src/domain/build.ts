@@ -56,6 +56,7 @@ function buildResource(
   const datasource = (raw.datasource ?? {}) as Doc;
   checkDatasource(datasource, `${path}.datasource`, problems);
   const schema = (raw.schema ?? {}) as ResourceSchema;
+  checkUrlFields(urlParts, schema, { path, allowUnknown: get("allow_unknown"), problems });
   const additional = raw.additional_lookup as Doc | undefined;
   let additionalLookup: Resource["additionalLookup"];
   if (additional) {
@@ -125,6 +126,26 @@ function buildResource(
     relations: {},
     extra: { mongo_indexes: raw.mongo_indexes, rate_limit: raw.rate_limit },
   };
+}
+
+/**
+ * A sub-resource's URL variables are stored in its documents, so each must be a schema
+ * field (unless unknown fields are allowed): otherwise every POST would fail naming a field
+ * the client never sent.
+ */
+function checkUrlFields(
+  urlParts: Resource["urlParts"],
+  schema: ResourceSchema,
+  options: { path: string; allowUnknown: boolean; problems: string[] },
+) {
+  if (options.allowUnknown || !isPlainObject(schema)) return;
+  for (const part of urlParts) {
+    if (typeof part === "string" || Object.hasOwn(schema, part.field)) continue;
+    options.problems.push(
+      `${options.path}.url: the URL variable "${part.field}" is not a field of the schema ` +
+        `(declare it, e.g. "${part.field}": {"type": "objectid"})`,
+    );
+  }
 }
 
 const DATASOURCE_KEYS = ["source", "filter", "projection", "default_sort", "aggregation"];

@@ -171,3 +171,17 @@ Deno.test("the embedded store is the default; MongoDB when configured", async ()
   });
   assert.equal(wantsMongo(forced.settings, forced.hostGiven), false);
 });
+
+Deno.test("a sub-resource URL variable that is not a schema field is refused", () => {
+  const url = 'people/<regex("[a-f0-9]{24}"):owner>/invoices';
+  const found = problems({ DOMAIN: { invoices: { url, schema: { total: { type: "number" } } } } });
+  assert.deepEqual(found, [
+    'DOMAIN.invoices.url: the URL variable "owner" is not a field of the schema ' +
+    '(declare it, e.g. "owner": {"type": "objectid"})',
+  ]);
+  // Declared, or with unknown fields allowed, it starts.
+  prepare({ DOMAIN: { invoices: { url, schema: { owner: { type: "objectid" } } } } }, {
+    env: false,
+  });
+  prepare({ DOMAIN: { invoices: { url, allow_unknown: true } } }, { env: false });
+});

@@ -31,8 +31,9 @@ export function toResponse(
   method = request.method,
 ): Response {
   const headers = new Headers(reply.headers);
-  const bodiless = method === "HEAD" || reply.status === 204 || reply.status === 304 ||
-    reply.body === undefined;
+  // HEAD renders like GET (same Content-Type and Content-Length) and sends no body.
+  const head = method === "HEAD";
+  const bodiless = reply.status === 204 || reply.status === 304 || reply.body === undefined;
   const { settings } = options;
   const url = new URL(request.url);
   const pretty = url.searchParams.has("pretty");
@@ -55,6 +56,10 @@ export function toResponse(
       text = wrapJsonp(callback, text);
       headers.set("content-type", "application/javascript; charset=utf-8");
     } else headers.set("content-type", "application/json");
+  }
+  if (head) {
+    headers.set("content-length", String(new TextEncoder().encode(text).byteLength));
+    return new Response(null, { status: reply.status, headers });
   }
   return new Response(text, { status: reply.status, headers });
 }

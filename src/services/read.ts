@@ -15,7 +15,13 @@ import { embedDocuments } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
 import { runAggregation } from "./aggregate.ts";
 import { expandMedia } from "./media.ts";
-import { allVersions, diffVersions, findVersion, parseVersionParam } from "./versions.ts";
+import {
+  allVersions,
+  diffVersions,
+  findVersion,
+  legacyVersion,
+  parseVersionParam,
+} from "./versions.ts";
 
 /** True when a flag query parameter is present and not "false"/"0". */
 export function flag(query: URLSearchParams, name: string): boolean {
@@ -94,11 +100,15 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   const s = rt.settings;
   if (resource.aggregation) return runAggregation(rt, ctx);
   const where = whereFilter(rt, ctx);
-  const showDeleted = resource.softDelete && flag(query, s.SHOW_DELETED_PARAM);
+  // As in Eve, a `where` that names the soft-delete flag decides about deleted items itself.
+  const showDeleted = resource.softDelete &&
+    (flag(query, s.SHOW_DELETED_PARAM) || (where !== undefined && namesField(where, s.DELETED)));
   const filter = andFilters(endpointFilter(rt, ctx, { includeDeleted: showDeleted }), where);
-  const rawSort = query.get(s.QUERY_SORT);
+  let rawSort = query.get(s.QUERY_SORT);
   if (rawSort !== null && rawSort !== "" && !resource.sorting) {
-    throw new HttpError(400, "sorting is disabled for this resource");
+    // As in Eve, a client sort on a resource with sorting off is ignored.
+    rt.log.log("debug", "sort ignored: sorting is off", { resource: resource.name });
+    rawSort = null;
   }
   const sort = rawSort ? parseSort(rawSort) : resource.defaultSort;
   const projection = requestProjection(rt, ctx);
@@ -131,6 +141,10 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
     docs = await rt.store.collection(resource.source).find(filter, { sort, projection });
     if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, query);
   }
+  if (resource.versioning) {
+    // A document stored before versioning was enabled is version 1.
+    for (const doc of docs) doc[s.LATEST_VERSION] = doc[s.VERSION] ??= 1;
+  }
   const related = docs.map((doc) => relatedOf(rt, ctx, doc));
   await embedDocuments(rt, ctx, docs);
   await expandMedia(rt, resource, docs, new URL("/", ctx.request.url).href);
@@ -138,6 +152,15 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   const envelope: Doc = { [s.ITEMS]: docs, ...body };
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
   return { status: 200, body: envelope, headers: cacheHeaders(ctx) };
+}
+
+/** Whether a filter names `field` anywhere (top level or inside `$and`/`$or`/`$nor`). */
+function namesField(filter: unknown, field: string): boolean {
+  if (Array.isArray(filter)) return filter.some((f) => namesField(f, field));
+  if (typeof filter !== "object" || filter === null) return false;
+  return Object.entries(filter).some(([key, value]) =>
+    key === field || (key.startsWith("$") && namesField(value, field))
+  );
 }
 
 /** `Cache-Control` and `Expires` from the resource's `cache_control` / `cache_expires`. */
@@ -153,13 +176,19 @@ export function cacheHeaders(ctx: RequestContext): Record<string, string> {
 /**
  * Fetches the item an item endpoint addresses, soft-deleted ones included. Null when none.
  */
-export function findItem(
+export async function findItem(
   rt: Runtime,
   ctx: RequestContext,
   projection?: Projection,
 ): Promise<Doc | null> {
+  const collection = rt.store.collection(ctx.resource.source);
+  // A live document wins over a soft-deleted one sharing the looked-up value.
+  if (ctx.resource.softDelete) {
+    const live = await collection.findOne(endpointFilter(rt, ctx), { projection });
+    if (live) return live;
+  }
   const filter = endpointFilter(rt, ctx, { includeDeleted: true });
-  return rt.store.collection(ctx.resource.source).findOne(filter, { projection });
+  return collection.findOne(filter, { projection });
 }
 
 /** GET (and HEAD) on an item endpoint. */
@@ -177,7 +206,7 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
     decorateItem(rt, ctx, doc);
     throw new HttpError(404, "The requested item was deleted.", { body: doc });
   }
-  if (ctx.resource.versioning) doc[s.LATEST_VERSION] = doc[s.VERSION];
+  if (ctx.resource.versioning) doc[s.LATEST_VERSION] = doc[s.VERSION] ??= 1;
   const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
   if (notModified(ctx.request.headers, headers)) return { status: 304, headers };
   const related = relatedOf(rt, ctx, doc);
@@ -203,10 +232,14 @@ async function getItemVersions(
   if (!resource.versioning) throw new HttpError(400, "versioning is not enabled for this resource");
   const wanted = parseVersionParam(raw);
   const id = primary[resource.idField];
-  const latest = primary[s.VERSION];
+  // A document stored before versioning was enabled is its own (only) version 1.
+  const legacy = legacyVersion(rt, resource, primary);
+  const latest = legacy ? 1 : primary[s.VERSION];
   const lastModified = conditionalHeaders(rt, ctx, primary)["last-modified"];
   if (typeof wanted === "number") {
-    const doc = await findVersion(rt, resource, id, wanted);
+    const doc = legacy
+      ? (wanted === 1 ? { ...legacy } : null)
+      : await findVersion(rt, resource, id, wanted);
     if (!doc) throw notFound(`version ${wanted} of this document does not exist`);
     doc[s.LATEST_VERSION] = latest;
     const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
@@ -219,7 +252,7 @@ async function getItemVersions(
   if (wanted === "diffs" && ctx.query.get(s.QUERY_SORT)) {
     throw new HttpError(400, "sorting is not supported with version=diffs");
   }
-  let versions = await allVersions(rt, resource, id);
+  let versions = legacy ? [{ ...legacy }] : await allVersions(rt, resource, id);
   if (wanted === "diffs") versions = diffVersions(rt, resource, versions);
   for (const version of versions) {
     version[s.LATEST_VERSION] = latest;

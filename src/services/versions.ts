@@ -22,13 +22,24 @@ export function documentIdField(rt: Runtime, resource: Resource): string {
 
 /**
  * Sets the version number of a document about to be stored: 1 on create, one more than
- * the original's otherwise (restarting at 1 when the stored document lost its number).
+ * the original's otherwise (an original stored before versioning was enabled is version 1,
+ * see {@link legacyVersion}).
  */
 export function nextVersion(rt: Runtime, resource: Resource, doc: Doc, original?: Doc): void {
   if (!resource.versioning) return;
   const field = rt.settings.VERSION;
   const previous = original?.[field];
-  doc[field] = typeof previous === "number" ? previous + 1 : 1;
+  doc[field] = typeof previous === "number" ? previous + 1 : original ? 2 : 1;
+}
+
+/**
+ * A document stored before versioning was enabled has no number and no stored version: it
+ * reads as version 1, and its first edit keeps its content as version 1. Returns that
+ * version 1 copy to store with the edit, or undefined when the original is numbered.
+ */
+export function legacyVersion(rt: Runtime, resource: Resource, original: Doc): Doc | undefined {
+  if (!resource.versioning || typeof original[rt.settings.VERSION] === "number") return undefined;
+  return { ...original, [rt.settings.VERSION]: 1 };
 }
 
 /**

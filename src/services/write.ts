@@ -20,7 +20,7 @@ import {
 import { newId, now, stamp } from "./meta.ts";
 import { applyPatch } from "./patch.ts";
 import { oplogEnabled, oplogEntries } from "./oplog.ts";
-import { dropVersions, nextVersion, withVersions } from "./versions.ts";
+import { dropVersions, legacyVersion, nextVersion, withVersions } from "./versions.ts";
 import { findItem } from "./read.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { duplicateIssues, validationContext, validationError } from "./validate.ts";
@@ -205,7 +205,9 @@ function withDefaults(schema: CompiledSchema, sent: Doc, updates: Doc): Doc {
 async function storeEdit(rt: Runtime, ctx: RequestContext, edit: Edit) {
   nextVersion(rt, ctx.resource, edit.doc, edit.original);
   stamp(rt, ctx.resource, edit.doc);
-  await withVersions(rt, ctx.resource, [edit.doc], () => swap(rt, ctx, edit));
+  const legacy = legacyVersion(rt, ctx.resource, edit.original);
+  const versions = legacy ? [legacy, edit.doc] : [edit.doc];
+  await withVersions(rt, ctx.resource, versions, () => swap(rt, ctx, edit));
 }
 
 /** PATCH on an item endpoint. */
@@ -314,7 +316,8 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
         op: "DELETE",
         items: [{ doc, changes: original }],
       });
-      await withVersions(rt, resource, [doc], async () => {
+      const legacy = legacyVersion(rt, resource, original);
+      await withVersions(rt, resource, legacy ? [legacy, doc] : [doc], async () => {
         const id = { [resource.idField]: original[resource.idField] };
         await collection.replaceOne(id, doc, { alongside });
       });

@@ -1,0 +1,114 @@
+/**
+ * Versioning with listed items, documents from before versioning, and soft delete; soft
+ * delete with `where` and additional lookups.
+ */
+import assert from "node:assert/strict";
+import { scenario } from "../support/harness.ts";
+import { q } from "../support/assertions.ts";
+import { ObjectId } from "../../src/store/bson.ts";
+
+const SETTINGS = {
+  SOFT_DELETE: true,
+  RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+  ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
+  DOMAIN: {
+    docs: {
+      versioning: true,
+      schema: { title: { type: "string" }, body: { type: "string" } },
+    },
+    users: {
+      additional_lookup: { url: 'regex("[a-z]+")', field: "login" },
+      schema: { login: { type: "string", unique: true }, n: { type: "integer" } },
+    },
+  },
+};
+
+scenario("listed items carry _version and _latest_version", SETTINGS, async (api) => {
+  const created = await api.create("docs", { title: "a" });
+  await api.patch(`docs/${created._id}`, { body: "x" }, { "if-match": created._etag });
+  const [item] = (await api.get("docs")).body._items;
+  assert.equal(item._version, 2);
+  assert.equal(item._latest_version, 2);
+});
+
+scenario(
+  "a document from before versioning is version 1 until written",
+  SETTINGS,
+  async (api, running) => {
+    const id = new ObjectId();
+    const when = new Date("2026-01-01T00:00:00Z");
+    await running.service.store.collection("docs").insertMany([
+      { _id: id, title: "old", _created: when, _updated: when, _etag: "e0", _deleted: false },
+    ]);
+    const path = `docs/${id.toHexString()}`;
+    const item = await api.get(path);
+    assert.equal(item.status, 200);
+    assert.equal(item.body._version, 1);
+    assert.equal(item.body._latest_version, 1);
+    assert.equal((await api.get("docs")).body._items[0]._version, 1);
+    assert.equal((await api.get(`${path}?version=1`)).body.title, "old");
+    assert.equal((await api.get(`${path}?version=all`)).body._items.length, 1);
+    assert.equal((await api.get(`${path}?version=2`)).status, 404);
+
+    const patched = await api.patch(path, { title: "new" }, { "if-match": "e0" });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(patched.body._version, 2);
+    const v1 = await api.get(`${path}?version=1`);
+    assert.equal(v1.body.title, "old");
+    assert.equal(v1.body._version, 1);
+    assert.equal(v1.body._latest_version, 2);
+    const all = await api.get(`${path}?version=all`);
+    assert.deepEqual(all.body._items.map((v: any) => [v._version, v.title]), [[1, "old"], [
+      2,
+      "new",
+    ]]);
+  },
+);
+
+scenario("a soft delete is a new version; old versions stay readable", SETTINGS, async (api) => {
+  const created = await api.create("docs", { title: "a", body: "one" });
+  const path = `docs/${created._id}`;
+  const patched = await api.patch(path, { body: "two" }, { "if-match": created._etag });
+  assert.equal((await api.delete(path, { "if-match": patched.body._etag })).status, 204);
+  const gone = await api.get(path);
+  assert.equal(gone.status, 404);
+  assert.equal(gone.body._deleted, true);
+  assert.equal(gone.body._version, 3);
+  const all = await api.get(`${path}?version=all`);
+  assert.equal(all.status, 200);
+  assert.deepEqual(all.body._items.map((v: any) => v._deleted), [false, false, true]);
+  const third = await api.get(`${path}?version=3`);
+  assert.equal(third.status, 200);
+  assert.equal(third.body._deleted, true);
+  assert.equal((await api.get(`${path}?version=1`)).body.body, "one");
+  const diffs = await api.get(`${path}?version=diffs`);
+  assert.equal(diffs.status, 200);
+  assert.equal(diffs.body._items[2]._deleted, true);
+});
+
+scenario('where={"_deleted": true} lists soft-deleted items', SETTINGS, async (api) => {
+  const a = await api.create("users", { login: "ann" });
+  await api.create("users", { login: "bob" });
+  await api.delete(`users/${a._id}`, { "if-match": a._etag });
+  for (const extra of ["", "&show_deleted"]) {
+    const res = await api.get(`users?where=${q('{"_deleted": true}')}${extra}`);
+    assert.deepEqual(res.body._items.map((u: any) => u.login), ["ann"], extra);
+  }
+  const live = await api.get(`users?where=${q('{"login": "ann"}')}`);
+  assert.equal(live.body._items.length, 0, "other filters still hide deleted items");
+});
+
+scenario(
+  "an additional lookup returns the live document over a deleted one",
+  SETTINGS,
+  async (api) => {
+    const old = await api.create("users", { login: "ann", n: 1 });
+    await api.delete(`users/${old._id}`, { "if-match": old._etag });
+    assert.equal((await api.get("users/ann")).status, 404);
+    const fresh = await api.create("users", { login: "ann", n: 2 });
+    const res = await api.get("users/ann");
+    assert.equal(res.status, 200);
+    assert.equal(res.body._id, fresh._id);
+    assert.equal(res.body.n, 2);
+  },
+);

@@ -9,18 +9,18 @@ import { effectiveProjection, parseProjection } from "../query/projection.ts";
 import { requestPaging } from "./paging.ts";
 import type { Doc, Filter, Projection } from "../store/store.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
-import { collectionLinks, itemLinks, type Link, relatedLinks } from "./links.ts";
+import { collectionLinks, itemLink, itemLinks, type Link, relatedLinks } from "./links.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { embedDocuments } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
 import { runAggregation } from "./aggregate.ts";
 import { expandMedia } from "./media.ts";
 import {
-  allVersions,
   diffVersions,
   findVersion,
   legacyVersion,
   parseVersionParam,
+  versionPage,
 } from "./versions.ts";
 
 /** True when a flag query parameter is present and not "false"/"0". */
@@ -249,21 +249,53 @@ async function getItemVersions(
     await rt.events.emitFor("on_fetched_item", resource.name, doc);
     return { status: 200, body: doc, headers };
   }
-  if (wanted === "diffs" && ctx.query.get(s.QUERY_SORT)) {
+  const rawSort = ctx.query.get(s.QUERY_SORT);
+  if (wanted === "diffs" && rawSort) {
     throw new HttpError(400, "sorting is not supported with version=diffs");
   }
-  let versions = legacy ? [{ ...legacy }] : await allVersions(rt, resource, id);
-  if (wanted === "diffs") versions = diffVersions(rt, resource, versions);
+  const paging = resource.pagination ? requestPaging(rt, ctx) : undefined;
+  const skip = paging ? (paging.page - 1) * paging.maxResults : 0;
+  const projection = requestProjection(rt, ctx);
+  let versions: Doc[];
+  let total: number;
+  if (legacy) {
+    versions = skip === 0 ? [legacy] : [];
+    total = 1;
+  } else if (wanted === "all") {
+    const sort = rawSort && resource.sorting ? parseSort(rawSort) : undefined;
+    const limit = paging?.maxResults ?? 0;
+    ({ versions, total } = await versionPage(rt, resource, { id, sort, skip, limit, projection }));
+  } else {
+    // A page of diffs after the first needs the version before it to diff against.
+    const from = Math.max(0, skip - 1);
+    const limit = paging ? paging.maxResults + (skip > 0 ? 1 : 0) : 0;
+    const page = await versionPage(rt, resource, { id, skip: from, limit, projection });
+    versions = diffVersions(rt, resource, page.versions).slice(skip > 0 ? 1 : 0);
+    total = page.total;
+  }
   for (const version of versions) {
     version[s.LATEST_VERSION] = latest;
     decorateItem(rt, ctx, version);
   }
-  const paging = requestPaging(rt, ctx);
-  const start = (paging.page - 1) * paging.maxResults;
-  const envelope: Doc = {
-    [s.ITEMS]: versions.slice(start, start + paging.maxResults),
-    [s.META]: { page: paging.page, max_results: paging.maxResults, total: versions.length },
-  };
+  const envelope: Doc = { [s.ITEMS]: versions };
+  if (paging) {
+    envelope[s.META] = { page: paging.page, max_results: paging.maxResults, total };
+  }
+  if (resource.hateoas) {
+    const itemPath = itemLink(resource, ctx.resourcePath, primary).href;
+    const links = collectionLinks(
+      resource,
+      itemPath,
+      ctx.query,
+      paging && {
+        ...paging,
+        total,
+        pageParam: s.QUERY_PAGE,
+      },
+    );
+    links.self = { href: `${itemPath}?${s.VERSION_PARAM}=${wanted}`, title: resource.itemTitle };
+    envelope[s.LINKS] = links;
+  }
   const event = wanted === "diffs" ? "on_fetched_diffs" : "on_fetched_item";
   await rt.events.emitFor(event, resource.name, envelope);
   const headers: Record<string, string> = cacheHeaders(ctx);

@@ -6,7 +6,7 @@
  */
 import { HttpError } from "../http/errors.ts";
 import { ObjectId } from "../store/bson.ts";
-import type { Doc } from "../store/store.ts";
+import type { Doc, Projection, Sort } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Runtime } from "./runtime.ts";
 
@@ -105,13 +105,52 @@ export async function findVersion(
   return shadow && fromShadow(rt, resource, shadow);
 }
 
-/** Every stored version of a document, oldest first. */
-export async function allVersions(rt: Runtime, resource: Resource, id: unknown): Promise<Doc[]> {
-  const shadows = await rt.store.collection(versionsSource(rt, resource)).find(
-    { [documentIdField(rt, resource)]: id },
-    { sort: { [rt.settings.VERSION]: 1, _id: 1 } },
-  );
-  return shadows.map((s) => fromShadow(rt, resource, s));
+/** A sort or projection on the primary document's fields, for shadow documents. */
+function onShadows<T extends Record<string, unknown>>(rt: Runtime, resource: Resource, spec: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(spec)) {
+    out[key === resource.idField ? documentIdField(rt, resource) : key] = value;
+  }
+  return out as T;
+}
+
+/** A projection for shadows: inclusive ones keep what makes a shadow a version. */
+function shadowProjection(
+  rt: Runtime,
+  resource: Resource,
+  projection: Projection | undefined,
+): Projection | undefined {
+  if (!projection || Object.keys(projection).length === 0) return undefined;
+  const out = onShadows(rt, resource, projection);
+  if (Object.values(projection).includes(1)) {
+    out[documentIdField(rt, resource)] = 1;
+    out[rt.settings.VERSION] = 1;
+  }
+  return out;
+}
+
+/**
+ * One page of a document's stored versions: sorted (oldest first by default), projected on
+ * the primary document's fields, and the number of versions.
+ */
+export async function versionPage(
+  rt: Runtime,
+  resource: Resource,
+  options: { id: unknown; sort?: Sort; skip: number; limit: number; projection?: Projection },
+): Promise<{ versions: Doc[]; total: number }> {
+  const filter = { [documentIdField(rt, resource)]: options.id };
+  const collection = rt.store.collection(versionsSource(rt, resource));
+  const sort = options.sort ?? { [rt.settings.VERSION]: 1 };
+  const [shadows, total] = await Promise.all([
+    collection.find(filter, {
+      sort: { ...onShadows(rt, resource, sort), _id: 1 },
+      skip: options.skip,
+      limit: options.limit,
+      projection: shadowProjection(rt, resource, options.projection),
+    }),
+    collection.count(filter),
+  ]);
+  return { versions: shadows.map((shadow) => fromShadow(rt, resource, shadow)), total };
 }
 
 /**

@@ -112,3 +112,69 @@ scenario(
     assert.equal(res.body.n, 2);
   },
 );
+
+/** A document with versions 1..5 (`body` "v1".."v5"); returns its item path. */
+async function fiveVersions(api: any): Promise<string> {
+  const created = await api.create("docs", { title: "t", body: "v1" });
+  const path = `docs/${created._id}`;
+  let etag = created._etag;
+  for (let v = 2; v <= 5; v++) {
+    const res = await api.patch(path, { body: `v${v}` }, { "if-match": etag });
+    etag = res.body._etag;
+  }
+  return path;
+}
+
+const PAGED = {
+  ...SETTINGS,
+  DOMAIN: { ...SETTINGS.DOMAIN, docs: { ...SETTINGS.DOMAIN.docs, pagination_default: 2 } },
+};
+
+scenario("version=all honours sort and paging, with _links", PAGED, async (api) => {
+  const path = await fiveVersions(api);
+  const first = await api.get(`${path}?version=all`);
+  assert.deepEqual(first.body._items.map((v: any) => v._version), [1, 2]);
+  assert.deepEqual(first.body._meta, { page: 1, max_results: 2, total: 5 });
+  const links = first.body._links;
+  assert.equal(links.self.href, `${path}?version=all`);
+  assert.equal(links.parent.href, "/");
+  assert.match(links.next.href, new RegExp(`^${path}\\?.*page=2`));
+  assert.match(links.last.href, /page=3/);
+  const last = await api.get(links.last.href);
+  assert.deepEqual(last.body._items.map((v: any) => v._version), [5]);
+  assert.match(last.body._links.prev.href, /page=2/);
+  assert.ok(!last.body._links.next);
+  const sorted = await api.get(`${path}?version=all&sort=-_version&max_results=3`);
+  assert.deepEqual(sorted.body._items.map((v: any) => v.body), ["v5", "v4", "v3"]);
+  assert.ok(sorted.body._items.every((v: any) => v._latest_version === 5));
+});
+
+scenario("version=diffs pages diff against the version before", PAGED, async (api) => {
+  const path = await fiveVersions(api);
+  const first = await api.get(`${path}?version=diffs`);
+  assert.equal(first.body._items[0].title, "t", "the first version is whole");
+  assert.equal(first.body._items[1].body, "v2");
+  assert.ok(!("title" in first.body._items[1]));
+  const second = await api.get(`${path}?version=diffs&page=2`);
+  assert.deepEqual(second.body._items.map((v: any) => [v._version, v.body]), [[3, "v3"], [
+    4,
+    "v4",
+  ]]);
+  assert.ok(second.body._items.every((v: any) => !("title" in v)), "diffs, not whole versions");
+  assert.equal(second.body._meta.total, 5);
+  assert.equal(second.body._links.self.href, `${path}?version=diffs`);
+  assert.match(second.body._links.next.href, /page=3/);
+});
+
+scenario("version=all and diffs honour projection", PAGED, async (api) => {
+  const path = await fiveVersions(api);
+  const projected = await api.get(`${path}?version=all&projection=${q('{"title": 1}')}`);
+  for (const version of projected.body._items) {
+    assert.equal(version.title, "t");
+    assert.ok(!("body" in version));
+    assert.ok(version._version && version._id);
+  }
+  const excluded = await api.get(`${path}?version=diffs&projection=${q('{"body": 0}')}`);
+  assert.ok(excluded.body._items.every((v: any) => !("body" in v)));
+  assert.equal(excluded.body._items[0].title, "t");
+}, { gaps: ["projection"] });

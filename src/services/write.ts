@@ -192,13 +192,20 @@ async function swap(rt: Runtime, ctx: RequestContext, edit: Edit) {
 }
 
 /**
- * normalize_on_patch: fields with a default that the PATCH does not name are reset to it
- * (nested ones within the dicts it names). An empty PATCH changes nothing.
+ * normalize_on_patch, as Eve 2.3.1 behaves: a top-level field with a default that the PATCH
+ * does not name is filled only when the stored document lacks it (a PATCH never resets
+ * unrelated data); inside a dict the PATCH names, omitted sub-fields with a default are
+ * reset to it. An empty PATCH changes nothing.
  */
-function withDefaults(schema: CompiledSchema, sent: Doc, updates: Doc): Doc {
+function withDefaults(schema: CompiledSchema, sent: Doc, updates: Doc, original: Doc): Doc {
   if (Object.keys(sent).length === 0) return updates;
   // The shape as sent: validated nested values already hold the stored sub-fields.
-  return { ...updates, ...schema.defaults(applyPatch({}, sent, true)) };
+  const defaults = schema.defaults(applyPatch({}, sent, true));
+  const out = { ...updates };
+  for (const [path, value] of Object.entries(defaults)) {
+    if (path.includes(".") || original[path] === undefined) out[path] = value;
+  }
+  return out;
 }
 
 /** Numbers, stamps and stores an edit of `original`, keeping its version copy. */
@@ -224,7 +231,9 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
     validationContext(rt, ctx, "patch", original),
   );
   if (issues) throw validationError(rt, [issues], false);
-  const changes = resource.normalizeOnPatch ? withDefaults(schema, updates, clean) : clean;
+  const changes = resource.normalizeOnPatch
+    ? withDefaults(schema, updates, clean, original)
+    : clean;
   const files = await storeMedia(rt, resource, [changes]);
   // Callbacks may add to the changes: they are applied after them.
   await rt.events.emitFor("on_update", resource.name, changes, original);

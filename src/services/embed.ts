@@ -2,10 +2,11 @@
  * Embedded resource serialization: `embedded={"author": 1}` replaces reference values
  * with the referenced documents. One query per relation per page, never one per document.
  */
-import { HttpError } from "../http/errors.ts";
 import { parseEmbedded } from "../query/paging.ts";
 import { EJSON } from "../store/bson.ts";
-import type { DataRelation, FieldSchema, ResourceSchema } from "../domain/types.ts";
+import type { DataRelation, FieldSchema, Resource, ResourceSchema } from "../domain/types.ts";
+import { isPlainObject } from "../settings/check.ts";
+import { documentIdField, legacyVersion, versionsSource } from "./versions.ts";
 import type { Doc } from "../store/store.ts";
 import { andFilters, notDeleted } from "./filters.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
@@ -43,8 +44,9 @@ function requestedFields(rt: Runtime, ctx: RequestContext): string[] {
   const raw = ctx.query.get(rt.settings.QUERY_EMBEDDED);
   const { resource } = ctx;
   if (!resource.embedding) {
+    // As in Eve, the request is answered without embedding anything.
     if (raw !== null && raw !== "") {
-      throw new HttpError(400, "embedding is disabled for this resource");
+      rt.log.log("debug", "embedded ignored: embedding is off", { resource: resource.name });
     }
     return [];
   }
@@ -54,7 +56,27 @@ function requestedFields(rt: Runtime, ctx: RequestContext): string[] {
     if (on) fields.add(field);
     else fields.delete(field);
   }
-  return [...fields];
+  // Parents first: `note.author` is embedded inside an already embedded `note`.
+  return [...fields].sort((a, b) => a.split(".").length - b.split(".").length);
+}
+
+/**
+ * The data relation at a dotted path, walking dicts and lists and, through relations
+ * already crossed (`note.author`), the referenced resource's schema.
+ */
+function relationAt(rt: Runtime, schema: ResourceSchema, path: string): DataRelation | undefined {
+  let current: ResourceSchema | undefined = schema;
+  const segments = path.split(".");
+  for (let i = 0; i < segments.length; i++) {
+    const rules: FieldSchema | undefined = current && Object.hasOwn(current, segments[i])
+      ? current[segments[i]]
+      : undefined;
+    if (!rules) return undefined;
+    const relation = relationOf(rules);
+    if (i === segments.length - 1) return relation;
+    current = relation ? rt.domain.get(relation.resource)?.schema : nestedSchema(rules);
+  }
+  return undefined;
 }
 
 /** Calls `visit` with the container and key of every value at `path` (through lists). */
@@ -86,13 +108,21 @@ const keyOf = (value: unknown) => EJSON.stringify(value as Doc, { relaxed: false
 export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc[]) {
   const fields = requestedFields(rt, ctx);
   for (const field of fields) {
-    const rules = fieldAt(ctx.resource.schema, field);
-    const relation = rules && relationOf(rules);
+    const relation = relationAt(rt, ctx.resource.schema, field);
     if (!relation || !relation.embeddable) {
-      throw new HttpError(400, `field "${field}" is not embeddable`);
+      // As in Eve, a field that can't be embedded is left as it is.
+      rt.log.log("debug", "embedded ignored: the field is not embeddable", {
+        resource: ctx.resource.name,
+        field,
+      });
+      continue;
     }
     const target = rt.domain.get(relation.resource);
     if (!target) continue;
+    if (relation.version && target.versioning) {
+      await embedVersions(rt, { target, field, docs });
+      continue;
+    }
     const relField = relation.field ?? target.idField;
     const slots: Array<[Doc | unknown[], string | number]> = [];
     const values = new Map<string, unknown>();
@@ -116,5 +146,58 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
       const h = holder as Record<string | number, unknown>;
       h[key] = byKey.get(keyOf({ v: h[key] })) ?? null;
     }
+  }
+}
+
+/**
+ * Embeds versioned references (`{"_id": ..., "_version": n}`) with the version they name,
+ * read from the target's stored versions in one query (a document from before versioning
+ * is its own version 1).
+ */
+async function embedVersions(
+  rt: Runtime,
+  options: { target: Resource; field: string; docs: Doc[] },
+) {
+  const { target, field, docs } = options;
+  const s = rt.settings;
+  const slots: Array<[Record<string | number, unknown>, string | number, Doc]> = [];
+  for (const doc of docs) {
+    eachSlot(doc, field.split("."), (holder, key) => {
+      const h = holder as Record<string | number, unknown>;
+      const ref = h[key];
+      if (isPlainObject(ref) && typeof ref[s.VERSION] === "number") slots.push([h, key, ref]);
+      else if (ref !== null && ref !== undefined) h[key] = null;
+    });
+  }
+  if (slots.length === 0) return;
+  const docIdField = documentIdField(rt, target);
+  const refKey = (id: unknown, version: unknown) => keyOf({ id, version });
+  const wanted = new Map(slots.map(([, , ref]) => [
+    refKey(ref[target.idField], ref[s.VERSION]),
+    { [docIdField]: ref[target.idField], [s.VERSION]: ref[s.VERSION] },
+  ]));
+  const found = new Map<string, Doc>();
+  const shadows = await rt.store.collection(versionsSource(rt, target)).find({
+    $or: [...wanted.values()],
+  });
+  for (const shadow of shadows) {
+    const { _id: _shadowId, [docIdField]: id, ...rest } = shadow;
+    found.set(refKey(id, shadow[s.VERSION]), { [target.idField]: id, ...rest });
+  }
+  // Version 1 of documents stored before versioning was enabled: the documents themselves.
+  const legacyIds = slots.filter(([, , ref]) =>
+    ref[s.VERSION] === 1 && !found.has(refKey(ref[target.idField], 1))
+  ).map(([, , ref]) => ref[target.idField]);
+  if (legacyIds.length > 0) {
+    const current = await rt.store.collection(target.source).find({
+      [target.idField]: { $in: legacyIds },
+    });
+    for (const doc of current) {
+      const legacy = legacyVersion(rt, target, doc);
+      if (legacy) found.set(refKey(doc[target.idField], 1), legacy);
+    }
+  }
+  for (const [holder, key, ref] of slots) {
+    holder[key] = found.get(refKey(ref[target.idField], ref[s.VERSION])) ?? null;
   }
 }

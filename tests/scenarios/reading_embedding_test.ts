@@ -94,13 +94,19 @@ scenario("embedded: unresolved references become null", SETTINGS, async (api) =>
 });
 
 scenario(
-  "embedded: non-embeddable, unknown and malformed requests answer 400",
+  "embedded: non-embeddable and unknown fields are ignored (as Eve); malformed is 400",
   SETTINGS,
   async (api) => {
     const s = await seed(api);
-    await refused(api, `invoices/${s.invoice}?embedded=${q('{"plain": 1}')}`, "plain");
-    await refused(api, `invoices?embedded=${q('{"number": 1}')}`, "not embeddable");
-    await refused(api, `invoices?embedded=${q('{"nothing": 1}')}`, "not embeddable");
+    for (const field of ["plain", "number", "nothing", "person.name"]) {
+      const res = await api.get(`invoices/${s.invoice}?embedded=${q(`{"${field}": 1}`)}`);
+      assert.equal(res.status, 200, field);
+      assert.equal(res.body.plain, s.bob, field);
+      assert.equal(res.body.person, s.ann, field);
+    }
+    const list = await api.get(`invoices?embedded=${q('{"plain": 1, "person": 1}')}`);
+    assert.equal(list.body._items[0].plain, s.bob);
+    assert.equal(list.body._items[0].person.name, "ann", "embeddable fields still embed");
     await refused(api, `invoices?embedded=${q("{'person': 1}")}`, "single quotes");
     await refused(api, `invoices?embedded=${q('{"person": 2}')}`, "must be 0 or 1");
     await refused(api, `invoices?embedded=${q('{"person": 1')}`, "position");
@@ -120,9 +126,11 @@ scenario("embedded_fields: embedded by default, {field: 0} opts out", SETTINGS, 
   assert.equal(more.body.reviewers[0].name, "bob");
 });
 
-scenario("embedding false on a resource refuses embedded requests", SETTINGS, async (api) => {
+scenario("embedding false on a resource ignores embedded requests", SETTINGS, async (api) => {
   const s = await seed(api);
-  await refused(api, `flat/${s.invoice}?embedded=${q('{"person": 1}')}`, "embedding");
+  const asked = await api.get(`flat/${s.invoice}?embedded=${q('{"person": 1}')}`);
+  assert.equal(asked.status, 200);
+  assert.equal(asked.body.person, s.ann);
   const res = await api.get(`flat/${s.invoice}`);
   assert.equal(res.status, 200);
   assert.equal(res.body.person, s.ann);
@@ -133,7 +141,9 @@ scenario(
   { ...SETTINGS, EMBEDDING: false },
   async (api) => {
     const s = await seed(api);
-    await refused(api, `invoices?embedded=${q('{"person": 1}')}`, "embedding");
+    const asked = await api.get(`invoices?embedded=${q('{"person": 1}')}`);
+    assert.equal(asked.status, 200);
+    assert.equal(asked.body._items[0].person, s.ann);
     const auto = await api.get(`auto/${s.invoice}`);
     assert.equal(auto.status, 200);
     assert.equal(auto.body.person, s.ann, "embedded_fields do nothing when embedding is off");
@@ -206,4 +216,36 @@ scenario("related links point at referenced documents", SETTINGS, async (api) =>
   const bare = await api.get(`invoices/${none._id}`);
   assert.equal(bare.body._links.related, undefined);
   assert.deepEqual(Object.keys(bare.body._links).sort(), ["collection", "parent", "self"]);
+});
+
+const NESTED = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: {
+    people: { schema: { name: { type: "string" } } },
+    notes: {
+      schema: {
+        text: { type: "string" },
+        author: { type: "objectid", data_relation: { resource: "people", embeddable: true } },
+      },
+    },
+    tasks: {
+      schema: {
+        note: { type: "objectid", data_relation: { resource: "notes", embeddable: true } },
+      },
+    },
+  },
+};
+
+scenario("embedded: a dotted path embeds inside an embedded document", NESTED, async (api) => {
+  const ann = await api.create("people", { name: "ann" });
+  const note = await api.create("notes", { text: "hi", author: ann._id });
+  const task = await api.create("tasks", { note: note._id });
+  const both = await api.get(`tasks/${task._id}?embedded=${q('{"note": 1, "note.author": 1}')}`);
+  assert.equal(both.status, 200);
+  assert.equal(both.body.note.text, "hi");
+  assert.equal(both.body.note.author.name, "ann");
+  const list = await api.get(`tasks?embedded=${q('{"note.author": 1, "note": 1}')}`);
+  assert.equal(list.body._items[0].note.author.name, "ann", "order of the request is irrelevant");
+  const one = await api.get(`tasks/${task._id}?embedded=${q('{"note": 1}')}`);
+  assert.equal(one.body.note.author, ann._id, "only what is asked is embedded");
 });

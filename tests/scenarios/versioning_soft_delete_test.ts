@@ -178,3 +178,38 @@ scenario("version=all and diffs honour projection", PAGED, async (api) => {
   assert.ok(excluded.body._items.every((v: any) => !("body" in v)));
   assert.equal(excluded.body._items[0].title, "t");
 }, { gaps: ["projection"] });
+
+const RELATED = {
+  ...SETTINGS,
+  DOMAIN: {
+    ...SETTINGS.DOMAIN,
+    notes: {
+      schema: {
+        ref: {
+          type: "dict",
+          schema: { _id: { type: "objectid" }, _version: { type: "integer" } },
+          data_relation: { resource: "docs", field: "_id", version: true, embeddable: true },
+        },
+      },
+    },
+  },
+};
+
+scenario("embedding a versioned relation returns the referenced version", RELATED, async (api) => {
+  const doc = await api.create("docs", { title: "first" });
+  const path = `docs/${doc._id}`;
+  await api.patch(path, { title: "second" }, { "if-match": doc._etag });
+  const note = await api.create("notes", { ref: { _id: doc._id, _version: 1 } });
+  const newer = await api.create("notes", { ref: { _id: doc._id, _version: 2 } });
+  const embedded = q('{"ref": 1}');
+  const res = await api.get(`notes/${note._id}?embedded=${embedded}`);
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.ref.title, "first");
+  assert.equal(res.body.ref._version, 1);
+  assert.equal(res.body.ref._id, doc._id);
+  const list = await api.get(`notes?embedded=${embedded}`);
+  const titles = Object.fromEntries(list.body._items.map((n: any) => [n._id, n.ref.title]));
+  assert.deepEqual(titles, { [note._id]: "first", [newer._id]: "second" });
+  const plain = await api.get(`notes/${note._id}`);
+  assert.deepEqual(plain.body.ref, { _id: doc._id, _version: 1 });
+});

@@ -482,6 +482,31 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "alongside documents are inserted only with a write that changed something",
+    async fn({ coll }) {
+      const c = coll("main");
+      const log = coll("log");
+      const along = (tag: string) => ({ collection: log.name, docs: [{ _id: tag }] });
+      await c.insertMany([{ _id: 1, v: 1 }], { alongside: along("insert") });
+      assert.equal(
+        (await c.replaceOne({ _id: 1 }, { v: 2 }, { alongside: along("replace") })).matched,
+        1,
+      );
+      assert.equal(
+        (await c.replaceOne({ _id: 9 }, { v: 2 }, { alongside: along("miss") })).matched,
+        0,
+      );
+      assert.equal(await c.deleteOne({ _id: 9 }, { alongside: along("miss-delete") }), 0);
+      await assertDuplicate(c.insertMany([{ _id: 1 }], { alongside: along("dup") }), "_id");
+      await c.insertMany([{ _id: 2 }, { _id: 3 }]);
+      assert.equal(await c.deleteMany({ _id: { $in: [2, 3] } }, { alongside: along("many") }), 2);
+      assert.equal(await c.deleteOne({ _id: 1 }, { alongside: along("delete") }), 1);
+      const logged = (await log.find({}, { sort: { _id: 1 } })).map((d) => d._id);
+      assert.deepEqual(logged, ["delete", "insert", "many", "replace"]);
+      assert.equal(await c.count({}), 0);
+    },
+  },
+  {
     name: "ping, kind",
     async fn({ store }) {
       await store.ping();

@@ -173,6 +173,45 @@ Deno.test("mongo store: drop ignores a missing namespace", async () => {
 });
 
 Deno.test({
+  name: "mongo store: alongside documents in a transaction when the deployment has them",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const { MongoClient } = await import("mongodb");
+    const client = new MongoClient(target.uri);
+    await client.connect();
+    try {
+      const db = client.db(`tx_${Date.now().toString(36)}`);
+      // Forced on: the emulator runs transactions though it reports a standalone server.
+      const ctx = { client, db, transactions: true };
+      const main = new MongoCollection(db.collection("main"), undefined, ctx);
+      const along = (tag: string) => ({ collection: "log", docs: [{ _id: tag }] });
+      await main.insertMany([{ _id: 1 }], { alongside: along("insert") });
+      await assert.rejects(
+        main.insertMany([{ _id: 2 }, { _id: 1 }], { alongside: along("dup") }),
+        DuplicateKeyError,
+      );
+      assert.equal(
+        (await main.replaceOne({ _id: 1 }, { v: 1 }, { alongside: along("replace") })).matched,
+        1,
+      );
+      assert.equal(await main.deleteOne({ _id: 5 }, { alongside: along("miss") }), 0);
+      assert.equal(await main.deleteOne({ _id: 1 }, { alongside: along("delete") }), 1);
+      const logged = (await db.collection("log").find({}).toArray()).map((d) => d._id).sort();
+      assert.deepEqual(logged, ["delete", "insert", "replace"]);
+      assert.deepEqual(
+        await db.collection("main").find({}).toArray(),
+        [],
+        "the failed batch left nothing",
+      );
+      await db.dropDatabase().catch(() => {});
+    } finally {
+      await client.close();
+    }
+  },
+});
+
+Deno.test({
   name: "mongo store: stop the test server",
   sanitizeResources: false,
   sanitizeOps: false,

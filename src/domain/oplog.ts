@@ -27,8 +27,17 @@ export function addOplogResource(settings: Settings): void {
   const endpoint = settings.OPLOG_ENDPOINT as string | null;
   const given = domain[name] ?? {};
   const datasource: Doc = { ...(given.datasource as Doc | undefined), source: name };
-  if (!settings.OPLOG_RETURN_EXTRA_FIELD) datasource.projection = { extra: 0 };
+  const hidden: Doc = {};
+  if (!settings.OPLOG_RETURN_EXTRA_FIELD) {
+    // An inclusive projection: a client's `projection={"extra": 1}` can't reveal it either,
+    // nor can a filter on it.
+    const fields = Object.keys(OPLOG_SCHEMA).filter((f) => f !== "extra");
+    datasource.projection = Object.fromEntries(fields.map((f) => [f, 1]));
+    const meta = [settings.ID_FIELD, settings.DATE_CREATED, settings.DATE_UPDATED, settings.ETAG];
+    hidden.allowed_filters = [...fields, ...(meta as string[])];
+  }
   domain[name] = {
+    ...hidden,
     ...given,
     url: endpoint ?? name,
     internal_resource: !endpoint,

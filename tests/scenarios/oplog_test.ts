@@ -152,6 +152,12 @@ scenario(
     await api.create("items", { name: "a" });
     const [entry] = await entries(api);
     assert.ok(!("extra" in entry));
+    assert.equal(entry.o, "POST");
+    const asked = await api.get(`oplog/${entry._id}?projection=${q('{"extra": 1}')}`);
+    assert.equal(asked.status, 200);
+    assert.ok(!("extra" in asked.body), "a projection can't reveal it");
+    const filtered = await api.get(`oplog?where=${q('{"extra.resource": "items"}')}`);
+    assert.equal(filtered.status, 400, "nor a filter");
     // Stored all the same.
     const stored = await running.service.store.collection("oplog").find({});
     assert.deepEqual(stored[0].extra, { resource: "items", tags: ["audit"] });

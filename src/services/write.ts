@@ -123,8 +123,8 @@ export async function postCollection(
     stamp(rt, resource, doc, created);
   }
   const op = ctx.method === "PUT" ? "PUT" : "POST";
-  const alongside = await oplogEntries(rt, ctx, { op, items: docs.map((doc) => ({ doc })) });
   try {
+    const alongside = await oplogEntries(rt, ctx, { op, items: docs.map((doc) => ({ doc })) });
     await withVersions(
       rt,
       resource,
@@ -171,12 +171,10 @@ async function swap(rt: Runtime, ctx: RequestContext, edit: Edit) {
   const s = rt.settings;
   const { original, doc, files = [] } = edit;
   const filter = { [resource.idField]: original[resource.idField], [s.ETAG]: original[s.ETAG] };
-  const alongside = await oplogEntries(rt, ctx, {
-    op: edit.op,
-    items: [{ doc, changes: edit.changes }],
-  });
   let matched: number;
   try {
+    const items = [{ doc, changes: edit.changes }];
+    const alongside = await oplogEntries(rt, ctx, { op: edit.op, items });
     ({ matched } = await rt.store.collection(resource.source).replaceOne(filter, doc, {
       alongside,
     }));

@@ -1,7 +1,7 @@
 /** The operation log: entries per written document, the oplog endpoint, on_oplog_push. */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
-import { Events } from "../../src/mod.ts";
+import { Events, HttpError } from "../../src/mod.ts";
 import { q } from "../support/assertions.ts";
 
 const SETTINGS = {
@@ -191,5 +191,23 @@ scenario(
     assert.equal(res.headers.get("cache-control"), "max-age=5");
     const home = await api.get("");
     assert.ok(home.body._links.child.some((l: any) => l.title === "changes"));
+  },
+);
+
+scenario(
+  "an on_oplog_push callback that throws aborts the write",
+  SETTINGS,
+  async (api, running) => {
+    const a = await api.create("items", { name: "a" });
+    running.service.events.on("on_oplog_push", () => {
+      throw new HttpError(403, "no logging today");
+    });
+    const post = await api.post("items", { name: "b" });
+    assert.equal(post.status, 403);
+    const patch = await api.patch(`items/${a._id}`, { name: "x" }, { "if-match": a._etag });
+    assert.equal(patch.status, 403);
+    const items = (await api.get("items")).body._items;
+    assert.deepEqual(items.map((i: any) => i.name), ["a"]);
+    assert.equal((await entries(api)).length, 1);
   },
 );

@@ -24,6 +24,13 @@ export function buildDomain(settings: Settings, problems: string[]): Domain {
     const other = urls.get(resource.url);
     if (other) problems.push(`DOMAIN.${name}.url: "${resource.url}" is already used by ${other}`);
     urls.set(resource.url, name);
+    const schemaEndpoint = settings.SCHEMA_ENDPOINT as string | null;
+    if (
+      schemaEndpoint && !resource.internal &&
+      (resource.url === schemaEndpoint || resource.url.startsWith(schemaEndpoint + "/"))
+    ) {
+      problems.push(`DOMAIN.${name}.url: "${resource.url}" is taken by SCHEMA_ENDPOINT`);
+    }
     domain.set(name, Object.freeze(resource));
   }
   return domain;

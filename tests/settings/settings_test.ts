@@ -185,3 +185,8 @@ Deno.test("a sub-resource URL variable that is not a schema field is refused", (
   });
   prepare({ DOMAIN: { invoices: { url, allow_unknown: true } } }, { env: false });
 });
+
+Deno.test("a resource URL under SCHEMA_ENDPOINT is refused", () => {
+  const found = problems({ SCHEMA_ENDPOINT: "schema", DOMAIN: { schema: {}, people: {} } });
+  assert.deepEqual(found, ['DOMAIN.schema.url: "schema" is taken by SCHEMA_ENDPOINT']);
+});

@@ -10,7 +10,9 @@
  * - a veto: people whose lastname is on a block list cannot be created (on_insert_people
  *   throws a 403), and the people collection cannot be deleted wholesale (403);
  * - a response change: a fetched person carries a computed `fullname` (on_fetched_item);
- * - an audit line for every stored document (on_inserted, generic form).
+ * - an audit line for every stored document (on_inserted, generic form);
+ * - an audit trail kept in the internal resource `audit` through in-process data access
+ *   (`service.data`), which HTTP clients can't reach.
  */
 import { parseArgs } from "node:util";
 import { createService, Events, HttpError, type Service, SettingsError } from "../src/mod.ts";
@@ -58,12 +60,32 @@ export function registerExampleHooks(events: Events, log: Logger = createLogger(
   return events;
 }
 
+/**
+ * Keeps an audit trail of created documents in the internal resource `audit`, written
+ * in-process (validated, logged and evented like an HTTP write).
+ */
+export function registerAuditTrail(service: Service): void {
+  service.events.on("on_inserted", async (resource: string, items: Doc[]) => {
+    if (resource === "audit") return; // its own inserts raise this event too
+    const entries = items.map((item) => ({
+      resource,
+      action: "create",
+      document: String(item._id),
+    }));
+    await service.data.post("audit", entries);
+  });
+}
+
 /** Builds the example service from a settings file, hooks registered. */
 export async function createExampleService(file = DEFAULT_SETTINGS): Promise<Service> {
   const raw = await loadSettingsFile(file);
   const log = createLogger();
   const events = registerExampleHooks(new Events(), log);
-  return createService(raw.settings, { events, logger: log });
+  const service = await createService(raw.settings, { events, logger: log });
+  if (service.settings.DOMAIN && "audit" in (service.settings.DOMAIN as Doc)) {
+    registerAuditTrail(service);
+  }
+  return service;
 }
 
 async function main(): Promise<number> {

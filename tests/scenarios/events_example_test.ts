@@ -1,6 +1,6 @@
 /** The example application (config/app.ts): its hooks over HTTP, with config/settings.json. */
 import assert from "node:assert/strict";
-import { BLOCKED_LASTNAMES, registerExampleHooks } from "../../config/app.ts";
+import { BLOCKED_LASTNAMES, registerAuditTrail, registerExampleHooks } from "../../config/app.ts";
 import { Events } from "../../src/mod.ts";
 import { loadSettingsFile } from "../../src/settings/load.ts";
 import { scenario } from "../support/harness.ts";
@@ -62,4 +62,21 @@ scenario(
     assert.deepEqual(stored.map((r) => r.message), ["stored 1 document(s) in people"]);
   },
   { events, logger: audit.logger },
+);
+
+scenario(
+  "example: an audit trail in the internal resource, written in-process",
+  settings,
+  async (api, running) => {
+    registerAuditTrail(running.service);
+    const ada = await api.create("people", { lastname: "Lovelace" });
+    await api.post("works", [{ title: "Notes", owner: ada._id }, { title: "Ode", owner: ada._id }]);
+    assert.equal((await api.get("audit")).status, 404, "internal: not served over HTTP");
+    const trail = await running.service.data.get("audit", { query: { sort: "_id" } });
+    assert.deepEqual(
+      trail.body._items.map((e: any) => [e.resource, e.action]),
+      [["people", "create"], ["works", "create"], ["works", "create"]],
+    );
+    assert.equal(trail.body._items[0].document, ada._id);
+  },
 );

@@ -8,7 +8,7 @@ import type { ObjectId } from "../store/bson.ts";
 import { type Doc, DuplicateKeyError } from "../store/store.ts";
 import { type CompiledSchema, findBatchDuplicates } from "../validation/mod.ts";
 import { checkIfMatch } from "./conditional.ts";
-import { endpointFilter } from "./filters.ts";
+import { andFilters, endpointFilter } from "./filters.ts";
 import { itemLink } from "./links.ts";
 import {
   deleteFiles,
@@ -332,7 +332,10 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
   } else {
     const items = (originals ?? []).map((doc) => ({ doc }));
     const alongside = await oplogEntries(rt, ctx, { op: "DELETE", items });
-    await collection.deleteMany(filter, { alongside });
+    // Only the documents read (their entries and versions are known), not ones created since.
+    const ids = originals?.map((d) => d[resource.idField]);
+    const target = ids ? andFilters(filter, { [resource.idField]: { $in: ids } }) : filter;
+    await collection.deleteMany(target, { alongside });
     await dropVersions(rt, resource, (originals ?? []).map((d) => d[resource.idField]));
   }
   await rt.events.emitFor("on_deleted_resource", resource.name);

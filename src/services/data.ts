@@ -54,7 +54,11 @@ export interface DataAccess {
   /** A resource's items (`query`: `where`, `sort`, `page`, ...) or, with `id`, one item. */
   get(resource: string, options?: Target & { query?: Record<string, string> }): Promise<DataReply>;
   /** Creates one document, or several from a list. */
-  post(resource: string, body: Doc | Doc[], options?: Target): Promise<DataReply>;
+  post(
+    resource: string,
+    body: Doc | Doc[],
+    options?: Pick<Target, "urlValues">,
+  ): Promise<DataReply>;
   /** Changes the named fields of the item `id`. */
   patch(resource: string, options: Target & { id: unknown; changes: Doc }): Promise<DataReply>;
   /** Replaces the item `id` (creating it when UPSERT_ON_PUT). */
@@ -75,8 +79,11 @@ export function createDataAccess(rt: Runtime): DataAccess {
     if (method !== "GET" && isOplog(rt, resource)) {
       throw new HttpError(405, "the operation log is read-only");
     }
+    const item = options.id !== undefined && options.id !== null;
+    if (!item && (method === "PATCH" || method === "PUT")) {
+      throw new HttpError(400, `${method} needs the id of the document`);
+    }
     const ctx = contextFor(resource, method, options);
-    const item = options.id !== undefined;
     switch (method) {
       case "GET":
         return item ? getItem(rt, ctx) : getCollection(rt, ctx);
@@ -121,7 +128,7 @@ function contextFor(
     return value instanceof ObjectId ? value.toHexString() : encodeURIComponent(String(value));
   }).join("/");
   const lookup: Doc = {};
-  if (options.id !== undefined) {
+  if (options.id !== undefined && options.id !== null) {
     const id = typeof options.id === "string"
       ? castUrlValue(resource, resource.idField, options.id)
       : options.id;

@@ -99,6 +99,10 @@ scenario(
       (e: unknown) => e instanceof HttpError && e.status === 405,
     );
     await assert.rejects(
+      data.patch("people", { id: undefined, changes: { name: "x" } }),
+      (e: unknown) => e instanceof HttpError && e.status === 400,
+    );
+    await assert.rejects(
       data.get("people", { id: "not-an-id" }),
       (e: unknown) => e instanceof HttpError && e.status === 404,
     );

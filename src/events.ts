@@ -18,8 +18,8 @@
  * status (a before event thrown this way aborts the write, so nothing is stored);
  * anything else becomes a 500 with a generic body, and its stack is logged.
  *
- * Every event of the catalogue below is part of the API. `on_oplog_push` is raised once
- * the operation log lands: it can be registered now and is not raised until then.
+ * Every event of the catalogue below is part of the API. `on_oplog_push` is raised with
+ * OPLOG on, before the entries of a write are stored (throwing aborts the write).
  */
 import type { Doc } from "./store/store.ts";
 
@@ -88,8 +88,8 @@ export interface EventSignatures {
   /** The documents an aggregation returned; may be altered in place. */
   after_aggregation: Hook<[endpoint: string, documents: Doc[]]>;
   /**
-   * Operation-log entries about to be written; callbacks may set `extra` on each.
-   * Not raised until the operation log lands.
+   * Operation-log entries about to be written with their change; callbacks may set `extra`
+   * (any value) on each. Only the generic form exists.
    */
   on_oplog_push: Hook<[resource: string, entries: Doc[]]>;
 }

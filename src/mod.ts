@@ -94,6 +94,15 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
       if (error instanceof SchemaError) problems.push(...error.problems);
       else throw error;
     }
+    for (const [field, relation] of Object.entries(resource.relations)) {
+      // Internal documents are never served over HTTP, embedded ones included.
+      if (relation.embeddable && domain.get(relation.resource)?.internal) {
+        problems.push(
+          `DOMAIN.${resource.name}.schema.${field}.data_relation: "${relation.resource}" is an ` +
+            `internal resource and cannot be embeddable`,
+        );
+      }
+    }
   }
   if (problems.length) throw new SettingsError(problems);
   return { settings, domain, schemas, hostGiven, warnings: checked.warnings };

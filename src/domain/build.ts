@@ -31,9 +31,35 @@ export function buildDomain(settings: Settings, problems: string[]): Domain {
     ) {
       problems.push(`DOMAIN.${name}.url: "${resource.url}" is taken by SCHEMA_ENDPOINT`);
     }
-    domain.set(name, Object.freeze(resource));
+    domain.set(name, resource);
+  }
+  for (const resource of domain.values()) {
+    applyReadPolicy(resource, domain);
+    Object.freeze(resource);
   }
   return domain;
+}
+
+/**
+ * The fields a resource may read: an inclusive default projection names them. A resource
+ * that shares its collection with another sees only its own schema fields by default (as
+ * in Eve), so a view can't read what another endpoint stores.
+ */
+function applyReadPolicy(resource: Resource, domain: Map<string, Resource>) {
+  const shared = [...domain.values()].some((other) =>
+    other !== resource && other.source === resource.source
+  );
+  const fields = Object.keys(resource.schema);
+  if (
+    !resource.projection && shared && !resource.allowUnknown && !resource.aggregation &&
+    fields.length > 0
+  ) {
+    resource.projection = Object.fromEntries(fields.map((f) => [f, 1 as const]));
+  }
+  const projection = resource.projection ?? {};
+  if (Object.values(projection).includes(1)) {
+    resource.readable = Object.keys(projection).filter((f) => projection[f] === 1);
+  }
 }
 
 function buildResource(

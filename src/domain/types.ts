@@ -37,8 +37,16 @@ export interface Resource {
   source: string;
   /** Predefined filter (`datasource.filter`). */
   filter: Filter;
-  /** Default projection (`datasource.projection`), or undefined for all fields. */
+  /**
+   * Default projection (`datasource.projection`; for a resource sharing its collection with
+   * another, its schema fields), or undefined for all fields.
+   */
   projection?: Projection;
+  /**
+   * The only fields any read may return or name, when the default projection is inclusive;
+   * undefined when every field is readable (see services/policy.ts).
+   */
+  readable?: readonly string[];
   /** Default sort (`datasource.default_sort` or `default_sort`). */
   defaultSort?: Sort;
   /** Aggregation pipeline, when the endpoint is an aggregation endpoint. */

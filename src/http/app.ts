@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import { HttpError, REASONS } from "./errors.ts";
 import { jsonpCallback, toResponse } from "./respond.ts";
 import { methodOverride } from "./middleware/method-override.ts";
+import { hostCheck } from "./middleware/host.ts";
 import { clientIp, requestLog } from "./middleware/request-log.ts";
 import { QueryError } from "../query/errors.ts";
 import { InvalidQueryError, StoreError } from "../store/store.ts";
@@ -68,6 +69,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
   });
 
   app.use("*", requestLog(rt.log));
+  app.use("*", hostCheck());
   app.use("*", methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD));
   app.all("*", async (c) => {
     const method = c.get("method");

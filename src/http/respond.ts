@@ -55,6 +55,7 @@ export function toResponse(
     if (callback) {
       text = wrapJsonp(callback, text);
       headers.set("content-type", "application/javascript; charset=utf-8");
+      headers.set("x-content-type-options", "nosniff");
     } else headers.set("content-type", "application/json");
   }
   if (head) {

@@ -34,5 +34,6 @@ export function wrapJsonp(callback: string, json: string): string {
     throw new QueryError("invalid JSONP callback name", "callback");
   }
   // U+2028/2029 are legal in JSON but were line terminators in older JavaScript engines.
-  return `${callback}(${json.replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")})`;
+  // The empty comment keeps the answer from starting with client text (Rosetta Flash).
+  return `/**/${callback}(${json.replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")})`;
 }

@@ -8,14 +8,41 @@ import { isPlainObject } from "../settings/check.ts";
 import { requestPaging } from "./paging.ts";
 import type { Doc } from "../store/store.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
-import { andFilters } from "./filters.ts";
+import { andFilters, endpointFilter } from "./filters.ts";
+import { parseJsonParam } from "../query/json.ts";
+import type { Resource } from "../domain/types.ts";
 import { collectionLinks } from "./links.ts";
 
 const DROP = Symbol("drop");
 
-function substitute(node: unknown, values: Doc): unknown {
-  if (typeof node === "string" && node.startsWith("$") && Object.hasOwn(values, node)) {
-    const value = values[node];
+/** Bounds on the `aggregate` parameter. */
+const MAX_VALUE_DEPTH = 8;
+
+/**
+ * The placeholders of a pipeline: `$name` strings standing as whole values (never keys),
+ * excluding `$$variables`. Computed once per resource.
+ */
+const placeholderCache = new WeakMap<Resource, ReadonlySet<string>>();
+function placeholdersOf(resource: Resource): ReadonlySet<string> {
+  let found = placeholderCache.get(resource);
+  if (!found) {
+    const names = new Set<string>();
+    const visit = (node: unknown) => {
+      if (typeof node === "string") {
+        if (node.startsWith("$") && !node.startsWith("$$")) names.add(node);
+      } else if (Array.isArray(node)) node.forEach(visit);
+      else if (isPlainObject(node)) Object.values(node).forEach(visit);
+    };
+    visit(resource.aggregation!.pipeline);
+    found = names;
+    placeholderCache.set(resource, found);
+  }
+  return found;
+}
+
+function substitute(node: unknown, values: Map<string, unknown>): unknown {
+  if (typeof node === "string" && values.has(node)) {
+    const value = values.get(node);
     return isPlainObject(value) && Object.keys(value).length === 0 ? DROP : value;
   }
   if (Array.isArray(node)) return node.map((v) => substitute(v, values)).filter((v) => v !== DROP);
@@ -30,18 +57,55 @@ function substitute(node: unknown, values: Doc): unknown {
   return node;
 }
 
-function parseValues(raw: string | null): Doc {
-  if (raw === null || raw === "") return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw new HttpError(400, 'aggregate: must be a JSON object of {"$name": value}');
+const SHAPE = 'aggregate: must be a JSON object of {"$name": value}';
+
+/**
+ * The client's values for the pipeline's placeholders. Values are plain data: no `$` keys
+ * and no `$` strings (which would be operators or field paths to the engine), bounded in
+ * depth. Names that are not placeholders of the pipeline are ignored, as in Eve.
+ */
+function parseValues(resource: Resource, raw: string | null): Map<string, unknown> {
+  const values = new Map<string, unknown>();
+  if (raw === null || raw === "") return values;
+  const parsed = parseJsonParam("aggregate", raw, { maxDepth: MAX_VALUE_DEPTH + 1 });
+  if (!isPlainObject(parsed)) throw new HttpError(400, SHAPE);
+  const placeholders = placeholdersOf(resource);
+  for (const [name, value] of Object.entries(parsed)) {
+    if (!name.startsWith("$")) throw new HttpError(400, SHAPE);
+    checkPlainData(name, value);
+    if (placeholders.has(name)) values.set(name, value);
   }
-  if (!isPlainObject(parsed) || !Object.keys(parsed).every((k) => k.startsWith("$"))) {
-    throw new HttpError(400, 'aggregate: must be a JSON object of {"$name": value}');
+  return values;
+}
+
+function checkPlainData(name: string, value: unknown): void {
+  if (typeof value === "string" && value.startsWith("$")) {
+    throw new HttpError(400, `aggregate: the value of ${name} may not start with "$"`);
   }
-  return parsed;
+  if (Array.isArray(value)) value.forEach((v) => checkPlainData(name, v));
+  else if (isPlainObject(value)) {
+    for (const [key, inner] of Object.entries(value)) {
+      if (key.startsWith("$")) {
+        throw new HttpError(
+          400,
+          `aggregate: the value of ${name} may not hold operators ("${key}")`,
+        );
+      }
+      checkPlainData(name, inner);
+    }
+  }
+}
+
+/** Puts the endpoint's filter first; a `$geoNear` stage must stay first, so it takes it. */
+function withBase(stages: Doc[], base: Doc): Doc[] {
+  if (Object.keys(base).length === 0) return stages;
+  const [first, ...rest] = stages;
+  if (first && isPlainObject(first.$geoNear)) {
+    const geoNear = first.$geoNear as Doc;
+    const query = isPlainObject(geoNear.query) ? andFilters(geoNear.query, base) : base;
+    return [{ $geoNear: { ...geoNear, query } }, ...rest];
+  }
+  return [{ $match: base }, ...stages];
 }
 
 /** Runs the endpoint's pipeline with the client's values, paginated after the pipeline. */
@@ -52,11 +116,11 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
     // As in Eve: client sorting is unsupported here and the parameter is ignored.
     rt.log.log("debug", "sort ignored on an aggregation endpoint", { resource: resource.name });
   }
-  const values = parseValues(query.get(s.QUERY_AGGREGATION));
+  const values = parseValues(resource, query.get(s.QUERY_AGGREGATION));
   const stages = (substitute(resource.aggregation!.pipeline, values) as Doc[])
     .filter((stage) => Object.keys(stage).length > 0 && !Object.values(stage).every(isEmpty));
-  const base = andFilters(resource.filter, ctx.urlValues);
-  const pipeline: Doc[] = Object.keys(base).length ? [{ $match: base }, ...stages] : [...stages];
+  // The read policy comes first: predefined filter, URL variables, soft delete.
+  const pipeline = withBase(stages, endpointFilter(rt, ctx));
   await rt.events.emitFor("before_aggregation", resource.name, pipeline);
   const body: Doc = {};
   if (resource.pagination) {

@@ -51,7 +51,7 @@ export function checkIfMatch(rt: Runtime, ctx: RequestContext, doc: Doc): void {
   if (!ctx.resource.ifMatch) return;
   const header = ctx.request.headers.get("if-match");
   if (header === null) {
-    if (ctx.resource.enforceIfMatch) {
+    if (ctx.resource.enforceIfMatch && !ctx.internal) {
       throw new HttpError(
         428,
         "To edit a document its etag must be provided using the If-Match header",
@@ -59,8 +59,8 @@ export function checkIfMatch(rt: Runtime, ctx: RequestContext, doc: Doc): void {
     }
     return;
   }
-  const list = tags(header);
-  if (!list.includes("*") && !list.includes(String(doc[rt.settings.ETAG]))) {
+  // As in Eve, only the document's own ETag will do: `*` is no proof of what was read.
+  if (!tags(header).includes(String(doc[rt.settings.ETAG]))) {
     throw new HttpError(412, "Client and server etags don't match");
   }
 }

@@ -136,7 +136,7 @@ function contextFor(
     lookup[resource.idField] = id;
   }
   const query = new URLSearchParams(options.query ?? {});
-  const headers = new Headers({ "if-match": options.etag ? `"${options.etag}"` : "*" });
+  const headers = new Headers(options.etag ? { "if-match": `"${options.etag}"` } : {});
   const url = `http://in-process.invalid/${resourcePath}?${query}`;
   return {
     method,
@@ -148,5 +148,6 @@ function contextFor(
     body: options.body,
     ip: "",
     resourcePath,
+    internal: true,
   };
 }

@@ -6,9 +6,10 @@ import { parseEmbedded } from "../query/paging.ts";
 import { EJSON } from "../store/bson.ts";
 import type { DataRelation, FieldSchema, Resource, ResourceSchema } from "../domain/types.ts";
 import { isPlainObject } from "../settings/check.ts";
-import { documentIdField, legacyVersion, versionsSource } from "./versions.ts";
-import type { Doc } from "../store/store.ts";
-import { andFilters, notDeleted } from "./filters.ts";
+import { legacyVersion, versionsMatching } from "./versions.ts";
+import type { Doc, Projection } from "../store/store.ts";
+import { andFilters } from "./filters.ts";
+import { defaultProjection, policyFilter } from "./policy.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 
 /** The rules of the field at a dotted path, walking dict and list member schemas. */
@@ -118,7 +119,9 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
       continue;
     }
     const target = rt.domain.get(relation.resource);
-    if (!target) continue;
+    // Internal documents are never served over HTTP (the settings check refuses such an
+    // embeddable relation; this guards relations named by a hook).
+    if (!target || target.internal) continue;
     if (relation.version && target.versioning) {
       await embedVersions(rt, { target, field, docs });
       continue;
@@ -135,12 +138,13 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
       });
     }
     if (values.size === 0) continue;
-    const filter = andFilters(
-      target.filter,
-      { [relField]: { $in: [...values.values()] } },
-      target.softDelete ? notDeleted(rt) : undefined,
-    );
-    const found = await rt.store.collection(target.source).find(filter);
+    // The target's read policy: its filter, soft delete and default projection.
+    const filter = andFilters(policyFilter(rt, target), {
+      [relField]: { $in: [...values.values()] },
+    });
+    const found = await rt.store.collection(target.source).find(filter, {
+      projection: withField(defaultProjection(rt, target), relField),
+    });
     const byKey = new Map(found.map((d) => [keyOf({ v: d[relField] }), d]));
     for (const [holder, key] of slots) {
       const h = holder as Record<string | number, unknown>;
@@ -170,28 +174,27 @@ async function embedVersions(
     });
   }
   if (slots.length === 0) return;
-  const docIdField = documentIdField(rt, target);
   const refKey = (id: unknown, version: unknown) => keyOf({ id, version });
   const wanted = new Map(slots.map(([, , ref]) => [
     refKey(ref[target.idField], ref[s.VERSION]),
-    { [docIdField]: ref[target.idField], [s.VERSION]: ref[s.VERSION] },
+    { [target.idField]: ref[target.idField], [s.VERSION]: ref[s.VERSION] },
   ]));
   const found = new Map<string, Doc>();
-  const shadows = await rt.store.collection(versionsSource(rt, target)).find({
-    $or: [...wanted.values()],
-  });
-  for (const shadow of shadows) {
-    const { _id: _shadowId, [docIdField]: id, ...rest } = shadow;
-    found.set(refKey(id, shadow[s.VERSION]), { [target.idField]: id, ...rest });
+  // The target's read policy: its filter and default projection.
+  const projection = defaultProjection(rt, target);
+  const versions = await versionsMatching(rt, target, { or: [...wanted.values()], projection });
+  for (const version of versions) {
+    found.set(refKey(version[target.idField], version[s.VERSION]), version);
   }
   // Version 1 of documents stored before versioning was enabled: the documents themselves.
   const legacyIds = slots.filter(([, , ref]) =>
     ref[s.VERSION] === 1 && !found.has(refKey(ref[target.idField], 1))
   ).map(([, , ref]) => ref[target.idField]);
   if (legacyIds.length > 0) {
-    const current = await rt.store.collection(target.source).find({
-      [target.idField]: { $in: legacyIds },
-    });
+    const current = await rt.store.collection(target.source).find(
+      andFilters(target.filter, { [target.idField]: { $in: legacyIds } }),
+      { projection },
+    );
     for (const doc of current) {
       const legacy = legacyVersion(rt, target, doc);
       if (legacy) found.set(refKey(doc[target.idField], 1), legacy);
@@ -200,4 +203,12 @@ async function embedVersions(
   for (const [holder, key, ref] of slots) {
     holder[key] = found.get(refKey(ref[target.idField], ref[s.VERSION])) ?? null;
   }
+}
+
+/** `projection` widened to keep `field` (the reference being resolved), if it is inclusive. */
+function withField(projection: Projection | undefined, field: string): Projection | undefined {
+  if (!projection) return undefined;
+  if (Object.values(projection).includes(1)) return { ...projection, [field]: 1 };
+  const { [field]: _dropped, ...rest } = projection;
+  return rest;
 }

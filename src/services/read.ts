@@ -9,12 +9,20 @@ import { effectiveProjection, parseProjection } from "../query/projection.ts";
 import { requestPaging } from "./paging.ts";
 import type { Doc, Filter, Projection } from "../store/store.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
-import { collectionLinks, itemLink, itemLinks, type Link, relatedLinks } from "./links.ts";
+import {
+  collectionLinks,
+  itemLink,
+  itemLinks,
+  type Link,
+  publicBase,
+  relatedLinks,
+} from "./links.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { embedDocuments } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
 import { runAggregation } from "./aggregate.ts";
 import { expandMedia } from "./media.ts";
+import { assertReadable, keyFieldsOf } from "./policy.ts";
 import {
   diffVersions,
   findVersion,
@@ -29,20 +37,11 @@ export function flag(query: URLSearchParams, name: string): boolean {
   return value !== null && value !== "false" && value !== "0";
 }
 
-/** Key fields every projection keeps. */
-function keyFields(rt: Runtime, ctx: RequestContext): string[] {
-  const s = rt.settings;
-  const fields = [ctx.resource.idField, s.DATE_CREATED, s.DATE_UPDATED, s.ETAG];
-  if (ctx.resource.softDelete) fields.push(s.DELETED);
-  if (ctx.resource.versioning) fields.push(s.VERSION, s.LATEST_VERSION);
-  return fields;
-}
-
 /** The projection a request asks for, merged with the resource's default projection. */
 export function requestProjection(rt: Runtime, ctx: RequestContext): Projection | undefined {
   const raw = ctx.query.get(rt.settings.QUERY_PROJECTION);
   const client = raw !== null && ctx.resource.projectionEnabled ? parseProjection(raw) : undefined;
-  return effectiveProjection(client, ctx.resource.projection, keyFields(rt, ctx));
+  return effectiveProjection(client, ctx.resource.projection, keyFieldsOf(rt, ctx.resource));
 }
 
 /** Links to the documents `doc` references, taken before embedding replaces them. */
@@ -111,6 +110,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
     rawSort = null;
   }
   const sort = rawSort ? parseSort(rawSort) : resource.defaultSort;
+  assertReadable(rt, resource, { where, sort: rawSort ? sort : undefined });
   const projection = requestProjection(rt, ctx);
   const body: Doc = {};
   let docs: Doc[];
@@ -147,7 +147,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   }
   const related = docs.map((doc) => relatedOf(rt, ctx, doc));
   await embedDocuments(rt, ctx, docs);
-  await expandMedia(rt, resource, docs, new URL("/", ctx.request.url).href);
+  await expandMedia(rt, resource, docs, publicBase(rt) + "/");
   docs.forEach((doc, i) => decorateItem(rt, ctx, doc, related[i]));
   const envelope: Doc = { [s.ITEMS]: docs, ...body };
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
@@ -211,7 +211,7 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   if (notModified(ctx.request.headers, headers)) return { status: 304, headers };
   const related = relatedOf(rt, ctx, doc);
   await embedDocuments(rt, ctx, [doc]);
-  await expandMedia(rt, ctx.resource, [doc], new URL("/", ctx.request.url).href);
+  await expandMedia(rt, ctx.resource, [doc], publicBase(rt) + "/");
   decorateItem(rt, ctx, doc, related);
   await rt.events.emitFor("on_fetched_item", ctx.resource.name, doc);
   return { status: 200, body: doc, headers };
@@ -236,10 +236,13 @@ async function getItemVersions(
   const legacy = legacyVersion(rt, resource, primary);
   const latest = legacy ? 1 : primary[s.VERSION];
   const lastModified = conditionalHeaders(rt, ctx, primary)["last-modified"];
+  // Versions are read under the same policy as the document: its filter and projection.
+  const projection = requestProjection(rt, ctx);
+  const filter = andFilters(resource.filter, ctx.urlValues);
   if (typeof wanted === "number") {
     const doc = legacy
       ? (wanted === 1 ? { ...legacy } : null)
-      : await findVersion(rt, resource, id, wanted);
+      : await findVersion(rt, resource, { id, version: wanted, filter, projection });
     if (!doc) throw notFound(`version ${wanted} of this document does not exist`);
     doc[s.LATEST_VERSION] = latest;
     const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
@@ -255,7 +258,6 @@ async function getItemVersions(
   }
   const paging = resource.pagination ? requestPaging(rt, ctx) : undefined;
   const skip = paging ? (paging.page - 1) * paging.maxResults : 0;
-  const projection = requestProjection(rt, ctx);
   let versions: Doc[];
   let total: number;
   if (legacy) {
@@ -263,13 +265,21 @@ async function getItemVersions(
     total = 1;
   } else if (wanted === "all") {
     const sort = rawSort && resource.sorting ? parseSort(rawSort) : undefined;
+    assertReadable(rt, resource, { sort });
     const limit = paging?.maxResults ?? 0;
-    ({ versions, total } = await versionPage(rt, resource, { id, sort, skip, limit, projection }));
+    ({ versions, total } = await versionPage(rt, resource, {
+      id,
+      sort,
+      skip,
+      limit,
+      filter,
+      projection,
+    }));
   } else {
     // A page of diffs after the first needs the version before it to diff against.
     const from = Math.max(0, skip - 1);
     const limit = paging ? paging.maxResults + (skip > 0 ? 1 : 0) : 0;
-    const page = await versionPage(rt, resource, { id, skip: from, limit, projection });
+    const page = await versionPage(rt, resource, { id, skip: from, limit, filter, projection });
     versions = diffVersions(rt, resource, page.versions).slice(skip > 0 ? 1 : 0);
     total = page.total;
   }

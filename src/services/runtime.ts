@@ -39,6 +39,8 @@ export interface RequestContext {
   ip: string;
   /** The resource endpoint path as requested, without the API prefix (`people/1/invoices`). */
   resourcePath: string;
+  /** An in-process call of the embedding app (no HTTP request): writes need no `If-Match`. */
+  internal?: boolean;
 }
 
 /** What a service answers: the renderer turns it into a response. */

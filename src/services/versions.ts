@@ -6,7 +6,8 @@
  */
 import { HttpError } from "../http/errors.ts";
 import { ObjectId } from "../store/bson.ts";
-import type { Doc, Projection, Sort } from "../store/store.ts";
+import type { Doc, Filter, Projection, Sort } from "../store/store.ts";
+import { andFilters } from "./filters.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Runtime } from "./runtime.ts";
 
@@ -91,18 +92,58 @@ export function parseVersionParam(raw: string): number | "all" | "diffs" {
   throw new HttpError(400, `version: must be a positive integer, "all" or "diffs"`);
 }
 
+/** What a version read may see: the endpoint's filter and projection (the read policy). */
+export interface VersionScope {
+  /** Conditions on the primary document's fields (predefined filter, URL variables). */
+  filter?: Filter;
+  projection?: Projection;
+}
+
 /** One stored version of a document, or null. */
 export async function findVersion(
   rt: Runtime,
   resource: Resource,
-  id: unknown,
-  version: number,
+  options: { id: unknown; version: number } & VersionScope,
 ): Promise<Doc | null> {
-  const shadow = await rt.store.collection(versionsSource(rt, resource)).findOne({
-    [documentIdField(rt, resource)]: id,
-    [rt.settings.VERSION]: version,
+  const filter = andFilters(
+    { [documentIdField(rt, resource)]: options.id, [rt.settings.VERSION]: options.version },
+    options.filter && onShadowFilter(rt, resource, options.filter),
+  );
+  const shadow = await rt.store.collection(versionsSource(rt, resource)).findOne(filter, {
+    projection: shadowProjection(rt, resource, options.projection),
   });
   return shadow && fromShadow(rt, resource, shadow);
+}
+
+/**
+ * Stored versions of `resource` matching any of `or` (conditions on the primary document's
+ * fields), under the resource's predefined filter, in the primary documents' shape.
+ */
+export async function versionsMatching(
+  rt: Runtime,
+  resource: Resource,
+  options: { or: Filter[]; projection?: Projection },
+): Promise<Doc[]> {
+  const filter = andFilters(
+    { $or: options.or.map((part) => onShadowFilter(rt, resource, part)) },
+    onShadowFilter(rt, resource, resource.filter),
+  );
+  const shadows = await rt.store.collection(versionsSource(rt, resource)).find(filter, {
+    projection: shadowProjection(rt, resource, options.projection),
+  });
+  return shadows.map((shadow) => fromShadow(rt, resource, shadow));
+}
+
+/** A filter on the primary document's fields, for shadow documents. */
+function onShadowFilter(rt: Runtime, resource: Resource, filter: Filter): Filter {
+  const out: Filter = {};
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === resource.idField) out[documentIdField(rt, resource)] = value;
+    else if ((key === "$and" || key === "$or" || key === "$nor") && Array.isArray(value)) {
+      out[key] = value.map((part) => onShadowFilter(rt, resource, part as Filter));
+    } else out[key] = value;
+  }
+  return out;
 }
 
 /** A sort or projection on the primary document's fields, for shadow documents. */
@@ -136,9 +177,12 @@ function shadowProjection(
 export async function versionPage(
   rt: Runtime,
   resource: Resource,
-  options: { id: unknown; sort?: Sort; skip: number; limit: number; projection?: Projection },
+  options: { id: unknown; sort?: Sort; skip: number; limit: number } & VersionScope,
 ): Promise<{ versions: Doc[]; total: number }> {
-  const filter = { [documentIdField(rt, resource)]: options.id };
+  const filter = andFilters(
+    { [documentIdField(rt, resource)]: options.id },
+    options.filter && onShadowFilter(rt, resource, options.filter),
+  );
   const collection = rt.store.collection(versionsSource(rt, resource));
   const sort = options.sort ?? { [rt.settings.VERSION]: 1 };
   const [shadows, total] = await Promise.all([

@@ -9,7 +9,7 @@ import { type Doc, DuplicateKeyError } from "../store/store.ts";
 import { type CompiledSchema, findBatchDuplicates } from "../validation/mod.ts";
 import { checkIfMatch } from "./conditional.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
-import { itemLink } from "./links.ts";
+import { itemLink, publicBase } from "./links.ts";
 import {
   deleteFiles,
   deleteReplacedMedia,
@@ -43,7 +43,7 @@ async function writeResponse(rt: Runtime, ctx: RequestContext, doc: Doc): Promis
   if (resource.versioning) out[s.VERSION] = out[s.LATEST_VERSION] = doc[s.VERSION];
   if (!rt.settings.BANDWIDTH_SAVER) {
     const shown = { ...doc };
-    await expandMedia(rt, resource, [shown], apiBase(ctx));
+    await expandMedia(rt, resource, [shown], publicBase(rt) + "/");
     Object.assign(out, shown);
   }
   out[s.STATUS] = s.STATUS_OK;
@@ -51,16 +51,11 @@ async function writeResponse(rt: Runtime, ctx: RequestContext, doc: Doc): Promis
   return out;
 }
 
-/** The server's root URL (media URLs add the API prefix to it). */
-function apiBase(ctx: RequestContext): string {
-  return new URL("/", ctx.request.url).href;
-}
-
-/** Absolute URL of a stored document, for `Location`. */
+/** URL of a stored document, for `Location`: path-absolute unless PUBLIC_BASE_URL is set. */
 function locationOf(rt: Runtime, ctx: RequestContext, doc: Doc): string {
   const prefix = [rt.settings.URL_PREFIX, rt.settings.API_VERSION].filter(Boolean).join("/");
   const path = itemLink(ctx.resource, ctx.resourcePath, doc).href;
-  return new URL(`/${prefix ? prefix + "/" : ""}${path}`, ctx.request.url).href;
+  return `${publicBase(rt)}/${prefix ? prefix + "/" : ""}${path}`;
 }
 
 /** Maps a store unique violation to the validation error it is. */

@@ -143,6 +143,8 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   RETURN_MEDIA_AS_BASE64_STRING: k("bool", true),
   RETURN_MEDIA_AS_URL: k("bool", false),
   MEDIA_BASE_URL: k("string?", null),
+  // Absolute URLs (Location, media) start with this; without it they are path-absolute.
+  PUBLIC_BASE_URL: k("string?", null),
   MEDIA_ENDPOINT: k("string", "media"),
   MEDIA_URL: k("string", 'regex("[a-f0-9]{24}")'),
   MULTIPART_FORM_FIELDS_AS_JSON: k("bool", false),

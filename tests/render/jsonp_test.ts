@@ -3,12 +3,12 @@ import { isValidJsonpCallback, wrapJsonp } from "../../src/render/json.ts";
 import { QueryError } from "../../src/query/errors.ts";
 
 Deno.test("jsonp: wraps JSON in the callback", () => {
-  assert.equal(wrapJsonp("cb", '{"a":1}'), 'cb({"a":1})');
-  assert.equal(wrapJsonp("jQuery.handlers.cb_12", "[]"), "jQuery.handlers.cb_12([])");
+  assert.equal(wrapJsonp("cb", '{"a":1}'), '/**/cb({"a":1})');
+  assert.equal(wrapJsonp("jQuery.handlers.cb_12", "[]"), "/**/jQuery.handlers.cb_12([])");
 });
 
 Deno.test("jsonp: escapes U+2028/U+2029 inside the payload", () => {
-  assert.equal(wrapJsonp("cb", '"\u2028\u2029"'), 'cb("\\u2028\\u2029")');
+  assert.equal(wrapJsonp("cb", '"\u2028\u2029"'), '/**/cb("\\u2028\\u2029")');
 });
 
 Deno.test("jsonp: valid names", () => {

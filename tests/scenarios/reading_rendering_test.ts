@@ -116,11 +116,12 @@ scenario("JSONP: the callback wraps the JSON", SETTINGS, async (api) => {
   const res = await api.get(`people/${doc._id}?callback=app.show_1`);
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("content-type"), "application/javascript; charset=utf-8");
-  const m = /^app\.show_1\((.*)\)$/s.exec(res.text);
+  assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+  const m = /^\/\*\*\/app\.show_1\((.*)\)$/s.exec(res.text);
   assert.ok(m, res.text);
   assert.equal(JSON.parse(m[1])._id, doc._id);
   const xml = await api.get("people?callback=cb", XML);
-  assert.ok(xml.text.startsWith("cb({"), "JSONP answers JSON even when XML is asked");
+  assert.ok(xml.text.startsWith("/**/cb({"), "JSONP answers JSON even when XML is asked");
   const plain = await api.get(`people/${doc._id}`);
   assert.equal(plain.body._id, doc._id);
 });

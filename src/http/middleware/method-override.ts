@@ -4,7 +4,11 @@ import type { AppEnv } from "../app.ts";
 
 const OVERRIDABLE = new Set(["GET", "HEAD", "POST", "PATCH", "PUT", "DELETE", "OPTIONS"]);
 
-/** Executes a request carrying `X-HTTP-Method-Override: <METHOD>` as that method. */
+/**
+ * Executes a POST carrying `X-HTTP-Method-Override: <METHOD>` as that method. Only POST is
+ * overridden: a GET or HEAD (which proxies, prefetchers and crawlers send freely) never
+ * becomes a write, so the header on any other method is refused.
+ */
 export function methodOverride(enabled: boolean): MiddlewareHandler<AppEnv> {
   return async function methodOverride(c, next) {
     const override = enabled ? c.req.header("x-http-method-override") : undefined;
@@ -12,6 +16,10 @@ export function methodOverride(enabled: boolean): MiddlewareHandler<AppEnv> {
       const method = override.trim().toUpperCase();
       if (!OVERRIDABLE.has(method)) {
         throw new HttpError(400, `X-HTTP-Method-Override: unknown method "${override}"`);
+      }
+      const actual = c.req.method.toUpperCase();
+      if (actual !== "POST" && method !== actual) {
+        throw new HttpError(400, "X-HTTP-Method-Override is only honoured on POST requests");
       }
       c.set("method", method);
     } else c.set("method", c.req.method.toUpperCase());

@@ -1,0 +1,98 @@
+/**
+ * The effective read policy of a resource: what any read of it may see. One place decides,
+ * and every read path (item, collection, lookup, sub-resource, embedding, versions,
+ * aggregation) asks it:
+ * - the rows: the predefined filter, the soft-delete rule (and, per request, the URL
+ *   variables and hook lookups, see `endpointFilter`);
+ * - the fields: the default projection. An inclusive default projection (or, for a
+ *   resource sharing its collection, its schema fields) makes every other field
+ *   unreadable: no projection, filter or sort may name it.
+ * Internal resources are never read over HTTP, embedding included.
+ */
+import type { Resource } from "../domain/types.ts";
+import { effectiveProjection } from "../query/projection.ts";
+import { QueryError } from "../query/errors.ts";
+import type { Filter, Projection, Sort } from "../store/store.ts";
+import { andFilters, notDeleted } from "./filters.ts";
+import type { Runtime } from "./runtime.ts";
+
+/** Key fields every projection of `resource` keeps. */
+export function keyFieldsOf(rt: Runtime, resource: Resource): string[] {
+  const s = rt.settings;
+  const fields = [resource.idField, s.DATE_CREATED, s.DATE_UPDATED, s.ETAG];
+  if (resource.softDelete) fields.push(s.DELETED);
+  if (resource.versioning) fields.push(s.VERSION, s.LATEST_VERSION);
+  return fields;
+}
+
+/** The rows any read of `resource` may return, before request-specific conditions. */
+export function policyFilter(rt: Runtime, resource: Resource): Filter {
+  return andFilters(resource.filter, resource.softDelete ? notDeleted(rt) : undefined);
+}
+
+/** The projection of `resource`'s documents when nobody asks for one (embedding). */
+export function defaultProjection(rt: Runtime, resource: Resource): Projection | undefined {
+  return effectiveProjection(undefined, resource.projection, keyFieldsOf(rt, resource));
+}
+
+/**
+ * Whether `path` (dotted) is readable on `resource`: always, unless the default projection
+ * is inclusive, in which case the path must lie within an included field. Key fields and
+ * meta fields stay readable.
+ */
+export function isReadable(rt: Runtime, resource: Resource, path: string): boolean {
+  const readable = resource.readable;
+  if (!readable) return true;
+  const top = path.split(".")[0];
+  if (keyFieldsOf(rt, resource).includes(top)) return true;
+  return readable.some((field) => path === field || path.startsWith(field + "."));
+}
+
+/**
+ * Refuses (400) a filter or sort naming a field the policy hides, so a hidden value can't
+ * be read one guess at a time. Expression paths (`"$field"` inside `$expr`) and whole-
+ * document variables (`$$ROOT`, `$$CURRENT`) count too.
+ */
+export function assertReadable(
+  rt: Runtime,
+  resource: Resource,
+  query: { where?: Filter; sort?: Sort },
+): void {
+  if (!resource.readable) return;
+  const check = (param: string) => (path: string) => {
+    if (!isReadable(rt, resource, path)) {
+      throw new QueryError(`${param}: the field "${path}" is not available`, param);
+    }
+  };
+  if (query.where) walkFilter(query.where, check("where"), 0);
+  if (query.sort) Object.keys(query.sort).forEach(check("sort"));
+}
+
+/** Calls `visit` with every field path a filter names (keys and expression paths). */
+function walkFilter(node: unknown, visit: (path: string) => void, depth: number): void {
+  if (depth > 64) throw new QueryError("where: too deeply nested", "where");
+  if (typeof node === "string") {
+    if (node === "$$ROOT" || node === "$$CURRENT" || node.startsWith("$$ROOT.")) {
+      visit("$$ROOT");
+    } else if (node.startsWith("$$CURRENT.")) visit(node.slice("$$CURRENT.".length));
+    else if (node.startsWith("$") && !node.startsWith("$$") && node.length > 1) {
+      visit(node.slice(1));
+    }
+    return;
+  }
+  if (Array.isArray(node)) {
+    for (const item of node) walkFilter(item, visit, depth + 1);
+    return;
+  }
+  if (typeof node !== "object" || node === null || !isPlain(node)) return;
+  for (const [key, value] of Object.entries(node)) {
+    // Below a field name, strings are values and sub-fields lie within the field itself.
+    if (!key.startsWith("$")) visit(key);
+    else walkFilter(value, visit, depth + 1);
+  }
+}
+
+function isPlain(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}

@@ -248,6 +248,7 @@ async function getItemVersions(
     const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
     if (lastModified) headers["last-modified"] = lastModified;
     if (notModified(ctx.request.headers, headers)) return { status: 304, headers };
+    await expandMedia(rt, resource, [doc], publicBase(rt) + "/");
     decorateItem(rt, ctx, doc);
     await rt.events.emitFor("on_fetched_item", resource.name, doc);
     return { status: 200, body: doc, headers };
@@ -283,6 +284,7 @@ async function getItemVersions(
     versions = diffVersions(rt, resource, page.versions).slice(skip > 0 ? 1 : 0);
     total = page.total;
   }
+  await expandMedia(rt, resource, versions, publicBase(rt) + "/");
   for (const version of versions) {
     version[s.LATEST_VERSION] = latest;
     decorateItem(rt, ctx, version);

@@ -70,6 +70,14 @@ export async function withVersions(
   }
 }
 
+/** Every stored version of the documents with `ids`, as stored (shadow documents). */
+export function storedVersions(rt: Runtime, resource: Resource, ids: unknown[]): Promise<Doc[]> {
+  if (!resource.versioning || ids.length === 0) return Promise.resolve([]);
+  return rt.store.collection(versionsSource(rt, resource)).find({
+    [documentIdField(rt, resource)]: { $in: ids },
+  });
+}
+
 /** Removes every stored version of the documents with `ids`. */
 export async function dropVersions(rt: Runtime, resource: Resource, ids: unknown[]) {
   if (!resource.versioning || ids.length === 0) return;

@@ -6,6 +6,7 @@ import { HttpError, notFound } from "../http/errors.ts";
 import { isPlainObject } from "../settings/check.ts";
 import type { ObjectId } from "../store/bson.ts";
 import { type Doc, DuplicateKeyError } from "../store/store.ts";
+import type { Resource } from "../domain/types.ts";
 import { type CompiledSchema, findBatchDuplicates } from "../validation/mod.ts";
 import { checkIfMatch } from "./conditional.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
@@ -14,13 +15,21 @@ import {
   deleteFiles,
   deleteReplacedMedia,
   expandMedia,
+  mediaIds,
+  mediaPaths,
   storeMedia,
   wrapSingleUploads,
 } from "./media.ts";
 import { newId, now, stamp } from "./meta.ts";
 import { applyPatch } from "./patch.ts";
 import { oplogEnabled, oplogEntries } from "./oplog.ts";
-import { dropVersions, legacyVersion, nextVersion, withVersions } from "./versions.ts";
+import {
+  dropVersions,
+  legacyVersion,
+  nextVersion,
+  storedVersions,
+  withVersions,
+} from "./versions.ts";
 import { findItem } from "./read.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { duplicateIssues, validationContext, validationError } from "./validate.ts";
@@ -181,7 +190,24 @@ async function swap(rt: Runtime, ctx: RequestContext, edit: Edit) {
     await deleteFiles(rt, files);
     throw new HttpError(412, "The document was changed by another request; fetch it again");
   }
-  await deleteReplacedMedia(rt, resource, original, doc);
+  // Stored versions keep referencing the files they hold: those go with the document.
+  if (!resource.versioning) await deleteReplacedMedia(rt, resource, original, doc);
+}
+
+/**
+ * Removes what hard-deleted documents leave behind: their stored versions and every file
+ * they or their versions reference.
+ */
+async function dropRemains(rt: Runtime, resource: Resource, originals: Doc[]) {
+  const ids = originals.map((doc) => doc[resource.idField]);
+  const holders = mediaPaths(resource.schema).length
+    ? [...originals, ...await storedVersions(rt, resource, ids)]
+    : [];
+  await dropVersions(rt, resource, ids);
+  const files = new Map(
+    holders.flatMap((doc) => mediaIds(resource, doc)).map((id) => [id.toHexString(), id]),
+  );
+  await deleteFiles(rt, [...files.values()]);
 }
 
 /**
@@ -246,7 +272,14 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const original = await findItem(rt, ctx);
   if (!original) {
     if (!resource.upsertOnPut) throw notFound();
-    return postCollection(rt, { ...ctx, body: input }, ctx.lookup[resource.idField]);
+    // An id taken outside this endpoint's scope (another sub-resource parent, another view)
+    // is not found here either: answering "not unique" would tell that it exists.
+    const id = ctx.lookup[resource.idField];
+    const collection = rt.store.collection(resource.source);
+    if (id !== undefined && await collection.count({ [resource.idField]: id }, { limit: 1 })) {
+      throw notFound();
+    }
+    return postCollection(rt, { ...ctx, body: input }, id);
   }
   checkIfMatch(rt, ctx, original);
   const schema = rt.schemas.get(resource.name)!;
@@ -280,10 +313,7 @@ export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Repl
     const filter = { [resource.idField]: original[resource.idField], [s.ETAG]: original[s.ETAG] };
     const alongside = await oplogEntries(rt, ctx, { op: "DELETE", items: [{ doc: original }] });
     const deleted = await rt.store.collection(resource.source).deleteOne(filter, { alongside });
-    if (deleted > 0) {
-      await deleteReplacedMedia(rt, resource, original);
-      await dropVersions(rt, resource, [original[resource.idField]]);
-    }
+    if (deleted > 0) await dropRemains(rt, resource, [original]);
     if (deleted === 0) {
       throw new HttpError(412, "The document was changed by another request; fetch it again");
     }
@@ -299,6 +329,7 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
   const collection = rt.store.collection(resource.source);
   const filter = endpointFilter(rt, ctx, { includeDeleted: true });
   const needOriginals = resource.softDelete || resource.versioning ||
+    mediaPaths(resource.schema).length > 0 ||
     oplogEnabled(rt, "DELETE") || rt.events.has("on_delete_resource_originals", resource.name);
   const originals = needOriginals ? await collection.find(filter) : undefined;
   const live = endpointFilter(rt, ctx);
@@ -331,7 +362,7 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
     const ids = originals?.map((d) => d[resource.idField]);
     const target = ids ? andFilters(filter, { [resource.idField]: { $in: ids } }) : filter;
     await collection.deleteMany(target, { alongside });
-    await dropVersions(rt, resource, (originals ?? []).map((d) => d[resource.idField]));
+    await dropRemains(rt, resource, originals ?? []);
   }
   await rt.events.emitFor("on_deleted_resource", resource.name);
   return { status: 204 };

@@ -119,8 +119,10 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
   const values = parseValues(resource, query.get(s.QUERY_AGGREGATION));
   const stages = (substitute(resource.aggregation!.pipeline, values) as Doc[])
     .filter((stage) => Object.keys(stage).length > 0 && !Object.values(stage).every(isEmpty));
-  // The read policy comes first: predefined filter, URL variables, soft delete.
+  // The read policy: predefined filter, URL variables and soft delete first; the
+  // endpoint's own default projection (if any) last.
   const pipeline = withBase(stages, endpointFilter(rt, ctx));
+  if (resource.projection) pipeline.push({ $project: resource.projection });
   await rt.events.emitFor("before_aggregation", resource.name, pipeline);
   const body: Doc = {};
   if (resource.pagination) {

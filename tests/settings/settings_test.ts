@@ -190,3 +190,22 @@ Deno.test("a resource URL under SCHEMA_ENDPOINT is refused", () => {
   const found = problems({ SCHEMA_ENDPOINT: "schema", DOMAIN: { schema: {}, people: {} } });
   assert.deepEqual(found, ['DOMAIN.schema.url: "schema" is taken by SCHEMA_ENDPOINT']);
 });
+
+Deno.test("an embeddable relation into an internal resource is refused", () => {
+  const domain = (embeddable: boolean) => ({
+    DOMAIN: {
+      secrets: { internal_resource: true, schema: { v: { type: "string" } } },
+      posts: {
+        schema: {
+          secret: { type: "objectid", data_relation: { resource: "secrets", embeddable } },
+        },
+      },
+    },
+  });
+  assert.deepEqual(problems(domain(true)), [
+    'DOMAIN.posts.schema.secret.data_relation: "secrets" is an internal resource and cannot ' +
+    "be embeddable",
+  ]);
+  // A relation that only validates is fine.
+  prepare(domain(false), { env: false });
+});

@@ -143,6 +143,7 @@ function buildResource(
     optimizePagination: get("optimize_pagination_for_speed"),
     embedding: get("embedding"),
     embeddedFields: (raw.embedded_fields as string[] | undefined) ?? [],
+    hidden: raw.hidden_fields as string[] | undefined,
     hateoas: get("hateoas"),
     softDelete: get("soft_delete"),
     versioning: get("versioning"),

@@ -47,6 +47,11 @@ export interface Resource {
    * undefined when every field is readable (see services/policy.ts).
    */
   readable?: readonly string[];
+  /**
+   * Fields no read may ever return or name, whatever the client asks (for example a
+   * password hash); see services/policy.ts.
+   */
+  hidden?: readonly string[];
   /** Default sort (`datasource.default_sort` or `default_sort`). */
   defaultSort?: Sort;
   /** Aggregation pipeline, when the endpoint is an aggregation endpoint. */

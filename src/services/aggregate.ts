@@ -123,6 +123,9 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
   // endpoint's own default projection (if any) last.
   const pipeline = withBase(stages, endpointFilter(rt, ctx));
   if (resource.projection) pipeline.push({ $project: resource.projection });
+  if (resource.hidden?.length) {
+    pipeline.push({ $project: Object.fromEntries(resource.hidden.map((f) => [f, 0])) });
+  }
   await rt.events.emitFor("before_aggregation", resource.name, pipeline);
   const body: Doc = {};
   if (resource.pagination) {

@@ -6,7 +6,8 @@
  *   variables and hook lookups, see `endpointFilter`);
  * - the fields: the default projection. An inclusive default projection (or, for a
  *   resource sharing its collection, its schema fields) makes every other field
- *   unreadable: no projection, filter or sort may name it.
+ *   unreadable: no projection, filter or sort may name it. `hidden` fields are never
+ *   readable at all.
  * Internal resources are never read over HTTP, embedding included.
  */
 import type { Resource } from "../domain/types.ts";
@@ -32,7 +33,28 @@ export function policyFilter(rt: Runtime, resource: Resource): Filter {
 
 /** The projection of `resource`'s documents when nobody asks for one (embedding). */
 export function defaultProjection(rt: Runtime, resource: Resource): Projection | undefined {
-  return effectiveProjection(undefined, resource.projection, keyFieldsOf(rt, resource));
+  return readProjection(rt, resource, undefined);
+}
+
+/**
+ * The projection a read of `resource` runs: the client's (if any) combined with the default
+ * by Eve's rule, then with every `hidden` field removed whatever was asked.
+ */
+export function readProjection(
+  rt: Runtime,
+  resource: Resource,
+  client: Projection | undefined,
+): Projection | undefined {
+  const projection = effectiveProjection(client, resource.projection, keyFieldsOf(rt, resource));
+  const hidden = resource.hidden;
+  if (!hidden?.length) return projection;
+  const within = (path: string) => hidden.some((h) => path === h || path.startsWith(h + "."));
+  if (projection && Object.values(projection).includes(1)) {
+    return Object.fromEntries(Object.entries(projection).filter(([path]) => !within(path)));
+  }
+  const out: Projection = { ...projection };
+  for (const field of hidden) out[field] = 0;
+  return out;
 }
 
 /**
@@ -41,6 +63,10 @@ export function defaultProjection(rt: Runtime, resource: Resource): Projection |
  * meta fields stay readable.
  */
 export function isReadable(rt: Runtime, resource: Resource, path: string): boolean {
+  const hidden = resource.hidden ?? [];
+  if (hidden.some((h) => path === h || path.startsWith(h + ".") || h.startsWith(path + "."))) {
+    return false;
+  }
   const readable = resource.readable;
   if (!readable) return true;
   const top = path.split(".")[0];
@@ -58,7 +84,7 @@ export function assertReadable(
   resource: Resource,
   query: { where?: Filter; sort?: Sort },
 ): void {
-  if (!resource.readable) return;
+  if (!resource.readable && !resource.hidden?.length) return;
   const check = (param: string) => (path: string) => {
     if (!isReadable(rt, resource, path)) {
       throw new QueryError(`${param}: the field "${path}" is not available`, param);

@@ -5,7 +5,7 @@
 import { HttpError, notFound } from "../http/errors.ts";
 import { parseWhere } from "../query/where.ts";
 import { parseSort } from "../query/sort.ts";
-import { effectiveProjection, parseProjection } from "../query/projection.ts";
+import { parseProjection } from "../query/projection.ts";
 import { requestPaging } from "./paging.ts";
 import type { Doc, Filter, Projection } from "../store/store.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
@@ -22,7 +22,7 @@ import { embedDocuments } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
 import { runAggregation } from "./aggregate.ts";
 import { expandMedia } from "./media.ts";
-import { assertReadable, keyFieldsOf } from "./policy.ts";
+import { assertReadable, readProjection } from "./policy.ts";
 import {
   diffVersions,
   findVersion,
@@ -41,7 +41,7 @@ export function flag(query: URLSearchParams, name: string): boolean {
 export function requestProjection(rt: Runtime, ctx: RequestContext): Projection | undefined {
   const raw = ctx.query.get(rt.settings.QUERY_PROJECTION);
   const client = raw !== null && ctx.resource.projectionEnabled ? parseProjection(raw) : undefined;
-  return effectiveProjection(client, ctx.resource.projection, keyFieldsOf(rt, ctx.resource));
+  return readProjection(rt, ctx.resource, client);
 }
 
 /** Links to the documents `doc` references, taken before embedding replaces them. */

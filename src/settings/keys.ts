@@ -220,6 +220,8 @@ export const RESOURCE_KEYS: Record<string, { kind: Kind; global?: string; refuse
   projection: { kind: "bool", global: "PROJECTION" },
   embedding: { kind: "bool", global: "EMBEDDING" },
   embedded_fields: { kind: "strings" },
+  // Ours: fields no read ever returns or filters on, whatever the client asks.
+  hidden_fields: { kind: "strings" },
   hateoas: { kind: "bool", global: "HATEOAS" },
   soft_delete: { kind: "bool", global: "SOFT_DELETE" },
   versioning: { kind: "bool", global: "VERSIONING" },

@@ -504,3 +504,48 @@ scenario(
   },
   { gaps: ["projection"] },
 );
+
+const HIDDEN = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  ITEM_METHODS: ["GET"],
+  VERSIONING: true,
+  DOMAIN: {
+    users: {
+      hidden_fields: ["password"],
+      schema: { name: { type: "string" }, password: { type: "string" } },
+    },
+    posts: {
+      schema: {
+        author: { type: "objectid", data_relation: { resource: "users", embeddable: true } },
+      },
+    },
+  },
+};
+
+scenario(
+  "hidden_fields are never returned, whatever the client asks",
+  HIDDEN,
+  async (api) => {
+    const user = await api.create("users", { name: "ann", password: SECRET });
+    const post = await api.create("posts", { author: user._id });
+    for (
+      const path of [
+        `users/${user._id}`,
+        "users",
+        `users?projection={"password":1}`,
+        `users?projection={"password":1,"name":1}`,
+        `users/${user._id}?version=1`,
+        `users/${user._id}?version=all&projection={"password":1}`,
+        `posts/${post._id}?embedded={"author":1}`,
+      ]
+    ) {
+      const res = await api.get(path);
+      assert.equal(res.status, 200, path);
+      assert.ok(!leaks(res), `${path}: ${res.text}`);
+    }
+    for (const path of [`users?where={"password":"${SECRET}"}`, "users?sort=password"]) {
+      assert.equal((await api.get(path)).status, 400, path);
+    }
+  },
+  { gaps: ["projection"] },
+);

@@ -5,6 +5,7 @@
 import { HttpError } from "../http/errors.ts";
 import type { Doc } from "../store/store.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
+import { etagOf } from "./meta.ts";
 
 /** `ETag` and `Last-Modified` for a stored document (the stored state, not hook changes). */
 export function conditionalHeaders(
@@ -60,7 +61,7 @@ export function checkIfMatch(rt: Runtime, ctx: RequestContext, doc: Doc): void {
     return;
   }
   // As in Eve, only the document's own ETag will do: `*` is no proof of what was read.
-  if (!tags(header).includes(String(doc[rt.settings.ETAG]))) {
+  if (!tags(header).includes(etagOf(rt, doc))) {
     throw new HttpError(412, "Client and server etags don't match");
   }
 }

@@ -20,6 +20,21 @@ export function computeEtag(doc: Doc, etagField: string): string {
   return createHash("sha1").update(EJSON.stringify(rest, { relaxed: false })).digest("hex");
 }
 
+/**
+ * The ETag of a stored document: the stored one, or, for a document written outside the
+ * API (no `_etag`), one computed from the document as Eve does, so it can still be edited.
+ */
+export function etagOf(rt: Runtime, doc: Doc): string {
+  const stored = doc[rt.settings.ETAG];
+  return typeof stored === "string" ? stored : computeEtag(doc, rt.settings.ETAG);
+}
+
+/** The ETag condition of a compare-and-swap on `original` (which may have none stored). */
+export function etagCondition(rt: Runtime, original: Doc): Doc {
+  const stored = original[rt.settings.ETAG];
+  return { [rt.settings.ETAG]: typeof stored === "string" ? stored : { $exists: false } };
+}
+
 /** Names of the fields clients may never write. */
 export function metaFields(rt: Runtime, resource: Resource): string[] {
   const s = rt.settings;

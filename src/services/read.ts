@@ -8,6 +8,8 @@ import { parseSort } from "../query/sort.ts";
 import { parseProjection } from "../query/projection.ts";
 import { requestPaging } from "./paging.ts";
 import type { Doc, Filter, Projection } from "../store/store.ts";
+import type { Resource } from "../domain/types.ts";
+import { computeEtag, idToString } from "./meta.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
 import {
   collectionLinks,
@@ -93,6 +95,40 @@ function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefined {
   });
 }
 
+/**
+ * Documents written outside the API may lack `_etag`, `_created` and `_updated`. As in Eve,
+ * the ETag is computed from the whole stored document (fetched again, in one query, when
+ * the read was projected) and the dates read as the epoch, so such documents can be cached
+ * and edited like any other.
+ */
+async function completeMeta(
+  rt: Runtime,
+  resource: Resource,
+  docs: Doc[],
+  projection: Projection | undefined,
+): Promise<void> {
+  const s = rt.settings;
+  const missing = docs.filter((doc) => typeof doc[s.ETAG] !== "string");
+  if (missing.length > 0 && resource.ifMatch) {
+    let whole = new Map(missing.map((doc) => [idToString(doc[resource.idField]), doc]));
+    if (projection) {
+      const ids = missing.map((doc) => doc[resource.idField]);
+      const found = await rt.store.collection(resource.source).find({
+        [resource.idField]: { $in: ids },
+      });
+      whole = new Map(found.map((doc) => [idToString(doc[resource.idField]), doc]));
+    }
+    for (const doc of missing) {
+      const stored = whole.get(idToString(doc[resource.idField]));
+      if (stored) doc[s.ETAG] = computeEtag(stored, s.ETAG);
+    }
+  }
+  for (const doc of docs) {
+    doc[s.DATE_CREATED] ??= new Date(0);
+    doc[s.DATE_UPDATED] ??= new Date(0);
+  }
+}
+
 /** GET (and HEAD) on a resource endpoint. */
 export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const { resource, query } = ctx;
@@ -141,6 +177,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
     docs = await rt.store.collection(resource.source).find(filter, { sort, projection });
     if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, query);
   }
+  await completeMeta(rt, resource, docs, projection);
   if (resource.versioning) {
     // A document stored before versioning was enabled is version 1.
     for (const doc of docs) doc[s.LATEST_VERSION] = doc[s.VERSION] ??= 1;
@@ -197,14 +234,17 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const projection = requestProjection(rt, ctx);
   const doc = await findItem(rt, ctx, projection);
   if (!doc) throw notFound();
+  await completeMeta(rt, ctx.resource, [doc], projection);
   // Stored versions of a soft-deleted document stay readable; only the current item is gone.
   const versionParam = ctx.query.get(s.VERSION_PARAM);
   if (versionParam !== null && versionParam !== "") {
     return getItemVersions(rt, ctx, doc, versionParam);
   }
   if (ctx.resource.softDelete && doc[s.DELETED] === true) {
+    // As in Eve, the 404 carries the deleted document and its ETag and Last-Modified.
+    const headers = conditionalHeaders(rt, ctx, doc);
     decorateItem(rt, ctx, doc);
-    throw new HttpError(404, "The requested item was deleted.", { body: doc });
+    throw new HttpError(404, "The requested item was deleted.", { body: doc, headers });
   }
   if (ctx.resource.versioning) doc[s.LATEST_VERSION] = doc[s.VERSION] ??= 1;
   const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
@@ -244,6 +284,7 @@ async function getItemVersions(
       ? (wanted === 1 ? { ...legacy } : null)
       : await findVersion(rt, resource, { id, version: wanted, filter, projection });
     if (!doc) throw notFound(`version ${wanted} of this document does not exist`);
+    await completeMeta(rt, resource, [doc], undefined);
     doc[s.LATEST_VERSION] = latest;
     const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
     if (lastModified) headers["last-modified"] = lastModified;
@@ -285,6 +326,7 @@ async function getItemVersions(
     total = page.total;
   }
   await expandMedia(rt, resource, versions, publicBase(rt) + "/");
+  if (wanted === "all") await completeMeta(rt, resource, versions, undefined);
   for (const version of versions) {
     version[s.LATEST_VERSION] = latest;
     decorateItem(rt, ctx, version);

@@ -20,7 +20,7 @@ import {
   storeMedia,
   wrapSingleUploads,
 } from "./media.ts";
-import { newId, now, stamp } from "./meta.ts";
+import { etagCondition, newId, now, stamp } from "./meta.ts";
 import { applyPatch } from "./patch.ts";
 import { oplogEnabled, oplogEntries } from "./oplog.ts";
 import {
@@ -174,7 +174,7 @@ async function swap(rt: Runtime, ctx: RequestContext, edit: Edit) {
   const { resource } = ctx;
   const s = rt.settings;
   const { original, doc, files = [] } = edit;
-  const filter = { [resource.idField]: original[resource.idField], [s.ETAG]: original[s.ETAG] };
+  const filter = { [resource.idField]: original[resource.idField], ...etagCondition(rt, original) };
   let matched: number;
   try {
     const items = [{ doc, changes: edit.changes }];
@@ -289,7 +289,7 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   );
   if (issues) throw validationError(rt, [issues], false);
   const doc: Doc = { [resource.idField]: original[resource.idField], ...clean };
-  doc[s.DATE_CREATED] = original[s.DATE_CREATED];
+  if (original[s.DATE_CREATED] !== undefined) doc[s.DATE_CREATED] = original[s.DATE_CREATED];
   const files = await storeMedia(rt, resource, [doc]);
   await rt.events.emitFor("on_replace", resource.name, doc, original);
   if (resource.softDelete) doc[s.DELETED] = false;
@@ -310,7 +310,10 @@ export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Repl
     const doc: Doc = { ...original, [s.DELETED]: true };
     await storeEdit(rt, ctx, { original, doc, op: "DELETE", changes: original });
   } else {
-    const filter = { [resource.idField]: original[resource.idField], [s.ETAG]: original[s.ETAG] };
+    const filter = {
+      [resource.idField]: original[resource.idField],
+      ...etagCondition(rt, original),
+    };
     const alongside = await oplogEntries(rt, ctx, { op: "DELETE", items: [{ doc: original }] });
     const deleted = await rt.store.collection(resource.source).deleteOne(filter, { alongside });
     if (deleted > 0) await dropRemains(rt, resource, [original]);

@@ -5,7 +5,7 @@
 import type { Settings } from "../settings/check.ts";
 import { isPlainObject } from "../settings/check.ts";
 import { RESOURCE_KEYS } from "../settings/keys.ts";
-import type { Method, Resource, ResourceSchema } from "./types.ts";
+import type { FieldSchema, Method, Resource, ResourceSchema } from "./types.ts";
 import { parseRegexCall, parseUrl } from "./url.ts";
 import type { Doc, Sort } from "../store/store.ts";
 
@@ -88,7 +88,9 @@ function buildResource(
   }
   const datasource = (raw.datasource ?? {}) as Doc;
   checkDatasource(datasource, `${path}.datasource`, problems);
-  const schema = (raw.schema ?? {}) as ResourceSchema;
+  const schema = isPlainObject(raw.schema)
+    ? fieldsOf(raw.schema)
+    : (raw.schema ?? {}) as ResourceSchema;
   checkUrlFields(urlParts, schema, { path, allowUnknown: get("allow_unknown"), problems });
   const additional = raw.additional_lookup as Doc | undefined;
   let additionalLookup: Resource["additionalLookup"];
@@ -157,6 +159,9 @@ function buildResource(
     projectionEnabled: get("projection"),
     ifMatch: get("if_match"),
     enforceIfMatch: get("enforce_if_match"),
+    normalizeDotted: get("normalize_dotted_fields"),
+    extraResponseFields: get("extra_response_fields"),
+    queryObjectIdAsString: get("query_objectid_as_string"),
     relations: {},
     extra: { mongo_indexes: raw.mongo_indexes, rate_limit: raw.rate_limit },
   };
@@ -234,4 +239,24 @@ function toSort(value: unknown, path: string, problems: string[]): Sort | undefi
   }
   for (const [field, direction] of pairs) sort[field] = direction;
   return sort;
+}
+
+/** Eve's shorthand `"price": "integer"` is `"price": {"type": "integer"}`, at any depth. */
+function fieldsOf(schema: Doc): ResourceSchema {
+  return Object.fromEntries(
+    Object.entries(schema).map(([field, rules]) => [field, rulesOf(rules)]),
+  );
+}
+
+function rulesOf(rules: unknown): FieldSchema {
+  if (typeof rules === "string") return { type: rules };
+  if (!isPlainObject(rules)) return rules as FieldSchema;
+  const inner = rules.schema;
+  const type = rules.type;
+  const list = type === "list" ||
+    (Array.isArray(type) && type.includes("list") && !type.includes("dict"));
+  if (typeof inner === "string") return { ...rules, schema: { type: inner } };
+  if (!isPlainObject(inner)) return rules;
+  // A list's `schema` holds its members' rules; a dict's holds its fields.
+  return { ...rules, schema: list ? rulesOf(inner) : fieldsOf(inner) };
 }

@@ -95,6 +95,12 @@ export interface Resource {
   projectionEnabled: boolean;
   ifMatch: boolean;
   enforceIfMatch: boolean;
+  /** `normalize_dotted_fields`: dotted names in POST/PUT bodies become nested fields. */
+  normalizeDotted: boolean;
+  /** `extra_response_fields`: stored fields added to write responses. */
+  extraResponseFields: string[];
+  /** `query_objectid_as_string`: `where` keeps 24-hex strings as strings. */
+  queryObjectIdAsString: boolean;
   /** Fields whose type is a data relation, by dotted path. */
   relations: Record<string, DataRelation>;
   /** Extra per-resource settings kept verbatim (auth, roles, rate limits ...). */

@@ -22,7 +22,12 @@ import { listMember, type ResolvedField, resolveField } from "./schema-path.ts";
 export type FilterCheckOptions =
   & Pick<
     WhereOptions,
-    "dateFormat" | "parseDate" | "allowedFilters" | "validateFiltering" | "blacklist"
+    | "dateFormat"
+    | "parseDate"
+    | "allowedFilters"
+    | "validateFiltering"
+    | "blacklist"
+    | "objectIdAsString"
   >
   & {
     /** Top-level schema, already including the key/meta fields. */
@@ -199,7 +204,9 @@ class Checker {
       const d = this.o.parseDate(v);
       if (d) return d;
     }
-    if (types.includes("objectid") && HEX24.test(v)) return new ObjectId(v);
+    if (types.includes("objectid") && HEX24.test(v) && !this.o.objectIdAsString) {
+      return new ObjectId(v);
+    }
     return v;
   }
 }

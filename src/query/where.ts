@@ -40,6 +40,8 @@ export interface WhereOptions {
    * `_created`/`_updated` datetime, `_etag` string, `_deleted` boolean.
    */
   metaFields?: ResourceSchema;
+  /** `query_objectid_as_string`: 24-hex strings stay strings, even on objectid fields. */
+  objectIdAsString?: boolean;
 }
 
 const DEFAULT_META_FIELDS: ResourceSchema = {
@@ -84,6 +86,7 @@ export function parseWhere(raw: string, opts: WhereOptions): Filter {
     allowedFilters: opts.allowedFilters,
     validateFiltering: opts.validateFiltering,
     blacklist: opts.blacklist,
+    objectIdAsString: opts.objectIdAsString,
     param: "where",
   });
 }

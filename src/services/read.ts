@@ -31,6 +31,7 @@ import {
   legacyVersion,
   parseVersionParam,
   versionPage,
+  withCurrentFields,
 } from "./versions.ts";
 
 /** True when a flag query parameter is present and not "false"/"0". */
@@ -86,6 +87,7 @@ function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefined {
     validateFiltering: resource.validateFiltering,
     blacklist: resource.queryBlacklist,
     idField: resource.idField,
+    objectIdAsString: resource.queryObjectIdAsString,
     metaFields: {
       [s.DATE_CREATED]: { type: "datetime" },
       [s.DATE_UPDATED]: { type: "datetime" },
@@ -284,6 +286,7 @@ async function getItemVersions(
       ? (wanted === 1 ? { ...legacy } : null)
       : await findVersion(rt, resource, { id, version: wanted, filter, projection });
     if (!doc) throw notFound(`version ${wanted} of this document does not exist`);
+    withCurrentFields(resource, doc, primary);
     await completeMeta(rt, resource, [doc], undefined);
     doc[s.LATEST_VERSION] = latest;
     const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
@@ -326,7 +329,10 @@ async function getItemVersions(
     total = page.total;
   }
   await expandMedia(rt, resource, versions, publicBase(rt) + "/");
-  if (wanted === "all") await completeMeta(rt, resource, versions, undefined);
+  if (wanted === "all") {
+    await completeMeta(rt, resource, versions, undefined);
+    for (const version of versions) withCurrentFields(resource, version, primary);
+  }
   for (const version of versions) {
     version[s.LATEST_VERSION] = latest;
     decorateItem(rt, ctx, version);

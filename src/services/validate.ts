@@ -21,6 +21,7 @@ export function validationContext(
     mode,
     original,
     mergeNested: resource.mergeNestedDocuments,
+    normalizeDotted: resource.normalizeDotted,
     async isDuplicate(field, value, excludeId) {
       const filter = andFilters(
         resource.filter,
@@ -49,6 +50,15 @@ export function validationContext(
   };
 }
 
+/** VALIDATION_ERROR_AS_LIST: every message becomes a list of messages, nested fields nested. */
+function asLists(issues: Issues): Doc {
+  const out: Doc = {};
+  for (const [field, value] of Object.entries(issues)) {
+    out[field] = typeof value === "string" ? [value] : asLists(value);
+  }
+  return out;
+}
+
 /** The validation-error exception: `_status` ERR, `_error`, and `_issues` or `_items`. */
 export function validationError(
   rt: Runtime,
@@ -58,13 +68,16 @@ export function validationError(
   const s = rt.settings;
   const failed = results.filter(Boolean).length;
   const message = `Insertion failure: ${failed} document(s) contain(s) error(s)`;
+  const shown = (issues: Issues) => s.VALIDATION_ERROR_AS_LIST ? asLists(issues) : issues;
   const body: Record<string, unknown> = bulk
     ? {
       [s.ITEMS]: results.map((issues) =>
-        issues ? { [s.STATUS]: s.STATUS_ERR, [s.ISSUES]: issues } : { [s.STATUS]: s.STATUS_OK }
+        issues
+          ? { [s.STATUS]: s.STATUS_ERR, [s.ISSUES]: shown(issues) }
+          : { [s.STATUS]: s.STATUS_OK }
       ),
     }
-    : { [s.ISSUES]: results[0] };
+    : { [s.ISSUES]: results[0] && shown(results[0]) };
   return new HttpError(s.VALIDATION_ERROR_STATUS, message, { body });
 }
 

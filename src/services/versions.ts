@@ -56,8 +56,10 @@ export async function withVersions(
 ): Promise<void> {
   if (!resource.versioning) return write();
   const idField = documentIdField(rt, resource);
+  const skipped = unversionedFields(resource);
   const shadows = docs.map((doc) => {
     const { [resource.idField]: id, ...rest } = doc;
+    for (const field of skipped) delete rest[field];
     return { ...rest, _id: new ObjectId(), [idField]: id };
   });
   const versions = rt.store.collection(versionsSource(rt, resource));
@@ -76,6 +78,24 @@ export function storedVersions(rt: Runtime, resource: Resource, ids: unknown[]):
   return rt.store.collection(versionsSource(rt, resource)).find({
     [documentIdField(rt, resource)]: { $in: ids },
   });
+}
+
+/** Top-level fields declared `versioned: false`: never copied into versions. */
+export function unversionedFields(resource: Resource): string[] {
+  return Object.entries(resource.schema)
+    .filter(([, rules]) => rules?.versioned === false)
+    .map(([field]) => field);
+}
+
+/**
+ * As in Eve, an old version shows the current value of the fields that are not versioned
+ * (`versioned: false`), taken from the primary document.
+ */
+export function withCurrentFields(resource: Resource, version: Doc, primary: Doc): Doc {
+  for (const field of unversionedFields(resource)) {
+    if (primary[field] !== undefined) version[field] = primary[field];
+  }
+  return version;
 }
 
 /** Removes every stored version of the documents with `ids`. */

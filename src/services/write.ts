@@ -50,6 +50,9 @@ async function writeResponse(rt: Runtime, ctx: RequestContext, doc: Doc): Promis
   if (resource.ifMatch) out[s.ETAG] = doc[s.ETAG];
   if (resource.softDelete) out[s.DELETED] = doc[s.DELETED] ?? false;
   if (resource.versioning) out[s.VERSION] = out[s.LATEST_VERSION] = doc[s.VERSION];
+  for (const field of resource.extraResponseFields) {
+    if (doc[field] !== undefined) out[field] = doc[field];
+  }
   if (!rt.settings.BANDWIDTH_SAVER) {
     const shown = { ...doc };
     await expandMedia(rt, resource, [shown], publicBase(rt) + "/");

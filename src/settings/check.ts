@@ -110,7 +110,10 @@ export function checkSettings(raw: Record<string, unknown>): {
     if (problem) problems.push(`${rawKey}: ${problem}`);
     else if (spec.refused) problems.push(`${rawKey}: ${spec.refused}`);
     else {
-      if (spec.ignored) warnings.push(`${rawKey}: accepted for Eve compatibility, has no effect`);
+      if (spec.ignored) {
+        const why = typeof spec.ignored === "string" ? ` (${spec.ignored})` : "";
+        warnings.push(`${rawKey}: accepted for Eve compatibility, has no effect${why}`);
+      }
       out[key] = value;
     }
   }

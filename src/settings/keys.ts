@@ -19,8 +19,11 @@ export type Kind =
 export interface KeySpec {
   kind: Kind;
   default: unknown;
-  /** Known to Eve but not implemented here: accepted with a start-up warning. */
-  ignored?: boolean;
+  /**
+   * Known to Eve but without effect here: accepted with a start-up warning (the text, when
+   * given, says why).
+   */
+  ignored?: boolean | string;
   /** Known but refused: serving without it would be unsafe (e.g. authentication). */
   refused?: string;
 }
@@ -163,14 +166,19 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   URL_PROTOCOL: k("string", "", { ignored: true }),
   JSON_SORT_KEYS: k("bool", false, { ignored: true }),
   JSON_REQUEST_CONTENT_TYPES: k("strings", ["application/json"], { ignored: true }),
-  MONGO_WRITE_CONCERN: k("object", { w: 1 }, { ignored: true }),
+  MONGO_WRITE_CONCERN: k("object", { w: 1 }),
   MONGO_AUTH_MECHANISM: k("string?", null, { ignored: true }),
   MONGO_AUTH_MECHANISM_PROPERTIES: k("object?", null, { ignored: true }),
   MONGO_CONNECT: k("bool", true, { ignored: true }),
   STANDARD_ERRORS: k("any", null, { ignored: true }),
-  VALIDATION_ERROR_AS_LIST: k("bool", false, { ignored: true }),
+  VALIDATION_ERROR_AS_LIST: k("bool", false),
   TRANSPARENT_SCHEMA_RULES: k("bool", false, { ignored: true }),
-  NORMALIZE_DOTTED_FIELDS: k("bool", true, { ignored: true }),
+  NORMALIZE_DOTTED_FIELDS: k("bool", true),
+  ITEM_CACHE_CONTROL: k("string", "", {
+    ignored: "Eve defines it but never sends it; use cache_control / CACHE_CONTROL",
+  }),
+  EXTRA_RESPONSE_FIELDS: k("strings", []),
+  QUERY_OBJECTID_AS_STRING: k("bool", false),
   // Authentication and roles: recognised, refused until implemented
   PUBLIC_METHODS: k("methods", [], { refused: NOT_YET }),
   PUBLIC_ITEM_METHODS: k("methods", [], { refused: NOT_YET }),
@@ -220,6 +228,9 @@ export const RESOURCE_KEYS: Record<string, { kind: Kind; global?: string; refuse
   projection: { kind: "bool", global: "PROJECTION" },
   embedding: { kind: "bool", global: "EMBEDDING" },
   embedded_fields: { kind: "strings" },
+  normalize_dotted_fields: { kind: "bool", global: "NORMALIZE_DOTTED_FIELDS" },
+  extra_response_fields: { kind: "strings", global: "EXTRA_RESPONSE_FIELDS" },
+  query_objectid_as_string: { kind: "bool", global: "QUERY_OBJECTID_AS_STRING" },
   // Ours: fields no read ever returns or filters on, whatever the client asks.
   hidden_fields: { kind: "strings" },
   hateoas: { kind: "bool", global: "HATEOAS" },

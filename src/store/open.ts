@@ -24,7 +24,7 @@ export async function openStore(settings: Settings, hostGiven: boolean): Promise
       authSource: settings.DB_AUTH_SOURCE ?? undefined,
       // A database named in MONGO_URI wins, as in Eve.
       dbName: settings.MONGO_URI ? undefined : settings.DB_DBNAME,
-      options: settings.MONGO_OPTIONS,
+      options: { writeConcern: settings.MONGO_WRITE_CONCERN, ...settings.MONGO_OPTIONS },
     });
   }
   const { openEmbeddedStore } = await import("./embedded/mod.ts");

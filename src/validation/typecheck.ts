@@ -19,6 +19,8 @@ export const BUILTIN_TYPES = new Set([
   "date",
   "objectid",
   "decimal128",
+  // Eve's name for Decimal128.
+  "decimal",
   "media",
   "uuid",
   ...Object.keys(GEO_TYPES),
@@ -75,6 +77,7 @@ export class TypeChecker {
       case "objectid":
         return v instanceof ObjectId;
       case "decimal128":
+      case "decimal":
         return v instanceof Decimal128;
       case "media":
         return isMedia(v);
@@ -109,7 +112,7 @@ export function coerce(v: unknown, types: string[], tc: TypeChecker, dateFormat:
       if (d) return d;
     } else if (t === "objectid" && typeof v === "string" && HEX24.test(v)) {
       return new ObjectId(v);
-    } else if (t === "decimal128") {
+    } else if (t === "decimal128" || t === "decimal") {
       const s = typeof v === "number" && Number.isFinite(v) ? String(v) : v;
       if (typeof s === "string" && s.length <= 64 && DECIMAL.test(s)) {
         try {

@@ -91,6 +91,11 @@ export interface ValidationContext {
    * true, MERGE_NESTED_DOCUMENTS) or replace them.
    */
   mergeNested?: boolean;
+  /**
+   * Create/replace: dotted names (`{"a.b": 1}`) become nested fields (Eve's
+   * NORMALIZE_DOTTED_FIELDS / `normalize_dotted_fields`); otherwise they are invalid names.
+   */
+  normalizeDotted?: boolean;
   /** true if another live (non soft-deleted) document has field == value (excluding the given id). */
   isDuplicate(field: string, value: unknown, excludeId?: unknown): Promise<boolean>;
   /** true if the referenced document (or version) exists and is not soft-deleted. */

@@ -123,14 +123,15 @@ class Compiled implements CompiledSchema {
       return { doc: input, issues };
     }
     const patch = ctx.mode === "patch";
-    keyIssues(input, [], patch, issues);
-    const sent = patch ? expandDotted(input, issues) : input;
+    const dotted = patch || ctx.normalizeDotted === true;
+    keyIssues(input, [], dotted, issues);
+    const sent = dotted ? expandDotted(input, issues) : input;
     const original = ctx.mode === "create" ? undefined : ctx.original;
     this.metaIssues(sent, original, issues);
     const env = this.env(!patch, ctx.mode === "replace" ? original : undefined);
     readonlyIssues(sent, this.root, original, [], env, issues);
 
-    let doc = patch ? this.merge(input, original ?? {}, ctx.mergeNested ?? true) : input;
+    let doc = patch ? this.merge(input, original ?? {}, ctx.mergeNested ?? true) : sent;
     doc = this.stripMeta(doc);
     const normalized = normDict(doc, this.root, [], env);
     const structural = this.ajvValidate(normalized)

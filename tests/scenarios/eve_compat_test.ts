@@ -84,3 +84,88 @@ scenario("documents outside the API read as not deleted", SETTINGS, async (api, 
   assert.equal(del.status, 204);
   assert.equal((await api.get(`notes/${id.toHexString()}`)).status, 404);
 });
+
+const EVE_SETTINGS = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  ITEM_METHODS: ["GET", "PATCH", "PUT"],
+  ITEM_CACHE_CONTROL: "",
+  EXTRA_RESPONSE_FIELDS: ["name"],
+  DOMAIN: {
+    products: {
+      versioning: true,
+      schema: {
+        name: "string",
+        price: { type: "decimal" },
+        views: { type: "integer", versioned: false },
+        dims: { type: "dict", schema: { w: "integer", h: "integer" } },
+      },
+    },
+    strict: { normalize_dotted_fields: false, schema: { dims: { type: "dict" } } },
+    refs: {
+      query_objectid_as_string: true,
+      schema: { other: { type: "string" } },
+    },
+  },
+};
+
+scenario("Eve's settings: shorthand fields, decimal, dotted names, extra response fields", {
+  ...EVE_SETTINGS,
+}, async (api, running) => {
+  assert.ok(running.service.warnings.some((w) => w.startsWith("ITEM_CACHE_CONTROL")));
+  // `"name": "string"` is `{"type": "string"}`; `decimal` is Decimal128.
+  const bad = await api.post("products", { name: 1, price: "x" });
+  assert.equal(bad.status, 422);
+  assert.ok(bad.body._issues.name && bad.body._issues.price, bad.text);
+  // Dotted names become nested fields (NORMALIZE_DOTTED_FIELDS); write responses carry
+  // EXTRA_RESPONSE_FIELDS.
+  const res = await api.post("products", { name: "box", price: "1.50", "dims.w": 2, "dims.h": 3 });
+  assert.equal(res.status, 201, res.text);
+  assert.equal(res.body.name, "box");
+  const got = await api.get(`products/${res.body._id}`);
+  assert.deepEqual(got.body.dims, { w: 2, h: 3 });
+  assert.equal(got.body.price, "1.50");
+  // normalize_dotted_fields false: a dotted name is an invalid field name.
+  const strict = await api.post("strict", { "dims.w": 2 });
+  assert.equal(strict.status, 422);
+});
+
+scenario("versioned: false fields are not copied into versions", EVE_SETTINGS, async (
+  api,
+  running,
+) => {
+  const p = await api.create("products", { name: "a", views: 1 });
+  const patched = await api.patch(`products/${p._id}`, { name: "b", views: 5 }, {
+    "if-match": p._etag,
+  });
+  assert.equal(patched.status, 200);
+  const shadows = await running.service.store.collection("products_versions").find({});
+  assert.equal(shadows.length, 2);
+  assert.ok(shadows.every((v) => !("views" in v)));
+  // An old version shows the current value, as in Eve.
+  const v1 = await api.get(`products/${p._id}?version=1`);
+  assert.equal(v1.body.name, "a");
+  assert.equal(v1.body.views, 5);
+});
+
+scenario("VALIDATION_ERROR_AS_LIST gives lists of messages", {
+  ...EVE_SETTINGS,
+  VALIDATION_ERROR_AS_LIST: true,
+}, async (api) => {
+  const res = await api.post("products", { name: 1, dims: { w: "x" } });
+  assert.equal(res.status, 422);
+  assert.ok(Array.isArray(res.body._issues.name), res.text);
+  assert.ok(Array.isArray(res.body._issues.dims.w), res.text);
+  const bulk = await api.post("products", [{ name: "ok" }, { name: 2 }]);
+  assert.ok(Array.isArray(bulk.body._items[1]._issues.name), bulk.text);
+});
+
+scenario("query_objectid_as_string keeps 24-hex strings as strings", EVE_SETTINGS, async (api) => {
+  const hex = "5f0c5e0d9d1b2c3a4b5c6d7e";
+  await api.create("refs", { other: hex });
+  const res = await api.get(`refs?where={"other":"${hex}"}`);
+  assert.equal(res.body._items.length, 1);
+  // _id lookups are strings too: no ObjectId matches the hex.
+  const byId = await api.get(`refs?where={"_id":"${hex}"}`);
+  assert.equal(byId.status, 200);
+  assert.equal(byId.body._items.length, 0);
+});

@@ -175,7 +175,6 @@ interface Edit {
  */
 async function swap(rt: Runtime, ctx: RequestContext, edit: Edit) {
   const { resource } = ctx;
-  const s = rt.settings;
   const { original, doc, files = [] } = edit;
   const filter = { [resource.idField]: original[resource.idField], ...etagCondition(rt, original) };
   let matched: number;

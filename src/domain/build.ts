@@ -109,7 +109,12 @@ function buildResource(
     }
   }
   const idField = get("id_field") as string;
-  const resourceTitle = (raw.resource_title as string | undefined) ?? name;
+  // As in Eve, the resource title defaults to the url (the home `child` and an item's
+  // `collection` link titles), except for a url with variables (a sub-resource), where the
+  // name reads better; item titles keep the spec's rule on the name.
+  const givenTitle = raw.resource_title as string | undefined;
+  const literalUrl = urlParts.every((part) => typeof part === "string");
+  const resourceTitle = givenTitle ?? (literalUrl ? urlParts.join("/") || name : name);
   const defaultSort = (datasource.default_sort ?? raw.default_sort) as unknown;
   const sort = defaultSort === undefined
     ? undefined
@@ -126,7 +131,7 @@ function buildResource(
     aggregation,
     schema,
     resourceTitle,
-    itemTitle: (raw.item_title as string | undefined) ?? resourceTitle.replace(/s$/, ""),
+    itemTitle: (raw.item_title as string | undefined) ?? (givenTitle ?? name).replace(/s$/, ""),
     resourceMethods: upper(get("resource_methods")),
     itemMethods: upper(get("item_methods")),
     itemLookupField: (get("item_lookup_field") as string | null) ?? idField,

@@ -68,7 +68,10 @@ export function buildRoutes(domain: Domain): Endpoint[] {
       });
     }
   }
-  return endpoints;
+  // As in Eve, a resource url (`users/overseas`) wins over another resource's item or
+  // lookup endpoint that would also match it: collections first, then items, then lookups.
+  const rank: Record<EndpointKind, number> = { collection: 0, item: 1, lookup: 2 };
+  return endpoints.sort((a, b) => rank[a.kind] - rank[b.kind]);
 }
 
 /** Finds the endpoint for `path` (no leading or trailing slash), or null. */

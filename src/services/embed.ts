@@ -3,6 +3,7 @@
  * with the referenced documents. One query per relation per page, never one per document.
  */
 import { parseEmbedded } from "../query/paging.ts";
+import { QueryError } from "../query/errors.ts";
 import { EJSON } from "../store/bson.ts";
 import type { DataRelation, FieldSchema, Resource, ResourceSchema } from "../domain/types.ts";
 import { isPlainObject } from "../settings/check.ts";
@@ -51,7 +52,14 @@ function requestedFields(rt: Runtime, ctx: RequestContext): string[] {
     }
     return [];
   }
-  const asked = raw === null || raw === "" ? {} : parseEmbedded(raw);
+  let asked: Record<string, 0 | 1> = {};
+  try {
+    if (raw !== null && raw !== "") asked = parseEmbedded(raw);
+  } catch (error) {
+    // As in Eve, a malformed `embedded` is ignored.
+    if (!(error instanceof QueryError)) throw error;
+    rt.log.log("debug", "embedded ignored: malformed", { resource: resource.name });
+  }
   const fields = new Set(resource.embeddedFields);
   for (const [field, on] of Object.entries(asked)) {
     if (on) fields.add(field);

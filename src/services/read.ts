@@ -190,7 +190,11 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   docs.forEach((doc, i) => decorateItem(rt, ctx, doc, related[i]));
   const envelope: Doc = { [s.ITEMS]: docs, ...body };
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
-  return { status: 200, body: envelope, headers: cacheHeaders(ctx) };
+  const headers = cacheHeaders(ctx);
+  const total = (body[s.META] as Doc | undefined)?.total;
+  // As in Eve, a HEAD on a collection tells the total in a header.
+  if (ctx.method === "HEAD" && typeof total === "number") headers["x-total-count"] = String(total);
+  return { status: 200, body: envelope, headers };
 }
 
 /** Whether a filter names `field` anywhere (top level or inside `$and`/`$or`/`$nor`). */

@@ -20,7 +20,7 @@ import {
   storeMedia,
   wrapSingleUploads,
 } from "./media.ts";
-import { etagCondition, newId, now, stamp } from "./meta.ts";
+import { etagCondition, idToString, newId, now, stamp } from "./meta.ts";
 import { applyPatch } from "./patch.ts";
 import { oplogEnabled, oplogEntries } from "./oplog.ts";
 import {
@@ -70,9 +70,21 @@ function locationOf(rt: Runtime, ctx: RequestContext, doc: Doc): string {
   return `${publicBase(rt)}/${prefix ? prefix + "/" : ""}${path}`;
 }
 
+/** The answer to a PATCH or PUT: the write response, and the new ETag as a header (Eve). */
+async function editReply(rt: Runtime, ctx: RequestContext, doc: Doc): Promise<Reply> {
+  const body = await writeResponse(rt, ctx, doc);
+  const etag = ctx.resource.ifMatch ? doc[rt.settings.ETAG] : undefined;
+  return { status: 200, body, headers: typeof etag === "string" ? { etag: `"${etag}"` } : {} };
+}
+
 /** Maps a store unique violation to the validation error it is. */
 function asValidationError(rt: Runtime, error: unknown, docs: Doc[], bulk: boolean): unknown {
   if (!(error instanceof DuplicateKeyError)) return error;
+  // As in Eve, a document whose id is taken is a conflict, not a validation error.
+  const ids = ["_id", rt.settings.ID_FIELD];
+  if (error.fields.length === 0 || error.fields.some((field) => ids.includes(field))) {
+    return new HttpError(409, "A document with this id already exists.");
+  }
   // The store names the fields; the offending document is not known for every store, so
   // each document is flagged with the value it holds.
   const results = docs.map((doc) => duplicateIssues(rt, error.fields, doc));
@@ -245,6 +257,13 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
   const updates = requireObject(ctx.body);
   wrapSingleUploads(rt, resource, updates);
   const original = await originalFor(rt, ctx);
+  if (
+    Object.hasOwn(updates, resource.idField) &&
+    idToString(updates[resource.idField]) !== idToString(original[resource.idField])
+  ) {
+    // As in Eve: the id of a document can't change.
+    throw new HttpError(400, `${resource.idField} cannot be changed`);
+  }
   checkIfMatch(rt, ctx, original);
   const schema = rt.schemas.get(resource.name)!;
   const { doc: clean, issues } = await schema.validate(
@@ -262,7 +281,7 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
   if (resource.softDelete) doc[s.DELETED] = false;
   await storeEdit(rt, ctx, { original, doc, files, op: "PATCH", changes });
   await rt.events.emitFor("on_updated", resource.name, changes, original);
-  return { status: 200, body: await writeResponse(rt, ctx, doc) };
+  return editReply(rt, ctx, doc);
 }
 
 /** PUT on an item endpoint: replaces the document, or creates it when UPSERT_ON_PUT. */
@@ -297,7 +316,7 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   if (resource.softDelete) doc[s.DELETED] = false;
   await storeEdit(rt, ctx, { original, doc, files, op: "PUT" });
   await rt.events.emitFor("on_replaced", resource.name, doc, original);
-  return { status: 200, body: await writeResponse(rt, ctx, doc) };
+  return editReply(rt, ctx, doc);
 }
 
 /** DELETE on an item endpoint (soft delete marks the document instead). */

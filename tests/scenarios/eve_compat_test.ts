@@ -169,3 +169,71 @@ scenario("query_objectid_as_string keeps 24-hex strings as strings", EVE_SETTING
   assert.equal(byId.status, 200);
   assert.equal(byId.body._items.length, 0);
 });
+
+const ANSWERS = {
+  RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+  ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
+  DOMAIN: {
+    people: { schema: { name: { type: "string" } } },
+    users: {
+      schema: { name: { type: "string", unique: true } },
+      additional_lookup: { url: 'regex("[a-z]+")', field: "name" },
+    },
+    overseas: { url: "users/overseas", schema: { name: { type: "string" } } },
+  },
+};
+
+scenario("status codes as Eve: PATCH of _id 400, POST of an existing _id 409", ANSWERS, async (
+  api,
+) => {
+  const p = await api.create("people", { name: "a" });
+  const other = "5f0c5e0d9d1b2c3a4b5c6d7e";
+  const patch = await api.patch(`people/${p._id}`, { _id: other }, { "if-match": p._etag });
+  assert.equal(patch.status, 400, patch.text);
+  const again = await api.post("people", { _id: p._id, name: "b" });
+  assert.equal(again.status, 409, again.text);
+  assert.equal((await api.get("people")).body._meta.total, 1);
+});
+
+scenario("JSON content types with a suffix are JSON", ANSWERS, async (api) => {
+  for (const type of ["application/vnd.api+json", "application/merge-patch+json"]) {
+    const res = await api.request("POST", "people", {
+      raw: JSON.stringify({ name: type }),
+      headers: { "content-type": type },
+    });
+    assert.equal(res.status, 201, `${type}: ${res.text}`);
+  }
+});
+
+scenario("PATCH and PUT answers carry the ETag header", ANSWERS, async (api) => {
+  const p = await api.create("people", { name: "a" });
+  const patch = await api.patch(`people/${p._id}`, { name: "b" }, { "if-match": p._etag });
+  assert.equal(patch.headers.get("etag"), `"${patch.body._etag}"`);
+  const put = await api.put(`people/${p._id}`, { name: "c" }, { "if-match": patch.body._etag });
+  assert.equal(put.headers.get("etag"), `"${put.body._etag}"`);
+});
+
+scenario("HEAD on a collection carries X-Total-Count", ANSWERS, async (api) => {
+  await api.create("people", { name: "a" });
+  await api.create("people", { name: "b" });
+  const head = await api.head("people");
+  assert.equal(head.status, 200);
+  assert.equal(head.headers.get("x-total-count"), "2");
+  assert.equal(head.text, "");
+});
+
+scenario("a resource url wins over another resource's additional lookup", ANSWERS, async (api) => {
+  await api.create("users", { name: "ann" });
+  await api.create("users/overseas", { name: "zed" });
+  const res = await api.get("users/overseas");
+  assert.equal(res.status, 200);
+  assert.equal(res.body._items[0].name, "zed");
+  assert.equal((await api.get("users/ann")).body.name, "ann");
+});
+
+scenario("malformed embedded is ignored as in Eve", ANSWERS, async (api) => {
+  await api.create("people", { name: "a" });
+  const res = await api.get("people?embedded=not-a-dict");
+  assert.equal(res.status, 200);
+  assert.equal(res.body._items.length, 1);
+});

@@ -35,9 +35,9 @@ scenario(
     });
     assert.equal(patched.status, 200);
     assert.equal((await api.get(`tags/${chosen}`)).body.label, "c");
-    // A duplicate id is a validation error, not a 500.
+    // A duplicate id is a conflict (as in Eve), not a 500.
     const again = await api.post("tags", { _id: chosen, label: "d" });
-    assert.equal(again.status, 422);
+    assert.equal(again.status, 409);
     assert.equal(again.body._status, "ERR");
   },
 );

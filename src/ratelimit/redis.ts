@@ -54,6 +54,9 @@ export class RedisLimiter implements Limiter {
     this.#redis.on("ready", () => {
       if (this.#down) log.log("info", "rate limiting: Redis is reachable again");
       this.#down = false;
+      // Queue commands only until the first connection: during a later outage a hit fails at
+      // once instead of waiting for the timeout, and nothing piles up in memory.
+      this.#redis.options.enableOfflineQueue = false;
     });
   }
 

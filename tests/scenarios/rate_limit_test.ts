@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { type Running, startService, STORES, storeSettings } from "../support/harness.ts";
 import type { Answer, Client } from "../support/client.ts";
-import { redisServer, startRedis } from "../support/redis.ts";
+import { redisServer, type RedisTestServer, startRedis } from "../support/redis.ts";
 import { createService, type Service, SettingsError } from "../../src/mod.ts";
 import { createLogger } from "../../src/log.ts";
 
@@ -314,7 +314,7 @@ Deno.test({
 /** A service on its own Redis, which the test then kills. */
 async function withDoomedRedis(
   policy: "allow" | "refuse",
-  body: (api: Client, kill: () => Promise<void>) => Promise<void>,
+  body: (api: Client, redis: RedisTestServer) => Promise<void>,
 ) {
   const doomed = await startRedis();
   const running = await startService({
@@ -325,7 +325,7 @@ async function withDoomedRedis(
     RATE_LIMIT_ON_REDIS_ERROR: policy,
   }, "embedded");
   try {
-    await body(running.api, doomed.stop);
+    await body(running.api, doomed);
   } finally {
     await running.stop();
     await doomed.stop();
@@ -346,9 +346,9 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    await withDoomedRedis("allow", async (api, kill) => {
+    await withDoomedRedis("allow", async (api, redis) => {
       assertLimitHeaders(await api.get("people"), 100, 99);
-      await kill();
+      await redis.stop();
       for (let i = 0; i < 3; i++) {
         const res = await timed(api, "people");
         assert.equal(res.status, 200, res.text);
@@ -363,9 +363,9 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    await withDoomedRedis("refuse", async (api, kill) => {
+    await withDoomedRedis("refuse", async (api, redis) => {
       assertLimitHeaders(await api.get("people"), 100, 99);
-      await kill();
+      await redis.stop();
       for (let i = 0; i < 3; i++) {
         const res = await timed(api, "people");
         assert.equal(res.status, 503, res.text);
@@ -374,5 +374,23 @@ Deno.test({
         assert.equal(res.headers.get("retry-after"), "1");
       }
     });
+  },
+});
+
+Deno.test({
+  name: "rate limit: a frozen Redis (no answer at all) is bounded by the timeout",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    for (const policy of ["allow", "refuse"] as const) {
+      await withDoomedRedis(policy, async (api, redis) => {
+        assertLimitHeaders(await api.get("people"), 100, 99);
+        redis.freeze!();
+        const started = Date.now();
+        const res = await timed(api, "people");
+        assert.ok(Date.now() - started >= 250, "waited for the 300 ms timeout");
+        assert.equal(res.status, policy === "allow" ? 200 : 503, res.text);
+      });
+    }
   },
 });

@@ -9,6 +9,8 @@ export interface RedisTestServer {
   url: string;
   /** Stops the server (SIGKILL: as abrupt as a crash) and waits for it to exit. */
   stop(): Promise<void>;
+  /** Suspends the server (SIGSTOP): connections stay open but nothing answers. */
+  freeze?(): void;
 }
 
 const START_TIMEOUT_MS = 10_000;
@@ -85,7 +87,7 @@ export async function startRedis(): Promise<RedisTestServer> {
     await stop();
     throw error;
   }
-  return { url: `redis://127.0.0.1:${port}`, stop };
+  return { url: `redis://127.0.0.1:${port}`, stop, freeze: () => child.kill("SIGSTOP") };
 }
 
 let shared: Promise<RedisTestServer> | undefined;

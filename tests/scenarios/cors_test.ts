@@ -24,6 +24,9 @@ const DOMAIN = {
 
 const CORS = {
   DOMAIN,
+  SCHEMA_ENDPOINT: "schema",
+  OPLOG: true,
+  OPLOG_ENDPOINT: "oplog",
   X_DOMAINS: [APP, "http://localhost:3000"],
   X_HEADERS: ["Content-Type", "If-Match"],
   X_EXPOSE_HEADERS: ["ETag"],
@@ -107,6 +110,9 @@ scenario("CORS: preflight answers the endpoint's methods on every endpoint kind"
     ["people/ann", ["GET", "HEAD", "OPTIONS"]],
     [`people/${ann._id}/invoices`, ["GET", "HEAD", "POST", "DELETE", "OPTIONS"]],
     [`people/${ann._id}/invoices/${invoice._id}`, ["GET", "HEAD", "OPTIONS"]],
+    ["schema", ["GET", "HEAD", "OPTIONS"]],
+    ["schema/people", ["GET", "HEAD", "OPTIONS"]],
+    ["oplog", ["GET", "HEAD", "OPTIONS"]],
   ];
   for (const [path, methods] of cases) {
     const res = await preflight(api, path, APP, "GET");

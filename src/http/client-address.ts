@@ -7,6 +7,9 @@
 /** At most this many `X-Forwarded-For` entries are read (from the right). */
 const MAX_HOPS = 32;
 
+/** What an IPv4 or IPv6 address may look like (anything else in the header is refused). */
+const ADDRESS = /^[0-9A-Fa-f:.]{2,45}$/;
+
 /** Strips the IPv4-mapped IPv6 prefix, so `::ffff:10.0.0.1` and `10.0.0.1` are one client. */
 function normalize(address: string): string {
   const trimmed = address.trim();
@@ -30,7 +33,9 @@ export function clientAddress(
   if (!forwarded) return peer;
   const hops = forwarded.split(",").slice(-MAX_HOPS).map(normalize).filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) {
-    if (!trustedProxies.has(hops[i])) return hops[i];
+    if (trustedProxies.has(hops[i])) continue;
+    // A proxy that appends something other than an address is misconfigured: use the peer.
+    return ADDRESS.test(hops[i]) ? hops[i] : peer;
   }
   return hops[0] ?? peer;
 }

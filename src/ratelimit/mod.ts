@@ -29,7 +29,7 @@ export interface RateLimitConfig {
 
 /** Reads and checks the rate-limit settings; problems are appended to `problems`. */
 export function rateLimitConfig(settings: Settings, problems: string[]): RateLimitConfig {
-  const limits: RateLimitConfig["limits"] = {};
+  const limits: RateLimitConfig["limits"] = Object.create(null);
   for (const method of LIMITED_METHODS) {
     const key = `RATE_LIMIT_${method}`;
     const value = settings[key];
@@ -42,6 +42,10 @@ export function rateLimitConfig(settings: Settings, problems: string[]): RateLim
       continue;
     }
     limits[method] = { limit: value[0], windowMs: value[1] * 1000 };
+  }
+  const url = settings.REDIS_URL as string | null;
+  if (url !== null && !/^rediss?:\/\/[^\s]+$/.test(url)) {
+    problems.push("REDIS_URL: must be a redis:// or rediss:// URL");
   }
   const onRedisError = settings.RATE_LIMIT_ON_REDIS_ERROR;
   if (onRedisError !== "allow" && onRedisError !== "refuse") {

@@ -184,6 +184,9 @@ limitScenario("rate limit: TRUSTED_PROXIES lets the proxy name the client", {
   // A spoofed left-most entry does not help: the nearest untrusted hop is the client.
   assertRefused(await from("198.51.100.7, 203.0.113.1"), 1);
   assertRefused(await from("203.0.113.2, 10.0.0.1"), 1);
+  // Something that is not an address: the proxy's own address is used.
+  assert.equal((await from("not-an-address")).status, 200);
+  assertRefused(await from("<script>"), 1);
 });
 
 limitScenario("rate limit: the count restarts after the window", {
@@ -215,6 +218,7 @@ Deno.test("rate limit: malformed settings refuse to start, naming the key", asyn
     [{ RATE_LIMIT_ON_REDIS_ERROR: "maybe" }, "RATE_LIMIT_ON_REDIS_ERROR"],
     [{ RATE_LIMIT_REDIS_TIMEOUT: 0 }, "RATE_LIMIT_REDIS_TIMEOUT"],
     [{ TRUSTED_PROXIES: "10.0.0.1" }, "TRUSTED_PROXIES"],
+    [{ RATE_LIMIT_GET: [1, 1], REDIS_URL: "localhost:6379" }, "REDIS_URL"],
   ];
   for (const [settings, key] of cases) {
     await assert.rejects(

@@ -25,6 +25,9 @@ import type { CustomRule, CustomType } from "./validation/mod.ts";
 import { formatDate, parseDate } from "./validation/dates.ts";
 import { metaFields } from "./services/meta.ts";
 import { createDataAccess, type DataAccess } from "./services/data.ts";
+import { corsConfig } from "./http/middleware/cors.ts";
+import { RATE_LIMIT_HEADERS } from "./http/middleware/rate-limit.ts";
+import { openLimiter, rateLimitConfig, rateLimitingOn } from "./ratelimit/mod.ts";
 
 export { HttpError } from "./http/errors.ts";
 export { Events } from "./events.ts";
@@ -104,8 +107,12 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
       }
     }
   }
+  const rateLimit = rateLimitConfig(settings, problems);
+  const cors = corsConfig(settings, { problems, warnings: checked.warnings }, {
+    extraExpose: rateLimitingOn(rateLimit) ? RATE_LIMIT_HEADERS : [],
+  });
   if (problems.length) throw new SettingsError(problems);
-  return { settings, domain, schemas, hostGiven, warnings: checked.warnings };
+  return { settings, domain, schemas, hostGiven, warnings: checked.warnings, cors, rateLimit };
 }
 
 /** Builds the service: settings in, a fetch handler out. */
@@ -113,7 +120,10 @@ export async function createService(
   raw: Record<string, unknown>,
   options: ServiceOptions = {},
 ): Promise<Service> {
-  const { settings, domain, schemas, hostGiven, warnings } = prepare(raw, options);
+  const { settings, domain, schemas, hostGiven, warnings, cors, rateLimit } = prepare(
+    raw,
+    options,
+  );
   const log = options.logger ?? createLogger(undefined, settings.DEBUG ? "debug" : "info");
   const store = loggedStore(options.store ?? await openStore(settings, hostGiven), log);
   const events = options.events ?? new Events();
@@ -129,7 +139,8 @@ export async function createService(
     parseDate: (text) => parseDate(text, dateFormat),
   };
   await ensureIndexes(rt);
-  const app = createApp(rt);
+  const limiter = openLimiter(rateLimit, settings, log);
+  const app = createApp(rt, { cors, rateLimit: { config: rateLimit, limiter, log } });
   return {
     fetch: (request, info) => Promise.resolve(app.fetch(request, info)),
     events,
@@ -137,6 +148,9 @@ export async function createService(
     store,
     data: createDataAccess(rt),
     warnings,
-    close: () => options.store ? Promise.resolve() : store.close(),
+    close: async () => {
+      await limiter?.close();
+      if (!options.store) await store.close();
+    },
   };
 }

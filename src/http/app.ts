@@ -7,6 +7,9 @@ import { HttpError, REASONS } from "./errors.ts";
 import { jsonpCallback, toResponse } from "./respond.ts";
 import { methodOverride } from "./middleware/method-override.ts";
 import { hostCheck } from "./middleware/host.ts";
+import { cors, type CorsConfig } from "./middleware/cors.ts";
+import { rateLimit, rateLimitHeaders, type RateLimitOptions } from "./middleware/rate-limit.ts";
+import type { Hit } from "../ratelimit/mod.ts";
 import { clientIp, requestLog } from "./middleware/request-log.ts";
 import { QueryError } from "../query/errors.ts";
 import { InvalidQueryError, StoreError } from "../store/store.ts";
@@ -16,7 +19,20 @@ import { homeRoute } from "../routes/home.ts";
 import { resourceRoute } from "../routes/resource.ts";
 import { schemaRoute, schemaTarget } from "../routes/schema.ts";
 
-export type AppEnv = { Variables: { method: string } };
+export type AppEnv = {
+  Variables: {
+    method: string;
+    /** Set by the rate-limit middleware: the counted hit, or null when not counted. */
+    rateLimit: Hit | null | undefined;
+  };
+};
+
+/** HTTP-layer options checked at start-up (see `prepare` in src/mod.ts). */
+export interface AppOptions {
+  /** Null when CORS is off. */
+  cors: CorsConfig | null;
+  rateLimit: RateLimitOptions;
+}
 
 /** Strips the API prefix (URL_PREFIX / API_VERSION) from a path; null when absent. */
 export function apiPath(rt: Runtime, pathname: string): string | null {
@@ -43,7 +59,7 @@ function errorReply(rt: Runtime, error: HttpError) {
   };
 }
 
-export function createApp(rt: Runtime): Hono<AppEnv> {
+export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const render = { settings: rt.settings, formatDate: rt.formatDate };
   const endpoints = buildRoutes(rt.domain);
@@ -69,8 +85,13 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
   });
 
   app.use("*", requestLog(rt.log));
+  // CORS and rate-limit headers wrap everything below, so errors carry them too.
+  app.use("*", cors(options.cors));
+  app.use("*", rateLimitHeaders(options.rateLimit));
   app.use("*", hostCheck());
   app.use("*", methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD));
+  // Authentication goes here: rateLimit must run after it to count per account.
+  app.use("*", rateLimit(options.rateLimit));
   app.all("*", async (c) => {
     const method = c.get("method");
     const path = apiPath(rt, c.req.path);

@@ -3,6 +3,7 @@ import { HttpError } from "../http/errors.ts";
 import type { Reply, Runtime } from "../services/runtime.ts";
 
 export function homeRoute(rt: Runtime, method: string): Reply {
+  if (method === "OPTIONS") return { status: 200, headers: { allow: "GET, HEAD, OPTIONS" } };
   if (method !== "GET" && method !== "HEAD") {
     throw new HttpError(405, "The method is not allowed for the requested URL.", {
       headers: { allow: "GET, HEAD, OPTIONS" },

@@ -189,6 +189,12 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   ALLOWED_ITEM_READ_ROLES: k("strings", [], { refused: NOT_YET }),
   ALLOWED_ITEM_WRITE_ROLES: k("strings", [], { refused: NOT_YET }),
   AUTH_FIELD: k("string?", null, { refused: NOT_YET }),
+  // Rate limiting and cross-origin access (issue 12; README "Rate limiting")
+  RATE_LIMIT_PUT: k("any", null),
+  RATE_LIMIT_KEY_PREFIX: k("string", "ratelimit:"),
+  RATE_LIMIT_REDIS_TIMEOUT: k("int", 500),
+  RATE_LIMIT_ON_REDIS_ERROR: k("string", "allow"),
+  TRUSTED_PROXIES: k("strings", []),
 };
 
 /** Eve's names for settings that we call otherwise. */

@@ -1,0 +1,41 @@
+/**
+ * The client's address for rate limiting: the socket peer, or, when the peer is a trusted
+ * proxy (TRUSTED_PROXIES), the nearest untrusted address in `X-Forwarded-For`. Clients
+ * talking to the service directly cannot spoof it: their own header is ignored.
+ */
+
+/** At most this many `X-Forwarded-For` entries are read (from the right). */
+const MAX_HOPS = 32;
+
+/** What an IPv4 or IPv6 address may look like (anything else in the header is refused). */
+const ADDRESS = /^[0-9A-Fa-f:.]{2,45}$/;
+
+/** Strips the IPv4-mapped IPv6 prefix, so `::ffff:10.0.0.1` and `10.0.0.1` are one client. */
+function normalize(address: string): string {
+  const trimmed = address.trim();
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(trimmed) ? trimmed.slice(7) : trimmed;
+}
+
+/** The socket peer address given by the server (`Deno.serve`'s info), or "unknown". */
+export function peerAddress(c: { env: unknown }): string {
+  const info = (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr;
+  return info?.hostname ? normalize(info.hostname) : "unknown";
+}
+
+/** The client address of a request (see the module comment). */
+export function clientAddress(
+  c: { env: unknown; req: { header(name: string): string | undefined } },
+  trustedProxies: ReadonlySet<string>,
+): string {
+  const peer = peerAddress(c);
+  if (!trustedProxies.has(peer)) return peer;
+  const forwarded = c.req.header("x-forwarded-for");
+  if (!forwarded) return peer;
+  const hops = forwarded.split(",").slice(-MAX_HOPS).map(normalize).filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i--) {
+    if (trustedProxies.has(hops[i])) continue;
+    // A proxy that appends something other than an address is misconfigured: use the peer.
+    return ADDRESS.test(hops[i]) ? hops[i] : peer;
+  }
+  return hops[0] ?? peer;
+}

@@ -1,0 +1,148 @@
+/**
+ * Cross-origin resource sharing (X_DOMAINS, X_DOMAINS_RE, X_HEADERS, X_EXPOSE_HEADERS,
+ * X_ALLOW_CREDENTIALS, X_MAX_AGE). Off unless X_DOMAINS or X_DOMAINS_RE allows an origin.
+ *
+ * The middleware runs around every route and decorates whatever the route (or the error
+ * handler) answered, so it works for any endpoint, errors included. A preflight's allowed
+ * methods come from the endpoint's own `Allow` header. An allowed origin is echoed (never
+ * `*`) with `Vary: Origin`; a disallowed origin gets no CORS header at all; credentials are
+ * allowed only for origins listed explicitly (X_DOMAINS entries or X_DOMAINS_RE), never for
+ * an origin let in by `*`.
+ *
+ * Hono's own `cors()` is not used: it sends Access-Control-Allow-Credentials to disallowed
+ * origins, echoes any requested header when none are configured, and answers every
+ * preflight with one fixed method list instead of the endpoint's.
+ */
+import type { MiddlewareHandler } from "hono";
+import type { Settings } from "../../settings/check.ts";
+import type { AppEnv } from "../app.ts";
+
+export interface CorsConfig {
+  /** Origins allowed by exact match. */
+  origins: ReadonlySet<string>;
+  /** `*` in X_DOMAINS: any origin (without credentials). */
+  anyOrigin: boolean;
+  /** X_DOMAINS_RE, each compiled once and anchored at both ends. */
+  patterns: RegExp[];
+  /** Access-Control-Allow-Headers on preflights (X_HEADERS). */
+  allowHeaders: string[];
+  /** Access-Control-Expose-Headers (X_EXPOSE_HEADERS, plus any the service adds). */
+  exposeHeaders: string[];
+  credentials: boolean;
+  maxAge: number;
+}
+
+/** Eve accepts a string or a list of strings for the X_* lists; null means none. */
+function stringList(settings: Settings, key: string, problems: string[]): string[] {
+  const value = settings[key];
+  if (value === null || value === undefined) return [];
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value;
+  problems.push(`${key}: must be a string, a list of strings or null`);
+  return [];
+}
+
+/**
+ * Reads and checks the CORS settings (problems and warnings are appended); null when CORS
+ * is off. `extraExpose` names response headers the service itself wants readable.
+ */
+export function corsConfig(
+  settings: Settings,
+  report: { problems: string[]; warnings: string[] },
+  options: { extraExpose?: string[] } = {},
+): CorsConfig | null {
+  const { problems, warnings } = report;
+  const domains = stringList(settings, "X_DOMAINS", problems);
+  const patterns: RegExp[] = [];
+  for (const source of stringList(settings, "X_DOMAINS_RE", problems)) {
+    try {
+      patterns.push(new RegExp(`^(?:${source})$`));
+    } catch (error) {
+      problems.push(
+        `X_DOMAINS_RE: invalid regular expression ${JSON.stringify(source)}: ${
+          (error as Error).message
+        }`,
+      );
+    }
+  }
+  const allowHeaders = stringList(settings, "X_HEADERS", problems);
+  const exposeHeaders = stringList(settings, "X_EXPOSE_HEADERS", problems);
+  const credentials = settings.X_ALLOW_CREDENTIALS;
+  if (credentials !== null && credentials !== undefined && typeof credentials !== "boolean") {
+    problems.push("X_ALLOW_CREDENTIALS: must be true, false or null");
+  }
+  const maxAge = settings.X_MAX_AGE as number;
+  if (maxAge < 0) problems.push("X_MAX_AGE: must be at least 0");
+  const anyOrigin = domains.includes("*");
+  if (anyOrigin && credentials === true) {
+    warnings.push(
+      'X_ALLOW_CREDENTIALS: not sent to origins allowed only by X_DOMAINS "*"; list the ' +
+        "origins that may send credentials in X_DOMAINS or X_DOMAINS_RE",
+    );
+  }
+  if (!domains.length && !patterns.length) return null;
+  const expose = [...exposeHeaders];
+  for (const name of options.extraExpose ?? []) {
+    if (!expose.some((h) => h.toLowerCase() === name.toLowerCase())) expose.push(name);
+  }
+  return {
+    origins: new Set(domains.filter((d) => d !== "*")),
+    anyOrigin,
+    patterns,
+    allowHeaders,
+    exposeHeaders: expose,
+    credentials: credentials === true,
+    maxAge,
+  };
+}
+
+/** "listed" (exact or pattern match), "any" (only `*` lets it in), or null (refused). */
+export function matchOrigin(config: CorsConfig, origin: string): "listed" | "any" | null {
+  if (config.origins.has(origin)) return "listed";
+  if (config.patterns.some((re) => re.test(origin))) return "listed";
+  return config.anyOrigin ? "any" : null;
+}
+
+/** Adds `token` to a comma-separated header unless already there. */
+function appendToken(headers: Headers, name: string, token: string): void {
+  const current = headers.get(name);
+  if (!current) return headers.set(name, token);
+  const tokens = current.split(",").map((t) => t.trim().toLowerCase());
+  if (!tokens.includes(token.toLowerCase()) && !tokens.includes("*")) {
+    headers.set(name, `${current}, ${token}`);
+  }
+}
+
+/** The CORS middleware; a no-op when `config` is null (CORS off). */
+export function cors(config: CorsConfig | null): MiddlewareHandler<AppEnv> {
+  return async function cors(c, next) {
+    await next();
+    if (!config) return;
+    const origin = c.req.header("origin");
+    const match = origin ? matchOrigin(config, origin) : null;
+    const preflight = c.req.method === "OPTIONS" &&
+      c.req.header("access-control-request-method") !== undefined;
+    // An endpoint that does not answer OPTIONS itself still tells its methods in `Allow`.
+    if (match && preflight && c.res.status === 405 && c.res.headers.has("allow")) {
+      c.res = new Response(null, { status: 200, headers: { allow: c.res.headers.get("allow")! } });
+    }
+    const headers = c.res.headers;
+    // Answers differ by Origin whenever CORS is on, so shared caches must key on it.
+    appendToken(headers, "vary", "Origin");
+    if (!origin || !match) return;
+    headers.set("access-control-allow-origin", origin);
+    if (config.credentials && match === "listed") {
+      headers.set("access-control-allow-credentials", "true");
+    }
+    if (config.exposeHeaders.length) {
+      headers.set("access-control-expose-headers", config.exposeHeaders.join(", "));
+    }
+    if (c.req.method !== "OPTIONS") return;
+    const allow = headers.get("allow");
+    if (allow) headers.set("access-control-allow-methods", allow);
+    if (config.allowHeaders.length) {
+      headers.set("access-control-allow-headers", config.allowHeaders.join(", "));
+    }
+    headers.set("access-control-max-age", String(config.maxAge));
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * Rate limiting (RATE_LIMIT_<METHOD> = [requests, seconds]) as two middlewares:
+ *
+ * - `rateLimit` counts the request and refuses it with 429 past the limit. It runs after
+ *   the method override (the effective method is counted) and after authentication, so
+ *   the user is the authenticated account (`c.get("account").id`) when there is one,
+ *   otherwise the `Authorization` header (hashed: the secret is never stored), otherwise
+ *   the client address.
+ * - `rateLimitHeaders` wraps everything after it: it puts `X-RateLimit-Limit`, `-Remaining`
+ *   and `-Reset` on every answer of a limited method, errors included, and counts, by
+ *   client address, the requests refused before `rateLimit` ran (a bad method override, a
+ *   failed authentication), so those are limited too.
+ *
+ * In src/http/app.ts: `cors`, then `rateLimitHeaders`, then method override and
+ * authentication, then `rateLimit`, then the routes.
+ */
+import { createHash } from "node:crypto";
+import type { Context, MiddlewareHandler } from "hono";
+import type { Logger } from "../../log.ts";
+import {
+  accepted,
+  type Hit,
+  type Limiter,
+  LimiterUnavailable,
+  type RateLimitConfig,
+  remaining,
+} from "../../ratelimit/mod.ts";
+import { clientAddress } from "../client-address.ts";
+import { HttpError } from "../errors.ts";
+import type { AppEnv } from "../app.ts";
+
+export interface RateLimitOptions {
+  config: RateLimitConfig;
+  /** Null when rate limiting is off (both middlewares then do nothing). */
+  limiter: Limiter | null;
+  log: Logger;
+}
+
+/** Response headers a browser may need to read when rate limiting is on. */
+export const RATE_LIMIT_HEADERS = [
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Reset",
+  "Retry-After",
+];
+
+/** A limiter failure is logged at most this often (every request fails during an outage). */
+const LOG_EVERY_MS = 10_000;
+
+/** What `rateLimit` leaves for `rateLimitHeaders`: the hit, or null when not counted. */
+type State = Hit | null;
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("base64url");
+
+/** The counted method (HEAD counts as GET) and its limit, or null when not limited. */
+function ruleFor(config: RateLimitConfig, method: string) {
+  const counted = method === "HEAD" ? "GET" : method;
+  const rule = Object.hasOwn(config.limits, counted) ? config.limits[counted] : undefined;
+  return rule ? { method: counted, ...rule } : null;
+}
+
+/** The authenticated account's id, set by the authentication middleware (if any). */
+function accountId(c: Context<AppEnv>): string | null {
+  const account = (c.get as (key: string) => unknown)("account") as { id?: unknown } | undefined;
+  const id = account?.id;
+  return id === undefined || id === null ? null : String(id);
+}
+
+/** Seconds until `resetAt`, at least 1. */
+const secondsUntil = (resetAt: number) => Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
+
+function headersOf(hit: Hit): Record<string, string> {
+  return {
+    "x-ratelimit-limit": String(hit.limit),
+    "x-ratelimit-remaining": String(remaining(hit)),
+    "x-ratelimit-reset": String(Math.ceil(hit.resetAt / 1000)),
+  };
+}
+
+/** Counts one hit for `user`; throws 429 past the limit, or 503 per the outage policy. */
+function counter(options: RateLimitOptions) {
+  const { config, limiter, log } = options;
+  let lastLogged = -Infinity;
+  return async function count(
+    c: Context<AppEnv>,
+    rule: NonNullable<ReturnType<typeof ruleFor>>,
+    user: string,
+  ): Promise<State> {
+    let hit: Hit;
+    try {
+      hit = await limiter!.hit(`${config.prefix}${rule.method}:${user}`, rule);
+    } catch (error) {
+      if (!(error instanceof LimiterUnavailable)) throw error;
+      if (Date.now() - lastLogged >= LOG_EVERY_MS) {
+        lastLogged = Date.now();
+        log.log("error", `rate limiting unavailable (policy: ${config.onRedisError})`, {
+          error: error.message,
+        });
+      }
+      c.set("rateLimit", null);
+      if (config.onRedisError === "refuse") {
+        throw new HttpError(503, "Rate limiting is unavailable; try again later.", {
+          headers: { "retry-after": "1" },
+        });
+      }
+      return null;
+    }
+    c.set("rateLimit", hit);
+    if (!accepted(hit)) {
+      throw new HttpError(429, "Request limit exceeded", {
+        headers: { ...headersOf(hit), "retry-after": String(secondsUntil(hit.resetAt)) },
+      });
+    }
+    return hit;
+  };
+}
+
+/** Counts the request per user and method; 429 past the limit (see the module comment). */
+export function rateLimit(options: RateLimitOptions): MiddlewareHandler<AppEnv> {
+  const count = counter(options);
+  const { config, limiter } = options;
+  return async function rateLimit(c, next) {
+    const rule = limiter && ruleFor(config, c.get("method") ?? c.req.method);
+    if (rule) {
+      const account = accountId(c);
+      const authorization = c.req.header("authorization");
+      const user = account !== null
+        ? `account:${sha256(account)}`
+        : authorization
+        ? `auth:${sha256(authorization)}`
+        : `ip:${clientAddress(c, config.trustedProxies)}`;
+      await count(c, rule, user);
+    }
+    await next();
+  };
+}
+
+/** Rate-limit headers on every answer of a limited method (see the module comment). */
+export function rateLimitHeaders(options: RateLimitOptions): MiddlewareHandler<AppEnv> {
+  const count = counter(options);
+  const { config, limiter } = options;
+  return async function rateLimitHeaders(c, next) {
+    await next();
+    const rule = limiter && ruleFor(config, c.get("method") ?? c.req.method.toUpperCase());
+    if (!rule) return;
+    let state = c.get("rateLimit");
+    if (state === undefined) {
+      // Refused before `rateLimit` ran: counted by address (an unverified credential is no
+      // identity), and answered 429 past the limit like any other request.
+      state = await count(c, rule, `ip:${clientAddress(c, config.trustedProxies)}`);
+    }
+    if (!state) return;
+    for (const [name, value] of Object.entries(headersOf(state))) c.res.headers.set(name, value);
+  };
+}

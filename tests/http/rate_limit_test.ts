@@ -1,0 +1,73 @@
+/**
+ * The rate-limit middlewares around an authentication middleware (as src/http/app.ts will
+ * chain them once authentication lands): the account is the user; failed authentications
+ * are counted by address.
+ */
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { HttpError } from "../../src/http/errors.ts";
+import { rateLimit, rateLimitHeaders } from "../../src/http/middleware/rate-limit.ts";
+import { MemoryLimiter, rateLimitConfig } from "../../src/ratelimit/mod.ts";
+import { createLogger } from "../../src/log.ts";
+import { GLOBAL_KEYS } from "../../src/settings/keys.ts";
+import type { AppEnv } from "../../src/http/app.ts";
+
+function app() {
+  const defaults = Object.fromEntries(
+    Object.entries(GLOBAL_KEYS).map(([key, spec]) => [key, spec.default]),
+  );
+  const problems: string[] = [];
+  const config = rateLimitConfig({ ...defaults, RATE_LIMIT_GET: [2, 60] }, problems);
+  assert.deepEqual(problems, []);
+  const options = { config, limiter: new MemoryLimiter(), log: createLogger(() => {}) };
+  const hono = new Hono<AppEnv>();
+  hono.onError((error) => {
+    const http = error as HttpError;
+    return Response.json({ code: http.status }, {
+      status: http.status,
+      headers: http.extra.headers,
+    });
+  });
+  hono.use("*", rateLimitHeaders(options));
+  hono.use("*", async (c, next) => {
+    c.set("method", c.req.method);
+    await next();
+  });
+  // A stand-in authentication middleware: `X-Account` names the account, "bad" fails.
+  hono.use("*", async (c, next) => {
+    const account = c.req.header("x-account");
+    if (account === "bad") throw new HttpError(401, "Please provide proper credentials");
+    if (account) (c.set as (key: string, value: unknown) => void)("account", { id: account });
+    await next();
+  });
+  hono.use("*", rateLimit(options));
+  hono.get("/", (c) => c.json({ ok: true }));
+  return (headers: Record<string, string>, address = "192.0.2.1") =>
+    hono.request("/", { headers }, { remoteAddr: { hostname: address } });
+}
+
+async function check(res: Response | Promise<Response>, status: number, left: string) {
+  const answer = await res;
+  await answer.body?.cancel();
+  assert.equal(answer.status, status);
+  assert.equal(answer.headers.get("x-ratelimit-remaining"), left);
+}
+
+Deno.test("rate limit: the authenticated account is the user, whatever its header", async () => {
+  const get = app();
+  await check(get({ "x-account": "ann", authorization: "Basic one" }), 200, "1");
+  await check(get({ "x-account": "ann", authorization: "Basic two" }, "192.0.2.9"), 200, "0");
+  await check(get({ "x-account": "ann", authorization: "Basic three" }), 429, "0");
+  await check(get({ "x-account": "bob", authorization: "Basic one" }), 200, "1");
+});
+
+Deno.test("rate limit: failed authentications count by address and get headers", async () => {
+  const get = app();
+  await check(get({ "x-account": "bad", authorization: "Basic guess1" }), 401, "1");
+  await check(get({ "x-account": "bad", authorization: "Basic guess2" }), 401, "0");
+  await check(get({ "x-account": "bad", authorization: "Basic guess3" }), 429, "0");
+  // Another address is another user.
+  await check(get({ "x-account": "bad" }, "192.0.2.2"), 401, "1");
+  // The same address without credentials shares the address's counter.
+  await check(get({}), 429, "0");
+});

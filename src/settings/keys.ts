@@ -189,6 +189,13 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   ALLOWED_ITEM_READ_ROLES: k("strings", [], { refused: NOT_YET }),
   ALLOWED_ITEM_WRITE_ROLES: k("strings", [], { refused: NOT_YET }),
   AUTH_FIELD: k("string?", null, { refused: NOT_YET }),
+  // Hostile requests (issue 8b): query sandbox, query time bound, connection limits
+  QUERY_MAX_RANGE: k("int", 1000),
+  QUERY_EXPR_MAX_ELEMENTS: k("int", 100_000),
+  QUERY_TIMEOUT_MS: k("int", 10_000),
+  SERVER_HEADERS_TIMEOUT_MS: k("int", 10_000),
+  SERVER_IDLE_TIMEOUT_MS: k("int", 30_000),
+  SERVER_MAX_CONNECTIONS: k("int", 1024),
 };
 
 /** Eve's names for settings that we call otherwise. */

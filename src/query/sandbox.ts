@@ -119,7 +119,9 @@ class Sandbox {
   }
 
   private operator(op: string, arg: unknown, mult: number): void {
-    if (this.black.has(op) || (this.black.has("$regex") && REGEX_EXPRESSION_OPERATORS.includes(op))) {
+    if (
+      this.black.has(op) || (this.black.has("$regex") && REGEX_EXPRESSION_OPERATORS.includes(op))
+    ) {
       throw this.fail(`operator ${op} is not allowed`);
     }
     if (!EXPRESSION_OPERATORS.has(op)) throw this.fail(`operator ${op} is not allowed in $expr`);
@@ -153,7 +155,9 @@ class Sandbox {
     const len = rangeLength(arg);
     if (len === null) throw this.fail("$range needs literal integer bounds [start, end, step?]");
     if (len > this.limits.maxRange) {
-      throw this.fail(`$range of ${len} elements exceeds ${this.limits.maxRange} (QUERY_MAX_RANGE)`);
+      throw this.fail(
+        `$range of ${len} elements exceeds ${this.limits.maxRange} (QUERY_MAX_RANGE)`,
+      );
     }
   }
 
@@ -162,7 +166,9 @@ class Sandbox {
     if (op === "$range") return rangeLength(arg) ?? UNKNOWN_ARRAY_LENGTH;
     if (isPlainObject(arg)) {
       if (Object.hasOwn(arg, "input")) return this.sizeOf(arg.input);
-      if (Object.hasOwn(arg, "inputs") && Array.isArray(arg.inputs)) return sum(arg.inputs, (x) => this.sizeOf(x));
+      if (Object.hasOwn(arg, "inputs") && Array.isArray(arg.inputs)) {
+        return sum(arg.inputs, (x) => this.sizeOf(x));
+      }
       return UNKNOWN_ARRAY_LENGTH;
     }
     if (Array.isArray(arg)) return sum(arg, (x) => this.sizeOf(x));

@@ -46,6 +46,8 @@ export interface ServeOptions {
   limits: ServerLimits;
   log?: ServerLog;
   onListen?: (addr: Deno.NetAddr) => void;
+  /** Opens the TCP listener (tests inject failing listeners); default `Deno.listen`. */
+  listen?: (options: { hostname: string; port: number }) => Deno.Listener;
 }
 
 /** A running server. */
@@ -78,19 +80,12 @@ export async function serve(handler: FetchHandler, options: ServeOptions): Promi
   const log: ServerLog = options.log ?? (() => {});
   const dir = await Deno.makeTempDir({ prefix: "eve-http-" });
   await Deno.chmod(dir, 0o700);
-  const path = `${dir}/http.sock`;
-  const inner = Deno.serve({
-    transport: "unix",
-    path,
-    onListen() {},
-    onError(error) {
-      log("error", "unhandled server error", { error: String(error) });
-      return new Response("Internal Server Error", { status: 500 });
-    },
-  }, (request, info) => handler(request, innerInfo(request, info)));
-  const listener = Deno.listen({ hostname: options.hostname, port: options.port });
+  const limits = { ...options.limits, maxConnections: fdBudget(options.limits, log) };
+  const inner = new Inner(dir, { handler, log });
+  const listen = options.listen ?? Deno.listen;
+  const listener = listen({ hostname: options.hostname, port: options.port });
   const addr = listener.addr as Deno.NetAddr;
-  const front = new Front(listener, { path, limits: options.limits, log });
+  const front = new Front(listener, { inner, limits, log });
   options.onListen?.(addr);
   const accepting = front.run();
   let stopping: Promise<void> | undefined;
@@ -98,12 +93,87 @@ export async function serve(handler: FetchHandler, options: ServeOptions): Promi
     stopping ??= (async () => {
       front.stop();
       await accepting;
-      await inner.shutdown().catch(() => {});
+      await inner.shutdown();
       front.closeAll();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     })();
-  const finished = inner.finished.catch(() => {}).then(() => stopping);
-  return { addr, finished, connections: () => front.active.size, shutdown };
+  let resolveFinished: () => void;
+  const finished = new Promise<void>((resolve) => resolveFinished = resolve);
+  const server: Server = {
+    addr,
+    finished,
+    connections: () => front.active.size,
+    shutdown: () => shutdown().then(() => resolveFinished()),
+  };
+  return server;
+}
+
+/**
+ * Each client connection holds three descriptors (client socket, upstream socket, the inner
+ * server's end): the cap is lowered so that they always fit the process's open-file limit
+ * (read from /proc/self/limits; kept as configured where that cannot be read).
+ */
+function fdBudget(limits: ServerLimits, log: ServerLog): number {
+  let soft = Infinity;
+  try {
+    const text = Deno.readTextFileSync("/proc/self/limits");
+    const m = /^Max open files\s+(\d+)/m.exec(text);
+    if (m) soft = Number(m[1]);
+  } catch { /* not Linux or no read permission */ }
+  const fit = Math.max(1, Math.floor((soft - 128) / 3));
+  if (fit < limits.maxConnections) {
+    log("warn", "SERVER_MAX_CONNECTIONS lowered to fit the open-file limit", {
+      configured: limits.maxConnections,
+      effective: fit,
+      openFileLimit: soft,
+    });
+    return fit;
+  }
+  return limits.maxConnections;
+}
+
+/**
+ * The inner `Deno.serve` on a private Unix socket. Its accept loop ends on an accept error;
+ * it is then started again on a new socket, so the service keeps answering.
+ */
+class Inner {
+  private server!: Deno.HttpServer<Deno.UnixAddr>;
+  private generation = 0;
+  private stopping = false;
+  path = "";
+
+  constructor(
+    private readonly dir: string,
+    private readonly o: { handler: FetchHandler; log: ServerLog },
+  ) {
+    this.start();
+  }
+
+  private start(): void {
+    const { handler, log } = this.o;
+    this.path = `${this.dir}/http-${this.generation++}.sock`;
+    const server = Deno.serve({
+      transport: "unix",
+      path: this.path,
+      onListen() {},
+      onError(error) {
+        log("error", "unhandled server error", { error: String(error) });
+        return new Response("Internal Server Error", { status: 500 });
+      },
+    }, (request, info) => handler(request, innerInfo(request, info)));
+    this.server = server;
+    const restart = (error?: unknown) => {
+      if (this.stopping || this.server !== server) return;
+      log("error", "inner server stopped; starting it again", { error: String(error) });
+      setTimeout(() => this.stopping || this.start(), 50);
+    };
+    server.finished.then(() => restart("finished"), restart);
+  }
+
+  async shutdown(): Promise<void> {
+    this.stopping = true;
+    await this.server.shutdown().catch(() => {});
+  }
 }
 
 /** The handler's view of the client: the address the front saw. */
@@ -128,7 +198,7 @@ class Front {
 
   constructor(
     private readonly listener: Deno.Listener,
-    readonly o: { path: string; limits: ServerLimits; log: ServerLog },
+    readonly o: { inner: Inner; limits: ServerLimits; log: ServerLog },
   ) {
     const { headersTimeoutMs, idleTimeoutMs } = o.limits;
     const every = Math.max(20, Math.min(250, Math.min(headersTimeoutMs, idleTimeoutMs) / 4));
@@ -204,7 +274,7 @@ class Connection {
 
   constructor(
     private readonly conn: Deno.Conn,
-    private readonly o: { path: string; limits: ServerLimits; log: ServerLog },
+    private readonly o: { inner: Inner; limits: ServerLimits; log: ServerLog },
   ) {
     this.headSince = this.lastActivity = performance.now();
     const remote = conn.remoteAddr as Deno.NetAddr;
@@ -213,7 +283,7 @@ class Connection {
 
   async run(): Promise<void> {
     try {
-      this.upstream = await Deno.connect({ transport: "unix", path: this.o.path });
+      this.upstream = await Deno.connect({ transport: "unix", path: this.o.inner.path });
     } catch (error) {
       this.o.log("error", "cannot reach the inner server", { error: String(error) });
       shed(this.conn, SHED);

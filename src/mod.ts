@@ -29,6 +29,7 @@ import { createDataAccess, type DataAccess } from "./services/data.ts";
 export { HttpError } from "./http/errors.ts";
 export { Events } from "./events.ts";
 export { SettingsError } from "./settings/check.ts";
+export { serve, type Server, type ServerLimits } from "./http/server.ts";
 export type { CustomRule, CustomType } from "./validation/mod.ts";
 export type { DataAccess, DataReply, Target } from "./services/data.ts";
 

@@ -1,7 +1,7 @@
 /** QUERY_TIMEOUT_MS at the store level: maxTimeMS on every MongoDB read, code 50 translated. */
 import assert from "node:assert/strict";
 import { MongoServerError } from "mongodb";
-import { MongoCollection } from "../../src/store/mongo/collection.ts";
+import { MongoCollection, type MongoContext } from "../../src/store/mongo/collection.ts";
 import { translateError } from "../../src/store/mongo/errors.ts";
 import { QueryTimeoutError } from "../../src/store/store.ts";
 
@@ -22,7 +22,7 @@ function recordingDriver() {
 
 Deno.test("mongo store: every read and aggregation carries maxTimeMS", async () => {
   const { driver, seen } = recordingDriver();
-  const c = new MongoCollection(driver, { maxTimeMS: 1234 });
+  const c = new MongoCollection(driver, undefined, { maxTimeMS: 1234 } as MongoContext);
   await c.find({}, { limit: 3 });
   await c.findOne({ a: 1 });
   await c.count({});
@@ -35,7 +35,7 @@ Deno.test("mongo store: every read and aggregation carries maxTimeMS", async () 
 
 Deno.test("mongo store: no maxTimeMS when QUERY_TIMEOUT_MS is 0", async () => {
   const { driver, seen } = recordingDriver();
-  await new MongoCollection(driver, { maxTimeMS: 0 }).find({});
+  await new MongoCollection(driver, undefined, { maxTimeMS: 0 } as MongoContext).find({});
   assert.equal((seen.find as any).maxTimeMS, undefined);
 });
 

@@ -154,6 +154,11 @@ class Checker {
     }
     const out: Record<string, unknown> = {};
     for (const op of ops) out[op] = this.operator(op, v[op], rules, path);
+    if (Object.hasOwn(out, "$regex")) {
+      this.checkPattern(out.$regex as string, (out.$options as string | undefined) ?? "", path);
+    } else if (Object.hasOwn(out, "$options")) {
+      throw this.fail(`$options on '${path}' needs $regex`);
+    }
     return out;
   }
 
@@ -179,7 +184,6 @@ class Checker {
       case "$regex":
       case "$options":
         if (typeof arg !== "string") throw this.fail(`${op} on '${path}' needs a string`);
-        if (op === "$regex") this.checkPattern(arg, path);
         return arg;
     }
     if (LOGICAL_OPERATORS.has(op)) throw this.fail(`${op} is not valid inside '${path}'`);
@@ -187,9 +191,9 @@ class Checker {
   }
 
   /** `$regex` patterns must run on the linear-time engine (no back-references, look-around). */
-  private checkPattern(pattern: string, path: string): void {
+  private checkPattern(pattern: string, options: string, path: string): void {
     try {
-      compileLinear(pattern);
+      compileLinear(pattern, options);
     } catch (error) {
       if (error instanceof RegexError) throw this.fail(`$regex on '${path}': ${error.message}`);
       throw error;

@@ -123,4 +123,7 @@ Deno.test("regex: $regex patterns must be linear-time", () => {
     o,
   );
   refused('{"name": {"$regex": "(?=a)"}}', /unsupported regular expression/, o);
+  refused('{"name": {"$regex": "a", "$options": "x"}}', /unsupported regex option 'x'/, o);
+  refused('{"name": {"$options": "i"}}', /\$options on 'name' needs \$regex/, o);
+  parseWhere('{"name": {"$regex": "^A", "$options": "im"}}', o);
 });

@@ -174,7 +174,7 @@ Deno.test("schema regex rules the linear-time engine cannot run are refused at s
 
 scenario(
   "a query past QUERY_TIMEOUT_MS answers 503 and the service still answers",
-  { ...SETTINGS, QUERY_TIMEOUT_MS: 5 },
+  { ...SETTINGS, QUERY_TIMEOUT_MS: 50 },
   async (api) => {
     const docs = Array.from({ length: 1000 }, (_, i) => ({ name: `p${i}`, age: i }));
     for (let i = 0; i < 3; i++) assert.equal((await api.post("people", docs)).status, 201);

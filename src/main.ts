@@ -5,6 +5,8 @@
 import { parseArgs } from "node:util";
 import { createService, SettingsError } from "./mod.ts";
 import { loadSettingsFile } from "./settings/load.ts";
+import { type FetchHandler, serve } from "./http/server.ts";
+import { createLogger } from "./log.ts";
 
 const DEFAULT_SETTINGS = new URL("../config/settings.json", import.meta.url).pathname;
 
@@ -35,18 +37,23 @@ async function main(): Promise<number> {
     return 0;
   }
   const { settings } = service;
-  const controller = new AbortController();
-  const server = Deno.serve({
+  const log = createLogger();
+  const server = await serve(service.fetch as FetchHandler, {
     hostname: settings.HOST,
     port: settings.PORT,
-    signal: controller.signal,
+    limits: {
+      headersTimeoutMs: settings.SERVER_HEADERS_TIMEOUT_MS,
+      idleTimeoutMs: settings.SERVER_IDLE_TIMEOUT_MS,
+      maxConnections: settings.SERVER_MAX_CONNECTIONS,
+    },
+    log: (level, message, extra) => log.log(level, message, extra),
     onListen: ({ hostname, port }) => {
       console.error(
         `serving ${file} on http://${hostname}:${port}/ (store: ${service.store.kind})`,
       );
     },
-  }, service.fetch);
-  const stop = () => controller.abort();
+  });
+  const stop = () => void server.shutdown();
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
   await server.finished;

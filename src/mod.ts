@@ -32,6 +32,7 @@ import { openLimiter, rateLimitConfig, rateLimitingOn } from "./ratelimit/mod.ts
 export { HttpError } from "./http/errors.ts";
 export { Events } from "./events.ts";
 export { SettingsError } from "./settings/check.ts";
+export { serve, type Server, type ServerLimits } from "./http/server.ts";
 export type { CustomRule, CustomType } from "./validation/mod.ts";
 export type { DataAccess, DataReply, Target } from "./services/data.ts";
 

@@ -12,7 +12,7 @@ import { rateLimit, rateLimitHeaders, type RateLimitOptions } from "./middleware
 import type { Hit } from "../ratelimit/mod.ts";
 import { clientIp, requestLog } from "./middleware/request-log.ts";
 import { QueryError } from "../query/errors.ts";
-import { InvalidQueryError, StoreError } from "../store/store.ts";
+import { InvalidQueryError, QueryTimeoutError, StoreError } from "../store/store.ts";
 import type { Runtime } from "../services/runtime.ts";
 import { buildRoutes } from "../routes/router.ts";
 import { homeRoute } from "../routes/home.ts";
@@ -69,6 +69,12 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     if (error instanceof HttpError) http = error;
     else if (error instanceof QueryError || error instanceof InvalidQueryError) {
       http = new HttpError(400, error.message);
+    } else if (error instanceof QueryTimeoutError) {
+      http = new HttpError(
+        503,
+        `The query took longer than ${rt.settings.QUERY_TIMEOUT_MS} ms (QUERY_TIMEOUT_MS); ` +
+          "narrow it or try again later.",
+      );
     } else if (error instanceof StoreError) {
       // Already logged, with the request's fields, by the logged store.
       http = new HttpError(503, "The database is not available; try again later.");

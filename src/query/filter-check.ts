@@ -16,6 +16,13 @@ import {
   QUERY_OPERATORS,
   VALUE_OPERATORS,
 } from "./operators.ts";
+import {
+  checkExpression,
+  DEFAULT_EXPRESSION_LIMITS,
+  type ExpressionLimits,
+  REGEX_EXPRESSION_OPERATORS,
+} from "./sandbox.ts";
+import { compileLinear, RegexError } from "../store/regex.ts";
 import { listMember, type ResolvedField, resolveField } from "./schema-path.ts";
 
 /** Settings the checker applies; see `WhereOptions` for their meaning. */
@@ -29,6 +36,7 @@ export type FilterCheckOptions =
     | "blacklist"
     | "objectIdAsString"
   >
+  & Partial<Pick<WhereOptions, "expressionLimits">>
   & {
     /** Top-level schema, already including the key/meta fields. */
     schema: ResourceSchema;
@@ -39,39 +47,48 @@ const HEX24 = /^[0-9a-fA-F]{24}$/;
 
 /** Checks and rewrites a parsed filter; returns a new filter with coerced values. */
 export function checkFilter(filter: unknown, opts: FilterCheckOptions): Filter {
-  scanOperators(filter, blacklistOf(opts.blacklist), false, opts.param);
+  const limits = opts.expressionLimits ?? DEFAULT_EXPRESSION_LIMITS;
+  scanOperators(filter, blacklistOf(opts.blacklist), { limits, param: opts.param });
   return new Checker(opts).query(filter, "", opts.schema);
 }
 
 function blacklistOf(list: string[]): Set<string> {
   const set = new Set(list);
   if (set.has("$where")) { for (const op of CODE_OPERATORS) set.add(op); }
+  if (set.has("$regex")) { for (const op of REGEX_EXPRESSION_OPERATORS) set.add(op); }
   return set;
 }
 
 /**
- * Walks every key at any depth: blacklisted operators are refused everywhere; unknown
- * `$operators` are refused outside opaque arguments (`$expr` holds aggregation operators).
+ * Walks every key at any depth: blacklisted operators are refused everywhere; only known
+ * query operators are accepted, and `$expr` arguments go through the expression sandbox.
  */
-function scanOperators(v: unknown, black: Set<string>, opaque: boolean, param: string): void {
+function scanOperators(
+  v: unknown,
+  black: Set<string>,
+  opts: { limits: ExpressionLimits; param: string },
+): void {
+  const { param } = opts;
   if (Array.isArray(v)) {
-    for (const x of v) scanOperators(x, black, opaque, param);
+    for (const x of v) scanOperators(x, black, opts);
     return;
   }
   if (!isPlainObject(v)) return;
   for (const key of Object.keys(v)) {
     if (key === "__proto__") throw new QueryError(`${param}: "__proto__" is not allowed`, param);
-    let inner = opaque;
     if (key.startsWith("$")) {
       if (black.has(key)) {
         throw new QueryError(`${param}: operator ${key} is not allowed`, param);
       }
-      if (!opaque && !QUERY_OPERATORS.has(key)) {
+      if (!QUERY_OPERATORS.has(key)) {
         throw new QueryError(`${param}: unknown operator ${key}`, param);
       }
-      inner = opaque || OPAQUE_OPERATORS.has(key);
+      if (key === "$expr") {
+        checkExpression(v[key], black, opts);
+        continue;
+      }
     }
-    scanOperators(v[key], black, inner, param);
+    scanOperators(v[key], black, opts);
   }
 }
 
@@ -137,6 +154,11 @@ class Checker {
     }
     const out: Record<string, unknown> = {};
     for (const op of ops) out[op] = this.operator(op, v[op], rules, path);
+    if (Object.hasOwn(out, "$regex")) {
+      this.checkPattern(out.$regex as string, (out.$options as string | undefined) ?? "", path);
+    } else if (Object.hasOwn(out, "$options")) {
+      throw this.fail(`$options on '${path}' needs $regex`);
+    }
     return out;
   }
 
@@ -166,6 +188,16 @@ class Checker {
     }
     if (LOGICAL_OPERATORS.has(op)) throw this.fail(`${op} is not valid inside '${path}'`);
     return arg;
+  }
+
+  /** `$regex` patterns must run on the linear-time engine (no back-references, look-around). */
+  private checkPattern(pattern: string, options: string, path: string): void {
+    try {
+      compileLinear(pattern, options);
+    } catch (error) {
+      if (error instanceof RegexError) throw this.fail(`$regex on '${path}': ${error.message}`);
+      throw error;
+    }
   }
 
   private elemMatch(arg: unknown, rules: ResolvedField, path: string): unknown {

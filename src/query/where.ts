@@ -7,6 +7,7 @@ import type { Filter } from "../store/store.ts";
 import { QueryError } from "./errors.ts";
 import { parseExpression } from "./expression.ts";
 import { checkFilter } from "./filter-check.ts";
+import type { ExpressionLimits } from "./sandbox.ts";
 import {
   checkLength,
   DEFAULT_MAX_DEPTH,
@@ -29,6 +30,8 @@ export interface WhereOptions {
   validateFiltering: boolean;
   /** DB_QUERY_BLACKLIST, e.g. `["$where", "$regex"]`. */
   blacklist: string[];
+  /** `$expr` limits (QUERY_MAX_RANGE, QUERY_EXPR_MAX_ELEMENTS); defaults when absent. */
+  expressionLimits?: ExpressionLimits;
   /** Maximum length of the raw parameter (default 10 000). */
   maxLength?: number;
   /** Maximum nesting depth (default 32). */
@@ -87,6 +90,7 @@ export function parseWhere(raw: string, opts: WhereOptions): Filter {
     validateFiltering: opts.validateFiltering,
     blacklist: opts.blacklist,
     objectIdAsString: opts.objectIdAsString,
+    expressionLimits: opts.expressionLimits,
     param: "where",
   });
 }

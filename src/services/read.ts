@@ -86,6 +86,7 @@ function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefined {
     allowedFilters: resource.allowedFilters,
     validateFiltering: resource.validateFiltering,
     blacklist: resource.queryBlacklist,
+    expressionLimits: { maxRange: s.QUERY_MAX_RANGE, maxElements: s.QUERY_EXPR_MAX_ELEMENTS },
     idField: resource.idField,
     objectIdAsString: resource.queryObjectIdAsString,
     metaFields: {

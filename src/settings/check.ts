@@ -133,6 +133,19 @@ export function checkSettings(raw: Record<string, unknown>): {
   ) {
     if ((out[key] as number) < 1) problems.push(`${key}: must be at least 1`);
   }
+  // Hostile requests (issue 8b): limits must be positive; QUERY_TIMEOUT_MS 0 turns it off.
+  for (
+    const key of [
+      "QUERY_MAX_RANGE",
+      "QUERY_EXPR_MAX_ELEMENTS",
+      "SERVER_HEADERS_TIMEOUT_MS",
+      "SERVER_IDLE_TIMEOUT_MS",
+      "SERVER_MAX_CONNECTIONS",
+    ]
+  ) {
+    if ((out[key] as number) < 1) problems.push(`${key}: must be at least 1`);
+  }
+  if ((out.QUERY_TIMEOUT_MS as number) < 0) problems.push("QUERY_TIMEOUT_MS: must be 0 or more");
   if (![400, 409, 422].includes(out.VALIDATION_ERROR_STATUS as number)) {
     const status = out.VALIDATION_ERROR_STATUS as number;
     if (status < 400 || status > 499) {

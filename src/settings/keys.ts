@@ -195,6 +195,13 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   RATE_LIMIT_REDIS_TIMEOUT: k("int", 500),
   RATE_LIMIT_ON_REDIS_ERROR: k("string", "allow"),
   TRUSTED_PROXIES: k("strings", []),
+  // Hostile requests (issue 8b): query sandbox, query time bound, connection limits
+  QUERY_MAX_RANGE: k("int", 1000),
+  QUERY_EXPR_MAX_ELEMENTS: k("int", 100_000),
+  QUERY_TIMEOUT_MS: k("int", 10_000),
+  SERVER_HEADERS_TIMEOUT_MS: k("int", 10_000),
+  SERVER_IDLE_TIMEOUT_MS: k("int", 30_000),
+  SERVER_MAX_CONNECTIONS: k("int", 1024),
 };
 
 /** Eve's names for settings that we call otherwise. */

@@ -25,8 +25,9 @@ export async function openStore(settings: Settings, hostGiven: boolean): Promise
       // A database named in MONGO_URI wins, as in Eve.
       dbName: settings.MONGO_URI ? undefined : settings.DB_DBNAME,
       options: { writeConcern: settings.MONGO_WRITE_CONCERN, ...settings.MONGO_OPTIONS },
+      queryTimeoutMs: settings.QUERY_TIMEOUT_MS,
     });
   }
   const { openEmbeddedStore } = await import("./embedded/mod.ts");
-  return openEmbeddedStore(settings.DATA_DIR);
+  return openEmbeddedStore(settings.DATA_DIR, { queryTimeoutMs: settings.QUERY_TIMEOUT_MS });
 }

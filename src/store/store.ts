@@ -77,6 +77,17 @@ export interface WriteOptions {
   alongside?: Alongside;
 }
 
+/**
+ * Thrown when a query ran past its time bound (QUERY_TIMEOUT_MS: MongoDB's `maxTimeMS`, the
+ * embedded store's scan deadline); the HTTP layer answers 503.
+ */
+export class QueryTimeoutError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "QueryTimeoutError";
+  }
+}
+
 export interface Collection {
   readonly name: string;
   find(filter: Filter, options?: FindOptions): Promise<Doc[]>;

@@ -5,6 +5,7 @@
  */
 import { Ajv } from "ajv";
 import type { TypeChecker } from "./typecheck.ts";
+import { compileLinear } from "../store/regex.ts";
 
 /** The data context ajv passes to keyword functions. */
 interface DataValidationCxt {
@@ -99,9 +100,9 @@ export function createAjv(tc: TypeChecker, show: (v: unknown) => string): Ajv {
   keyword(ajv, "eveNull", () => () => "null value not allowed");
   keyword(ajv, "eveNotEmpty", () => (v) => isEmpty(v) ? "empty values not allowed" : null);
   keyword(ajv, "eveRegex", (a: { source: string; flags: string; shown: string }) => {
-    const re = new RegExp(`^(?:${a.source})$`, a.flags);
+    const re = compileLinear(`(?:${a.source})`, a.flags);
     return (v) =>
-      typeof v === "string" && !re.test(v) ? `value does not match regex '${a.shown}'` : null;
+      typeof v === "string" && !re.testExact(v) ? `value does not match regex '${a.shown}'` : null;
   });
   keyword(ajv, "eveAllowedMembers", (allowed: unknown[]) => (v) => {
     if (!Array.isArray(v)) return null;

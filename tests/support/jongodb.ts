@@ -23,6 +23,7 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "createIndex with changed options on existing keys is silently ignored (no conflict error)",
   ],
   ["dropIndexes", "dropIndexes is not implemented"],
+  ["$expr-operators", "most aggregation operators inside $expr ($size, $range, $reduce) fail"],
 ]);
 
 /** A running jongodb emulator. */

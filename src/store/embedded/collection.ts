@@ -15,7 +15,7 @@ import type {
   IndexSpec,
   WriteOptions,
 } from "../store.ts";
-import { DuplicateKeyError, InvalidQueryError, StoreError } from "../store.ts";
+import { DuplicateKeyError, InvalidQueryError, QueryTimeoutError, StoreError } from "../store.ts";
 import { ObjectId } from "../bson.ts";
 import { cloneValue } from "./clone.ts";
 import { encodeDoc, valueKey } from "./codec.ts";
@@ -34,6 +34,8 @@ export interface StoreContext {
   readonly options: Partial<Options>;
   /** The loaded state of a collection (loads it on first use). */
   state(name: string): CollectionState;
+  /** Deadline of one query scan in ms (QUERY_TIMEOUT_MS); 0 or absent: none. */
+  readonly queryTimeoutMs?: number;
   /** Forgets the loaded state of a collection (after drop). */
   reset(name: string): void;
 }
@@ -62,7 +64,15 @@ export class EmbeddedCollection implements Collection {
       return out;
     }
     const test = compileFilter(filter, this.ctx.options);
+    const timeout = this.ctx.queryTimeoutMs ?? 0;
+    const deadline = timeout > 0 ? performance.now() + timeout : Infinity;
+    let seen = 0;
     for (const entry of state.docs) {
+      // The clock is read every 64 documents: one document's test is bounded by the query
+      // sandbox, so the scan stops at most a few milliseconds past the deadline.
+      if ((++seen & 63) === 0 && performance.now() > deadline) {
+        throw new QueryTimeoutError(`query exceeded ${timeout} ms`);
+      }
       if (test(entry[1])) {
         out.push(entry);
         if (out.length >= max) break;
@@ -448,7 +458,10 @@ function run<T>(fn: () => T): Promise<T> {
   try {
     return Promise.resolve(fn());
   } catch (err) {
-    if (err instanceof StoreError || err instanceof DuplicateKeyError || !(err instanceof Error)) {
+    if (
+      err instanceof StoreError || err instanceof DuplicateKeyError ||
+      err instanceof QueryTimeoutError || !(err instanceof Error)
+    ) {
       return Promise.reject(err);
     }
     return Promise.reject(new InvalidQueryError(err.message, { cause: err }));

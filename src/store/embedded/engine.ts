@@ -16,6 +16,7 @@ import type { Doc, Filter, Sort } from "../store.ts";
 import { sortDocs } from "./compare.ts";
 import { geoQueryOperators } from "./geo.ts";
 import { compileSimple } from "./fastmatch.ts";
+import { linearExpressionOperators, linearQueryOperators } from "./linear-regex.ts";
 
 /** Builds mingo options; `resolve` returns the documents of another collection. */
 export function engineOptions(resolve?: (name: string) => Doc[]): Partial<Options> {
@@ -41,10 +42,10 @@ type Ops = Record<`$${string}`, AnyFn>;
  */
 const CONTEXT = Context.init({
   accumulator: accumulatorOperators as unknown as Ops,
-  expression: expressionOperators as unknown as Ops,
+  expression: { ...expressionOperators, ...linearExpressionOperators } as unknown as Ops,
   pipeline: { ...pipelineOperators, $sort: sortStage } as unknown as Ops,
   projection: projectionOperators as unknown as Ops,
-  query: { ...queryOperators, ...geoQueryOperators } as unknown as Ops,
+  query: { ...queryOperators, ...geoQueryOperators, ...linearQueryOperators } as unknown as Ops,
   window: windowOperators as unknown as Ops,
 });
 

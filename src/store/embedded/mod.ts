@@ -19,7 +19,10 @@ class EmbeddedStore implements Store, StoreContext {
   readonly options: Partial<Options>;
   readonly #states = new Map<string, CollectionState>();
 
-  constructor(readonly db: Database) {
+  /**
+   * @param queryTimeoutMs scan deadline of one query in ms (QUERY_TIMEOUT_MS); 0 = none.
+   */
+  constructor(readonly db: Database, readonly queryTimeoutMs: number) {
     this.files = new EmbeddedFileStore(db);
     // Copies: stages of a $lookup sub-pipeline may edit their input in place.
     this.options = engineOptions((name) => this.state(name).snapshot().map(cloneValue));
@@ -70,9 +73,12 @@ class EmbeddedStore implements Store, StoreContext {
  * may have a directory open: a second opener gets a StoreError
  * "data directory DIR is in use by another process (pid N)".
  */
-export function openEmbeddedStore(dir: string): Promise<Store> {
+export function openEmbeddedStore(
+  dir: string,
+  options: { queryTimeoutMs?: number } = {},
+): Promise<Store> {
   try {
-    return Promise.resolve(new EmbeddedStore(Database.open(dir)));
+    return Promise.resolve(new EmbeddedStore(Database.open(dir), options.queryTimeoutMs ?? 0));
   } catch (err) {
     return Promise.reject(err);
   }

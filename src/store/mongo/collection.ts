@@ -35,8 +35,9 @@ async function run<T>(call: () => Promise<T>, secret?: string): Promise<T> {
   }
 }
 
-function findOptions(options: FindOptions | undefined): DriverFind {
+function findOptions(options: FindOptions | undefined, maxTimeMS?: number): DriverFind {
   const out: DriverFind = {};
+  if (maxTimeMS) out.maxTimeMS = maxTimeMS;
   if (!options) return out;
   if (options.sort && Object.keys(options.sort).length > 0) out.sort = options.sort;
   if (options.skip) out.skip = options.skip;
@@ -53,6 +54,8 @@ export interface MongoContext {
   db: Db;
   /** The deployment runs multi-document transactions (a replica set or sharded cluster). */
   transactions: boolean;
+  /** Server-side time bound of every read and aggregation (QUERY_TIMEOUT_MS); 0: none. */
+  maxTimeMS?: number;
 }
 
 /** A store collection backed by a driver collection. */
@@ -62,6 +65,17 @@ export class MongoCollection implements Collection {
     private readonly secret?: string,
     private readonly ctx?: MongoContext,
   ) {}
+
+  private get maxTimeMS(): number | undefined {
+    const ms = this.ctx?.maxTimeMS;
+    return ms && ms > 0 ? ms : undefined;
+  }
+
+  /** Options carrying `maxTimeMS` when one is set. */
+  private timed<T extends object>(options: T): T & { maxTimeMS?: number } {
+    const maxTimeMS = this.maxTimeMS;
+    return maxTimeMS ? { ...options, maxTimeMS } : options;
+  }
 
   /**
    * Runs the driver call `write` and inserts the `alongside` documents when it changed
@@ -101,18 +115,21 @@ export class MongoCollection implements Collection {
   }
 
   find(filter: Filter, options?: FindOptions): Promise<Doc[]> {
-    return run(() => this.coll.find(filter, findOptions(options)).toArray(), this.secret);
+    return run(
+      () => this.coll.find(filter, findOptions(options, this.maxTimeMS)).toArray(),
+      this.secret,
+    );
   }
 
   findOne(filter: Filter, options?: FindOptions): Promise<Doc | null> {
-    return run(() => this.coll.findOne(filter, findOptions(options)), this.secret);
+    return run(() => this.coll.findOne(filter, findOptions(options, this.maxTimeMS)), this.secret);
   }
 
   count(filter: Filter, options?: { limit?: number; skip?: number }): Promise<number> {
     const opts: { limit?: number; skip?: number } = {};
     if (options?.limit) opts.limit = options.limit;
     if (options?.skip) opts.skip = options.skip;
-    return run(() => this.coll.countDocuments(filter, opts), this.secret);
+    return run(() => this.coll.countDocuments(filter, this.timed(opts)), this.secret);
   }
 
   /**
@@ -195,11 +212,14 @@ export class MongoCollection implements Collection {
   }
 
   aggregate(pipeline: Doc[]): Promise<Doc[]> {
-    return run(() => this.coll.aggregate(pipeline, { allowDiskUse: true }).toArray(), this.secret);
+    return run(
+      () => this.coll.aggregate(pipeline, this.timed({ allowDiskUse: true })).toArray(),
+      this.secret,
+    );
   }
 
   distinct(field: string, filter?: Filter): Promise<unknown[]> {
-    return run(() => this.coll.distinct(field, filter ?? {}), this.secret);
+    return run(() => this.coll.distinct(field, filter ?? {}, this.timed({})), this.secret);
   }
 
   /**

@@ -2,7 +2,7 @@
  * Translation of driver errors into the store's error types.
  */
 import { MongoError } from "mongodb";
-import { DuplicateKeyError, InvalidQueryError, StoreError } from "../store.ts";
+import { DuplicateKeyError, InvalidQueryError, QueryTimeoutError, StoreError } from "../store.ts";
 
 const DUPLICATE_KEY = 11000;
 /** Legacy duplicate-key code some servers still report on updates. */
@@ -75,9 +75,14 @@ function fieldsFromIndexName(name: string): string[] {
  */
 /** Server codes for malformed queries: BadValue, FailedToParse, TypeMismatch, bad pipelines. */
 const BAD_QUERY_CODES = new Set([2, 9, 14, 168, 40323, 40324]);
+/** MaxTimeMSExpired: the query ran past its `maxTimeMS`. */
+const MAX_TIME_EXPIRED = 50;
 
 export function translateError(err: unknown, secret?: string): unknown {
-  if (err instanceof DuplicateKeyError || err instanceof StoreError) return err;
+  if (
+    err instanceof DuplicateKeyError || err instanceof StoreError ||
+    err instanceof QueryTimeoutError
+  ) return err;
   if (isDuplicateKey(err)) {
     const fields = duplicateFields(err);
     const suffix = fields.length > 0 ? ` on ${fields.join(", ")}` : "";
@@ -86,6 +91,9 @@ export function translateError(err: unknown, secret?: string): unknown {
   if (err instanceof MongoError) {
     let message = err.message;
     if (secret) message = message.split(secret).join("***");
+    if (Number(err.code) === MAX_TIME_EXPIRED) {
+      return new QueryTimeoutError("MongoDB: query exceeded maxTimeMS", { cause: err });
+    }
     if (BAD_QUERY_CODES.has(Number(err.code))) {
       return new InvalidQueryError(`MongoDB: ${message}`, { cause: err });
     }

@@ -26,6 +26,7 @@ class MongoStore implements Store {
     private readonly db: Db,
     private readonly secret: string | undefined,
     private readonly transactions: boolean,
+    private readonly maxTimeMS?: number,
   ) {
     this.files = new GridFsFileStore(db, secret);
   }
@@ -37,6 +38,7 @@ class MongoStore implements Store {
         client: this.client,
         db: this.db,
         transactions: this.transactions,
+        maxTimeMS: this.maxTimeMS,
       });
       this.collections.set(name, coll);
     }
@@ -104,7 +106,13 @@ export async function openMongoStore(options: MongoOptions): Promise<Store> {
     await client.connect();
     const db = client.db(target.dbName);
     await db.command({ ping: 1 });
-    return new MongoStore(client, db, secret, await supportsTransactions(db));
+    return new MongoStore(
+      client,
+      db,
+      secret,
+      await supportsTransactions(db),
+      options.queryTimeoutMs,
+    );
   } catch (err) {
     await client?.close().catch(() => {});
     const reason = scrubSecret(err instanceof Error ? err.message : String(err), secret);

@@ -15,6 +15,8 @@ export interface MongoOptions {
   dbName?: string;
   /** Extra `MongoClient` options, e.g. `{ directConnection: true }`. */
   options?: Record<string, unknown>;
+  /** `maxTimeMS` of every read and aggregation (QUERY_TIMEOUT_MS); 0 or absent: none. */
+  queryTimeoutMs?: number;
 }
 
 /** The resolved connection target. */

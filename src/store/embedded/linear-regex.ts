@@ -1,0 +1,64 @@
+/**
+ * mingo's regular-expression operators, re-bound to the linear-time engine
+ * (../regex.ts): `$regex` in queries and `$regexMatch`/`$regexFind`/`$regexFindAll` in
+ * expressions never run a backtracking `RegExp` on stored data.
+ */
+import { evalExpr } from "mingo/core";
+import * as queryOperators from "mingo/operators/query";
+import type { Options } from "mingo/types";
+import { compileLinear, LinearRegExp } from "../regex.ts";
+
+// deno-lint-ignore no-explicit-any
+type AnyFn = (...args: any[]) => any;
+
+/** `$regex` with the pattern compiled by the linear-time engine. */
+const $regex: AnyFn = (selector: string, value: unknown, options: Options) => {
+  const linear = value instanceof RegExp
+    ? new LinearRegExp(value.source, value.flags.replace(/[gy]/g, ""))
+    : new LinearRegExp(String(value));
+  return (queryOperators.$regex as AnyFn)(selector, linear, options);
+};
+
+interface Found {
+  match: string;
+  idx: number;
+  captures: (string | null)[];
+}
+
+function search(obj: unknown, expr: unknown, options: Options, global: boolean): Found[] {
+  const val = evalExpr(obj as never, expr as never, options) as {
+    input?: unknown;
+    regex?: unknown;
+    options?: unknown;
+  };
+  if (typeof val?.input !== "string") return [];
+  const isRe = val.regex instanceof RegExp;
+  const source = isRe ? (val.regex as RegExp).source : String(val.regex);
+  const flags = typeof val.options === "string"
+    ? val.options
+    : isRe
+    ? (val.regex as RegExp).flags.replace(/[gy]/g, "")
+    : "";
+  const matcher = compileLinear(source, flags).matcher(val.input);
+  const out: Found[] = [];
+  while (matcher.find()) {
+    const captures: (string | null)[] = [];
+    for (let i = 1; i <= matcher.groupCount(); i++) captures.push(matcher.group(i) ?? null);
+    out.push({ match: matcher.group(0) ?? "", idx: matcher.start(), captures });
+    if (!global) break;
+  }
+  return out;
+}
+
+/** Query operators that replace mingo's. */
+export const linearQueryOperators: Record<string, AnyFn> = { $regex };
+
+/** Expression operators that replace mingo's. */
+export const linearExpressionOperators: Record<string, AnyFn> = {
+  $regexMatch: (obj: unknown, expr: unknown, options: Options) =>
+    search(obj, expr, options, false).length > 0,
+  $regexFind: (obj: unknown, expr: unknown, options: Options) =>
+    search(obj, expr, options, false)[0] ?? null,
+  $regexFindAll: (obj: unknown, expr: unknown, options: Options) =>
+    search(obj, expr, options, true),
+};

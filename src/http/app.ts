@@ -105,7 +105,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     jsonpCallback(rt.settings, new URL(c.req.url)); // refuses a bad callback name before any work
     const schema = schemaTarget(rt, path);
     const reply = path === ""
-      ? homeRoute(rt, method)
+      ? await homeRoute(rt, c.req.raw, method)
       : schema !== null
       ? schemaRoute(rt, { target: schema, request: c.req.raw, method })
       : await resourceRoute(rt, endpoints, path, c.req.raw, method, clientIp(c));

@@ -2,7 +2,16 @@
 import { HttpError } from "../http/errors.ts";
 import type { Reply, Runtime } from "../services/runtime.ts";
 
-export function homeRoute(rt: Runtime, method: string): Reply {
+/** The home endpoint's answer; as in Eve, `on_post_GET` is raised with no resource. */
+export async function homeRoute(rt: Runtime, request: Request, method: string): Promise<Reply> {
+  const reply = homeReply(rt, method);
+  if (method === "GET" || method === "HEAD") {
+    await rt.events.emit("on_post_GET", null, request, reply);
+  }
+  return reply;
+}
+
+function homeReply(rt: Runtime, method: string): Reply {
   if (method === "OPTIONS") return { status: 200, headers: { allow: "GET, HEAD, OPTIONS" } };
   if (method !== "GET" && method !== "HEAD") {
     throw new HttpError(405, "The method is not allowed for the requested URL.", {
@@ -12,5 +21,7 @@ export function homeRoute(rt: Runtime, method: string): Reply {
   if (!rt.settings.HATEOAS) return { status: 200, body: {} };
   const child = [...rt.domain.values()].filter((r) => !r.internal)
     .map((r) => ({ href: r.url, title: r.resourceTitle }));
+  const schema = rt.settings.SCHEMA_ENDPOINT as string | null;
+  if (schema) child.push({ href: schema, title: schema });
   return { status: 200, body: { [rt.settings.LINKS]: { child } } };
 }

@@ -4,7 +4,7 @@
  */
 import { HttpError, notFound } from "../http/errors.ts";
 import { readBody } from "../http/body.ts";
-import type { Method } from "../domain/types.ts";
+import type { Method, Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import { castUrlValue } from "../services/meta.ts";
 import { getCollection, getItem } from "../services/read.ts";
@@ -89,7 +89,22 @@ export async function resourceRoute(
   const eventMethod = method === "HEAD" ? "GET" : method;
   const preArgs = method === "POST" ? [request] : [request, ctx.lookup];
   await rt.events.emitFor(`on_pre_${eventMethod}`, resource.name, ...preArgs);
+  typeHookLookup(resource, ctx.lookup);
   const reply = await service(rt, ctx);
   await rt.events.emitFor(`on_post_${eventMethod}`, resource.name, request, reply);
   return reply;
+}
+
+/**
+ * As in Eve, a value a hook put in the lookup as a 24-hex string on an ObjectId field is
+ * converted as if the client had sent it.
+ */
+function typeHookLookup(resource: Resource, lookup: Doc) {
+  for (const [field, value] of Object.entries(lookup)) {
+    if (typeof value !== "string" || !/^[0-9a-f]{24}$/i.test(value)) continue;
+    const declared = resource.schema[field]?.type;
+    const objectId = declared === "objectid" ||
+      (declared === undefined && field === resource.idField);
+    if (objectId) lookup[field] = castUrlValue(resource, field, value);
+  }
 }

@@ -102,7 +102,11 @@ async function validateNew(rt: Runtime, ctx: RequestContext, inputs: Doc[], bulk
   const issues = results.map((r) => r.issues);
   const docs = results.map((r) => r.doc);
   for (
-    const [index, dup] of findBatchDuplicates(docs, schema.uniqueFields, rt.settings.DATE_FORMAT)
+    const [index, dup] of findBatchDuplicates(
+      docs,
+      [...schema.uniqueFields, ...schema.scopedUniqueFields],
+      rt.settings.DATE_FORMAT,
+    )
   ) {
     issues[index] = { ...(issues[index] ?? {}), ...dup };
   }

@@ -55,6 +55,7 @@ const ANNOTATIONS = new Set(["meta", "versioned", "description", "title"]);
 export class SchemaCompiler {
   readonly problems: string[] = [];
   readonly uniqueFields: string[] = [];
+  readonly scopedUniqueFields: string[] = [];
   readonly relations: Record<string, DataRelation> = {};
 
   constructor(private readonly opts: CompileOptions, private readonly tc: TypeChecker) {}
@@ -174,11 +175,14 @@ export class SchemaCompiler {
           node.readonly = bool() && plainOnly();
           break;
         case "unique":
+        case "unique_within_resource":
+          // Checked by query (list members: no other document holds the member); `unique`
+          // outside lists also gets a unique index, `unique_within_resource` (Eve: unique
+          // among the resource's own documents, its datasource filter applied) does not.
           if (bool() && plainOnly()) {
-            if (w.inList) this.bad(p, "unique is not supported inside lists");
-            else {
-              node.unique = true;
-              this.uniqueFields.push(w.field);
+            node.unique = true;
+            if (!w.inList) {
+              (rule === "unique" ? this.uniqueFields : this.scopedUniqueFields).push(w.field);
             }
           }
           break;

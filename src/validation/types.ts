@@ -113,6 +113,8 @@ export interface CompiledSchema {
   validate(doc: Doc, ctx: ValidationContext): Promise<{ doc: Doc; issues: Issues | null }>;
   /** Fields with `unique: true` (dotted paths), so the service can create unique indexes. */
   uniqueFields: string[];
+  /** Fields with `unique_within_resource`: checked by query only, never indexed. */
+  scopedUniqueFields: string[];
   /** Dotted path -> data_relation, for embedding. */
   relations: Record<string, DataRelation>;
   /**

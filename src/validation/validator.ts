@@ -87,6 +87,7 @@ function deepFreeze<T>(v: T): T {
 
 class Compiled implements CompiledSchema {
   readonly uniqueFields: string[];
+  readonly scopedUniqueFields: string[];
   readonly relations: CompiledSchema["relations"];
   private readonly meta: Set<string>;
 
@@ -100,6 +101,7 @@ class Compiled implements CompiledSchema {
     private readonly show: (v: unknown) => string,
   ) {
     this.uniqueFields = [...compiler.uniqueFields];
+    this.scopedUniqueFields = [...compiler.scopedUniqueFields];
     this.relations = { ...compiler.relations };
     this.meta = new Set(opts.metaFields.filter((f) => f !== opts.idField));
   }
@@ -192,7 +194,9 @@ class Compiled implements CompiledSchema {
   ): Promise<string | null> {
     const { node, value, path } = c;
     const problems: string[] = [];
-    if (node.unique && await ctx.isDuplicate(path.join("."), value, excludeId)) {
+    // The field's path without list positions: a list member is unique when no other
+    // document's list holds it.
+    if (node.unique && await ctx.isDuplicate(node.path, value, excludeId)) {
       problems.push(`value '${this.show(value)}' is not unique`);
     }
     const rel = node.relation;

@@ -237,3 +237,61 @@ scenario("malformed embedded is ignored as in Eve", ANSWERS, async (api) => {
   assert.equal(res.status, 200);
   assert.equal(res.body._items.length, 1);
 });
+
+const UNIQUE = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  ITEM_METHODS: ["GET", "PATCH"],
+  DOMAIN: {
+    tagged: {
+      schema: { tags: { type: "list", schema: { type: "string", unique: true } } },
+    },
+    // Two views of one collection; `code` is unique within each view only.
+    reds: {
+      datasource: { source: "items", filter: { color: "red" } },
+      schema: { color: { type: "string" }, code: { type: "string", unique_within_resource: true } },
+    },
+    blues: {
+      datasource: { source: "items", filter: { color: "blue" } },
+      schema: { color: { type: "string" }, code: { type: "string", unique_within_resource: true } },
+    },
+  },
+};
+
+scenario("unique on list members and unique_within_resource", UNIQUE, async (api) => {
+  await api.create("tagged", { tags: ["a", "b"] });
+  const taken = await api.post("tagged", { tags: ["c", "a"] });
+  assert.equal(taken.status, 422, taken.text);
+  assert.equal((await api.post("tagged", { tags: ["c", "d"] })).status, 201);
+  await api.create("reds", { color: "red", code: "x" });
+  assert.equal((await api.post("reds", { color: "red", code: "x" })).status, 422);
+  // The same code in the other view is fine: uniqueness is within the resource.
+  assert.equal((await api.post("blues", { color: "blue", code: "x" })).status, 201);
+  const batch = await api.post("blues", [{ color: "blue", code: "y" }, {
+    color: "blue",
+    code: "y",
+  }]);
+  assert.equal(batch.status, 422);
+});
+
+scenario("hooks: lookup hex strings become ObjectIds; on_post_GET for home", {
+  ...ANSWERS,
+  SCHEMA_ENDPOINT: "schema",
+}, async (api, running) => {
+  const p = await api.create("people", { name: "a" });
+  const calls: unknown[] = [];
+  running.service.events.on("on_pre_GET_people", (_request: unknown, lookup: any) => {
+    if (lookup._id) lookup._id = p._id; // a hex string, as a hook would write it
+  });
+  running.service.events.on("on_post_GET", (resource: unknown) => {
+    calls.push(resource);
+  });
+  const other = "5f0c5e0d9d1b2c3a4b5c6d7e";
+  const res = await api.get(`people/${other}`);
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body._id, p._id);
+  const home = await api.get("/");
+  assert.ok(
+    home.body._links.child.some((l: any) => l.href === "schema" && l.title === "schema"),
+  );
+  assert.ok(calls.includes(null), "on_post_GET raised for home with no resource");
+});

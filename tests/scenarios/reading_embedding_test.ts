@@ -1,7 +1,7 @@
 /** Reading: `embedded` (data_relation expansion), embedded_fields, switches, related links. */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
-import { q, refused } from "../support/assertions.ts";
+import { q } from "../support/assertions.ts";
 import type { Client } from "../support/client.ts";
 import type { Store } from "../../src/store/store.ts";
 

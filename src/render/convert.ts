@@ -63,6 +63,15 @@ function convertBson(type: string, v: object): unknown {
       return any.toString("base64");
     case "Long":
       return any.toNumber();
+    case "DBRef": {
+      const id = any.oid;
+      const ref: Record<string, unknown> = {
+        $ref: any.collection,
+        $id: id?._bsontype === "ObjectId" ? id.toHexString() : id,
+      };
+      if (any.db) ref.$db = any.db;
+      return ref;
+    }
     case "Int32":
     case "Double":
       return any.valueOf();

@@ -7,6 +7,6 @@
  */
 import { BSON } from "mongodb";
 
-export { Binary, Decimal128, ObjectId } from "mongodb";
+export { Binary, DBRef, Decimal128, ObjectId } from "mongodb";
 /** Extended JSON (canonical mode keeps BSON types through text). */
 export const EJSON = BSON.EJSON;

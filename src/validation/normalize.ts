@@ -5,7 +5,7 @@
 import type { Doc } from "../store/store.ts";
 import type { DictNode, FieldNode } from "./compiler.ts";
 import { addIssue } from "./issues.ts";
-import { coerce, isPlainObject, type TypeChecker } from "./typecheck.ts";
+import { coerce, isDbRefShape, isPlainObject, type TypeChecker } from "./typecheck.ts";
 import type { Issues } from "./types.ts";
 
 /** Deepest nesting accepted in a submitted document. */
@@ -137,6 +137,8 @@ export function keyIssues(v: unknown, path: string[], allowDots: boolean, issues
   if (path.length > MAX_DEPTH) return addIssue(issues, path, "document nested too deeply");
   if (Array.isArray(v)) v.forEach((x, i) => keyIssues(x, [...path, String(i)], false, issues));
   else if (isPlainObject(v)) {
+    // A DBRef's `$ref`/`$id`/`$db` are the one place `$` names are data (type `dbref`).
+    if (isDbRefShape(v)) return;
     for (const [k, x] of Object.entries(v)) {
       if (k === "" || k.startsWith("$") || (!allowDots && k.includes("."))) {
         addIssue(issues, [...path, k], "invalid field name");

@@ -1,7 +1,7 @@
 /**
  * Field type predicates and the string-to-BSON coercions done before validation.
  */
-import { Decimal128, ObjectId } from "../store/bson.ts";
+import { DBRef, Decimal128, ObjectId } from "../store/bson.ts";
 import { parseDate } from "./dates.ts";
 import { GEO_TYPES, geoJsonProblem } from "./geojson.ts";
 import type { CustomType } from "./types.ts";
@@ -21,6 +21,7 @@ export const BUILTIN_TYPES = new Set([
   "decimal128",
   // Eve's name for Decimal128.
   "decimal",
+  "dbref",
   "media",
   "uuid",
   ...Object.keys(GEO_TYPES),
@@ -35,6 +36,18 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (typeof v !== "object" || v === null) return false;
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
+}
+
+/**
+ * A JSON DBRef: `{"$ref": "<collection>", "$id": <id>, "$db"?: "<database>"}`, the id a
+ * string, number or 24-hex ObjectId, nothing else in it.
+ */
+export function isDbRefShape(v: unknown): v is { $ref: string; $id: unknown; $db?: string } {
+  if (!isPlainObject(v) || typeof v.$ref !== "string" || !Object.hasOwn(v, "$id")) return false;
+  if (v.$db !== undefined && typeof v.$db !== "string") return false;
+  const id = v.$id;
+  return (typeof id === "string" || typeof id === "number") &&
+    Object.keys(v).every((k) => k === "$ref" || k === "$id" || k === "$db");
 }
 
 /** The file object the service passes for `media` fields. */
@@ -79,6 +92,8 @@ export class TypeChecker {
       case "decimal128":
       case "decimal":
         return v instanceof Decimal128;
+      case "dbref":
+        return v instanceof DBRef;
       case "media":
         return isMedia(v);
       case "uuid":
@@ -112,6 +127,9 @@ export function coerce(v: unknown, types: string[], tc: TypeChecker, dateFormat:
       if (d) return d;
     } else if (t === "objectid" && typeof v === "string" && HEX24.test(v)) {
       return new ObjectId(v);
+    } else if (t === "dbref" && isDbRefShape(v)) {
+      const id = typeof v.$id === "string" && HEX24.test(v.$id) ? new ObjectId(v.$id) : v.$id;
+      return new DBRef(v.$ref, id as ObjectId, v.$db as string | undefined);
     } else if (t === "decimal128" || t === "decimal") {
       const s = typeof v === "number" && Number.isFinite(v) ? String(v) : v;
       if (typeof s === "string" && s.length <= 64 && DECIMAL.test(s)) {

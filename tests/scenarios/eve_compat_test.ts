@@ -295,3 +295,27 @@ scenario("hooks: lookup hex strings become ObjectIds; on_post_GET for home", {
   );
   assert.ok(calls.includes(null), "on_post_GET raised for home with no resource");
 });
+
+const DBREFS = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: { links: { schema: { target: { type: "dbref" }, name: "string" } } },
+};
+
+scenario("the dbref type stores and returns DBRefs", DBREFS, async (api, running) => {
+  const hex = "5f0c5e0d9d1b2c3a4b5c6d7e";
+  const res = await api.post("links", { target: { $ref: "people", $id: hex }, name: "a" });
+  assert.equal(res.status, 201, res.text);
+  const [stored] = await running.service.store.collection("links").find({});
+  assert.equal((stored.target as { _bsontype?: string })._bsontype, "DBRef");
+  const got = await api.get(`links/${res.body._id}`);
+  assert.deepEqual(got.body.target, { $ref: "people", $id: hex });
+  const xml = await api.get(`links/${res.body._id}`, { accept: "application/xml" });
+  assert.equal(xml.status, 200);
+  assert.ok(xml.text.includes(hex), xml.text);
+  for (
+    const bad of [{ $ref: "people" }, { $ref: 1, $id: hex }, { $ref: "p", $id: hex, x: 1 }, "x"]
+  ) {
+    const refused = await api.post("links", { target: bad });
+    assert.equal(refused.status, 422, JSON.stringify(bad));
+  }
+});

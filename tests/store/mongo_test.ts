@@ -217,3 +217,22 @@ Deno.test({
   sanitizeOps: false,
   fn: () => target.stop(),
 });
+
+Deno.test("mongo store: MONGO_WRITE_CONCERN reaches the driver", async () => {
+  const { openStore } = await import("../../src/store/open.ts");
+  const { checkSettings } = await import("../../src/settings/check.ts");
+  const { settings } = checkSettings({
+    MONGO_URI: target.uri,
+    MONGO_WRITE_CONCERN: { w: 1, j: true },
+  });
+  const store = await openStore(settings, false);
+  try {
+    // The driver's database handle carries the concern every write uses.
+    const db = (store as unknown as { db: { writeConcern?: { w?: unknown; journal?: unknown } } })
+      .db;
+    assert.equal(db.writeConcern?.w, 1);
+    assert.equal(db.writeConcern?.journal, true);
+  } finally {
+    await store.close();
+  }
+});

@@ -3,18 +3,12 @@
  * `kill -9`, and a second process on the same data directory is refused.
  */
 import assert from "node:assert/strict";
+import { freePort } from "../support/net.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST"],
   DOMAIN: { events: { schema: { n: { type: "integer" } } } },
 };
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 interface Started {
   process: Deno.ChildProcess;

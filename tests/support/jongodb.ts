@@ -2,6 +2,7 @@
  * Test support: a MongoDB-wire server for tests. `MONGO_URI` selects a real MongoDB;
  * otherwise the jongodb emulator (an npm-installed native binary) is started on a free port.
  */
+import { freePort } from "./net.ts";
 
 /**
  * The one list of jongodb emulator gaps: scenarios needing one of these are skipped on the
@@ -45,13 +46,6 @@ const BINARY = new URL(
 );
 const START_TIMEOUT_MS = 15_000;
 const TAIL_BYTES = 4096;
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 /** Adds `directConnection=true` unless the URI already sets it. */
 function withDirectConnection(uri: string): string {

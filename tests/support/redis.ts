@@ -3,6 +3,7 @@
  * persistence; killed when the process ends. `REDIS_URL` selects an existing server
  * instead (only for the shared one: tests that kill Redis always start their own).
  */
+import { freePort } from "./net.ts";
 
 /** A running redis-server. */
 export interface RedisTestServer {
@@ -14,13 +15,6 @@ export interface RedisTestServer {
 }
 
 const START_TIMEOUT_MS = 10_000;
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 /** Resolves once something accepts TCP connections on `port`; rejects at the deadline. */
 async function waitForPort(port: number, deadline: number, exited: () => boolean) {

@@ -211,13 +211,6 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "mongo store: stop the test server",
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: () => target.stop(),
-});
-
 Deno.test("mongo store: MONGO_WRITE_CONCERN reaches the driver", async () => {
   const { openStore } = await import("../../src/store/open.ts");
   const { checkSettings } = await import("../../src/settings/check.ts");
@@ -235,4 +228,11 @@ Deno.test("mongo store: MONGO_WRITE_CONCERN reaches the driver", async () => {
   } finally {
     await store.close();
   }
+});
+
+Deno.test({
+  name: "mongo store: stop the test server",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: () => target.stop(),
 });

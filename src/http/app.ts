@@ -3,7 +3,7 @@
  * routes. Errors of every kind become responses in `onError`, the one place for that.
  */
 import { Hono } from "hono";
-import { HttpError, REASONS } from "./errors.ts";
+import { ClientAbortError, HttpError, REASONS } from "./errors.ts";
 import { jsonpCallback, toResponse } from "./respond.ts";
 import { methodOverride } from "./middleware/method-override.ts";
 import { hostCheck } from "./middleware/host.ts";
@@ -66,7 +66,14 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
 
   app.onError((error, c) => {
     let http: HttpError;
-    if (error instanceof HttpError) http = error;
+    if (error instanceof ClientAbortError) {
+      rt.log.log("info", "client aborted the request body", {
+        clientip: clientIp(c),
+        url: c.req.url,
+        method: c.get("method") ?? c.req.method,
+      });
+      http = error;
+    } else if (error instanceof HttpError) http = error;
     else if (error instanceof QueryError || error instanceof InvalidQueryError) {
       http = new HttpError(400, error.message);
     } else if (error instanceof QueryTimeoutError) {

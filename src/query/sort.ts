@@ -36,7 +36,7 @@ export function parseSort(raw: string): Sort {
     if (bad !== undefined) {
       throw parseError("sort", pos, `field name ${JSON.stringify(bad)} is not allowed`);
     }
-    if (Object.hasOwn(sort, field) || field === "__proto__") {
+    if (Object.hasOwn(sort, field)) {
       throw parseError("sort", pos, `duplicate or invalid field ${JSON.stringify(field)}`);
     }
     sort[field] = dir;

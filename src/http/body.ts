@@ -66,8 +66,9 @@ function addField(target: Record<string, unknown>, key: string, value: unknown) 
 }
 
 /** Parses JSON text after the budget scan; 400 when it is not JSON. */
-function parseJson(bytes: Uint8Array, budget: BodyBudget, what = "the request body"): unknown {
-  scanJson(bytes, budget);
+function parseJson(bytes: Uint8Array, budget: BodyBudget, field?: string): unknown {
+  scanJson(bytes, budget, { field: field !== undefined });
+  const what = field ?? "the request body";
   try {
     return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch (error) {

@@ -32,16 +32,25 @@ function over(what: string, limit: number, key: string): HttpError {
 /**
  * Scans JSON text for the budget. Malformed JSON is left to the parser; the scan only
  * counts structure outside strings, so it never rejects valid JSON within the budget.
- * A top-level list is a bulk insert: each member is one document.
+ * A top-level list is a bulk insert: each member is one document. With `field`, the text is
+ * the value of one field of a document (a multipart JSON field).
  * @throws HttpError 413 naming the setting that was exceeded.
  */
-export function scanJson(bytes: Uint8Array, budget: BodyBudget): void {
+export function scanJson(
+  bytes: Uint8Array,
+  budget: BodyBudget,
+  options: { field?: boolean } = {},
+): void {
   // Depth 1 is the body's own value; a bulk body's documents start at depth 2.
   const limitDepth = budget.maxDepth;
   const kinds = new Uint8Array(limitDepth + 3);
   const counts = new Float64Array(limitDepth + 3);
   let depth = 0;
   let bulk = false;
+  if (options.field) {
+    depth = 1;
+    kinds[1] = OBJ;
+  }
   let fields = 0;
   let total = 0;
   const n = bytes.length;
@@ -72,7 +81,7 @@ export function scanJson(bytes: Uint8Array, budget: BodyBudget): void {
       }
     } else if (b === COMMA && kinds[depth] === ARR) {
       const count = ++counts[depth];
-      if (depth === 1) {
+      if (depth === 1 && bulk) {
         fields = 0; // the next document of a bulk insert
         if (count > budget.maxDocuments) {
           throw new HttpError(413, `at most ${budget.maxDocuments} documents per request`);

@@ -111,7 +111,9 @@ class Parser {
     const nameTok = this.expect("name", "a field name");
     const name = nameTok.text;
     const bad = forbiddenSegment(name);
-    if (bad !== undefined) throw this.fail(`field name ${JSON.stringify(bad)} is not allowed`, nameTok);
+    if (bad !== undefined) {
+      throw this.fail(`field name ${JSON.stringify(bad)} is not allowed`, nameTok);
+    }
     const tok = this.tok;
     if (tok.kind === "op") {
       this.i++;

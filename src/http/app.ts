@@ -74,8 +74,15 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
       });
       http = error;
     } else if (error instanceof HttpError) http = error;
-    else if (error instanceof QueryError || error instanceof InvalidQueryError) {
-      http = new HttpError(400, error.message);
+    else if (error instanceof QueryError) http = new HttpError(400, error.message);
+    else if (error instanceof InvalidQueryError) {
+      // The engine's own text (mingo, the driver) can quote internals and is no help to the
+      // client: it stays in the log (the logged store records it with the request).
+      http = new HttpError(
+        400,
+        "The database could not run this query: check the where, sort, projection, " +
+          "embedded and aggregate parameters.",
+      );
     } else if (error instanceof QueryTimeoutError) {
       http = new HttpError(
         503,

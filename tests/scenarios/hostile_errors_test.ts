@@ -149,11 +149,12 @@ scenario("store errors never reach the client as internal text", SETTINGS, async
       '{"role":{"$size":-1}}',
       '{"name":{"$type":"nope"}}',
       '{"name":{"$mod":[0,0]}}',
-      '{"$expr":{"$toInt":"x"}}',
     ]
   ) {
     const res = await api.get(`people?where=${q(where)}`);
-    if (res.status !== 200) isError(res, 400);
+    if (res.status === 200) continue; // an engine may take it as matching nothing
+    isError(res, 400);
+    assert.doesNotMatch(res.body._error.message, /MongoDB|mingo|unsupported/);
   }
   await answersQuickly(api, "people");
 });

@@ -13,11 +13,10 @@ export const FORBIDDEN_SEGMENTS: ReadonlySet<string> = new Set([
 /** The BSON driver's type tag: a client object carrying it must never be taken for BSON. */
 export const BSON_TAG = "_bsontype";
 
-/** The first refused segment of a dotted field path (or key), if any. */
+/** The first refused segment of a dotted field path (or key), if any, `_bsontype` included. */
 export function forbiddenSegment(path: string): string | undefined {
-  if (path === BSON_TAG) return path;
   for (const segment of path.split(".")) {
-    if (FORBIDDEN_SEGMENTS.has(segment)) return segment;
+    if (FORBIDDEN_SEGMENTS.has(segment) || segment === BSON_TAG) return segment;
   }
   return undefined;
 }

@@ -57,6 +57,7 @@ const PATCHES = [
   '{"__proto__.zzz":1}',
   '{"location.__proto__.polluted":1}',
   '{"a.prototype":1}',
+  '{"m._bsontype":"ObjectId"}',
   '{"__proto__":{"zzz":1}}',
 ];
 

@@ -136,8 +136,8 @@ export function readonlyIssues(
 /**
  * Issues for field names that could act as MongoDB operators or paths, at any depth.
  * Returns true when a name is hostile (`__proto__`, `constructor`, `prototype` as a path
- * segment, or the BSON type tag `_bsontype`): the caller then stops before any other step
- * walks the document.
+ * segment, the BSON type tag `_bsontype`, or a dotted key deeper than MAX_DEPTH): the caller
+ * then stops before any other step walks the document.
  */
 export function keyIssues(v: unknown, path: string[], allowDots: boolean, issues: Issues): boolean {
   if (path.length > MAX_DEPTH) {
@@ -156,6 +156,12 @@ export function keyIssues(v: unknown, path: string[], allowDots: boolean, issues
         hostile = true;
       } else if (k === "" || k.startsWith("$") || (!allowDots && k.includes("."))) {
         addIssue(issues, [...path, k], "invalid field name");
+      } else if (allowDots && k.split(".").some((seg) => seg === "" || seg.startsWith("$"))) {
+        // A PATCH dotted key: the issue sits at its path, as the fields it touches.
+        addIssue(issues, [...path, ...k.split(".")], "invalid field name");
+      } else if (allowDots && path.length + k.split(".").length > MAX_DEPTH) {
+        addIssue(issues, [...path, k], "document nested too deeply");
+        hostile = true;
       } else hostile = keyIssues(x, [...path, k], false, issues) || hostile;
     }
   }

@@ -89,6 +89,11 @@ scenario("fields per document, per body, list length and depth budgets", {
   // PATCH bodies are held to the same budgets.
   const id = (await api.create("people", { lastname: "x" }))._id;
   isError(await rawJson(api, "PATCH", `people/${id}`, list(21)), 413, "MAX_LIST_LENGTH");
+  // A dotted key is as deep as its segments.
+  const dotted = JSON.stringify({ [Array.from({ length: 100 }, () => "a").join(".")]: 1 });
+  const tooDeep = await rawJson(api, "PATCH", `people/${id}`, dotted);
+  isError(tooDeep, 422);
+  assert.match(tooDeep.text, /nested too deeply/);
 
   // Form fields count against the document budget.
   const form = new URLSearchParams(Array.from({ length: 51 }, (_, i) => [`f${i}`, "x"]));

@@ -58,6 +58,9 @@ const PATCHES = [
   '{"location.__proto__.polluted":1}',
   '{"a.prototype":1}',
   '{"m._bsontype":"ObjectId"}',
+  '{"tags.$":"y"}',
+  '{"location.$x":1}',
+  '{"a..b":1}',
   '{"__proto__":{"zzz":1}}',
 ];
 

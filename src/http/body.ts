@@ -3,7 +3,7 @@
  * MAX_BODY_SIZE. Client mistakes become 400, 413 or 415, never a 500.
  */
 import { ClientAbortError, HttpError } from "./errors.ts";
-import { type BodyBudget, checkParts, scanJson } from "./budget.ts";
+import { type BodyBudget, checkPairs, checkParts, scanJson } from "./budget.ts";
 import { setOwn } from "../domain/keys.ts";
 
 /** An uploaded file, as services and the validator see it. */
@@ -93,15 +93,9 @@ export async function readBody(
     return parseJson(bytes, budget);
   }
   if (type === "application/x-www-form-urlencoded") {
+    checkPairs(bytes, budget.maxFields);
     const out: Record<string, unknown> = {};
-    let fields = 0;
     for (const [key, value] of new URLSearchParams(new TextDecoder().decode(bytes))) {
-      if (++fields > budget.maxFields) {
-        throw new HttpError(
-          413,
-          `the request body has more than ${budget.maxFields} fields (MAX_DOCUMENT_FIELDS)`,
-        );
-      }
       addField(out, key, value);
     }
     return out;

@@ -113,3 +113,15 @@ export function checkParts(bytes: Uint8Array, boundary: string, maxParts: number
     } else at++;
   }
 }
+
+/**
+ * Counts the `&`-separated pairs of a form-encoded body before it is parsed.
+ * @throws HttpError 413 past MAX_DOCUMENT_FIELDS.
+ */
+export function checkPairs(bytes: Uint8Array, maxFields: number): void {
+  let pairs = 1;
+  let at = -1;
+  while ((at = bytes.indexOf(0x26, at + 1)) !== -1) {
+    if (++pairs > maxFields) throw over("fields", maxFields, "MAX_DOCUMENT_FIELDS");
+  }
+}

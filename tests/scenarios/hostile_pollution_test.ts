@@ -64,6 +64,13 @@ const PATCHES = [
   '{"__proto__":{"zzz":1}}',
 ];
 
+/** `embedded` values with such names: malformed, so ignored as Eve ignores them (200). */
+const IGNORED = [
+  `embedded=${q('{"constructor":1}')}`,
+  `embedded=${q('{"__proto__":{"x":1}}')}`,
+  `embedded=${q('{"author.prototype":1}')}`,
+];
+
 /** Query parameters refused with 400. */
 const QUERIES = [
   `where=${q('{"constructor.prototype.zzz":1}')}`,
@@ -75,8 +82,6 @@ const QUERIES = [
   `projection=${q('{"constructor":1}')}`,
   `projection=${q('{"location.prototype":1}')}`,
   `projection=${q('{"__proto__":1}')}`,
-  `embedded=${q('{"constructor":1}')}`,
-  `embedded=${q('{"__proto__":1}')}`,
   `sort=constructor`,
   `sort=-location.__proto__`,
   `sort=${q('[("prototype", 1)]')}`,
@@ -96,6 +101,10 @@ async function hostileCorpus(api: Client, personId: string, noteId: string) {
     }
     for (const query of QUERIES) {
       isError(await api.get(`${resource}?${query}`), 400);
+    }
+    for (const query of IGNORED) {
+      const res = await api.get(`${resource}?${query}`);
+      assert.equal(res.status, 200, res.text);
     }
     for (const form of ["constructor=x&lastname=Q", "__proto__=x&lastname=Q", "prototype=1"]) {
       const res = await api.request("POST", resource, { raw: new URLSearchParams(form) });

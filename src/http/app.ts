@@ -3,7 +3,7 @@
  * routes. Errors of every kind become responses in `onError`, the one place for that.
  */
 import { Hono } from "hono";
-import { HttpError, REASONS } from "./errors.ts";
+import { ClientAbortError, HttpError, REASONS } from "./errors.ts";
 import { jsonpCallback, toResponse } from "./respond.ts";
 import { methodOverride } from "./middleware/method-override.ts";
 import { hostCheck } from "./middleware/host.ts";
@@ -66,9 +66,23 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
 
   app.onError((error, c) => {
     let http: HttpError;
-    if (error instanceof HttpError) http = error;
-    else if (error instanceof QueryError || error instanceof InvalidQueryError) {
-      http = new HttpError(400, error.message);
+    if (error instanceof ClientAbortError) {
+      rt.log.log("info", "client aborted the request body", {
+        clientip: clientIp(c),
+        url: c.req.url,
+        method: c.get("method") ?? c.req.method,
+      });
+      http = error;
+    } else if (error instanceof HttpError) http = error;
+    else if (error instanceof QueryError) http = new HttpError(400, error.message);
+    else if (error instanceof InvalidQueryError) {
+      // The engine's own text (mingo, the driver) can quote internals and is no help to the
+      // client: it stays in the log (the logged store records it with the request).
+      http = new HttpError(
+        400,
+        "The database could not run this query: check the where, sort, projection, " +
+          "embedded and aggregate parameters.",
+      );
     } else if (error instanceof QueryTimeoutError) {
       http = new HttpError(
         503,

@@ -2,7 +2,9 @@
  * Reads request bodies: JSON, form-encoded fields and multipart/form-data, bounded by
  * MAX_BODY_SIZE. Client mistakes become 400, 413 or 415, never a 500.
  */
-import { HttpError } from "./errors.ts";
+import { ClientAbortError, HttpError } from "./errors.ts";
+import { type BodyBudget, checkPairs, checkParts, scanJson } from "./budget.ts";
+import { setOwn } from "../domain/keys.ts";
 
 /** An uploaded file, as services and the validator see it. */
 export interface UploadedFile {
@@ -18,10 +20,22 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array<
   if (!request.body) return new Uint8Array();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of request.body) {
-    size += chunk.byteLength;
-    if (size > limit) throw new HttpError(413, `the request body exceeds ${limit} bytes`);
-    chunks.push(chunk);
+  const reader = request.body.getReader();
+  try {
+    for (;;) {
+      let step: ReadableStreamReadResult<Uint8Array>;
+      try {
+        step = await reader.read();
+      } catch {
+        throw new ClientAbortError(); // the stream failed: the client went away mid-body
+      }
+      if (step.done) break;
+      size += step.value.byteLength;
+      if (size > limit) throw new HttpError(413, `the request body exceeds ${limit} bytes`);
+      chunks.push(step.value);
+    }
+  } finally {
+    reader.releaseLock();
   }
   const out = new Uint8Array(size);
   let at = 0;
@@ -32,11 +46,34 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array<
   return out;
 }
 
-/** Adds a repeated form key as a list. */
+/** The body budget of the MAX_* settings. */
+export function bodyBudget(settings: Record<string, any>): BodyBudget {
+  return {
+    maxFields: settings.MAX_DOCUMENT_FIELDS,
+    maxBodyFields: settings.MAX_BODY_FIELDS,
+    maxListLength: settings.MAX_LIST_LENGTH,
+    maxDepth: settings.MAX_DOCUMENT_DEPTH,
+    maxDocuments: settings.BULK_MAX_DOCUMENTS,
+    maxParts: settings.MAX_MULTIPART_PARTS,
+  };
+}
+
+/** Adds a repeated form key as a list; own properties only, whatever the key. */
 function addField(target: Record<string, unknown>, key: string, value: unknown) {
-  if (!(key in target)) target[key] = value;
+  if (!Object.hasOwn(target, key)) setOwn(target, key, value);
   else if (Array.isArray(target[key])) (target[key] as unknown[]).push(value);
-  else target[key] = [target[key], value];
+  else setOwn(target, key, [target[key], value]);
+}
+
+/** Parses JSON text after the budget scan; 400 when it is not JSON. */
+function parseJson(bytes: Uint8Array, budget: BodyBudget, field?: string): unknown {
+  scanJson(bytes, budget, { field: field !== undefined });
+  const what = field ?? "the request body";
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (error) {
+    throw new HttpError(400, `${what} is not valid JSON: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -46,19 +83,17 @@ function addField(target: Record<string, unknown>, key: string, value: unknown) 
  */
 export async function readBody(
   request: Request,
-  options: { limit: number; multipartFieldsAsJson: boolean },
+  options: { limit: number; multipartFieldsAsJson: boolean; budget: BodyBudget },
 ): Promise<unknown> {
+  const { budget } = options;
   const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   const bytes = await readLimited(request, options.limit);
   if (bytes.byteLength === 0) throw new HttpError(400, "the request body is empty");
   if (type === "application/json" || type.endsWith("+json") || type === "") {
-    try {
-      return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-    } catch (error) {
-      throw new HttpError(400, `the request body is not valid JSON: ${(error as Error).message}`);
-    }
+    return parseJson(bytes, budget);
   }
   if (type === "application/x-www-form-urlencoded") {
+    checkPairs(bytes, budget.maxFields);
     const out: Record<string, unknown> = {};
     for (const [key, value] of new URLSearchParams(new TextDecoder().decode(bytes))) {
       addField(out, key, value);
@@ -66,6 +101,9 @@ export async function readBody(
     return out;
   }
   if (type === "multipart/form-data") {
+    const boundary = /boundary="?([^";]+)"?/i.exec(request.headers.get("content-type")!)?.[1];
+    if (!boundary) throw new HttpError(400, "the multipart body has no boundary");
+    checkParts(bytes, boundary, budget.maxParts);
     let form: FormData;
     try {
       form = await new Request(request.url, {
@@ -79,7 +117,14 @@ export async function readBody(
     const out: Record<string, unknown> = {};
     for (const [key, value] of form) {
       if (typeof value === "string") {
-        addField(out, key, options.multipartFieldsAsJson ? parseJsonField(key, value) : value);
+        const field = options.multipartFieldsAsJson
+          ? parseJson(
+            new TextEncoder().encode(value),
+            budget,
+            `multipart field "${key}" (MULTIPART_FORM_FIELDS_AS_JSON)`,
+          )
+          : value;
+        addField(out, key, field);
       } else {
         addField(
           out,
@@ -95,15 +140,4 @@ export async function readBody(
     return out;
   }
   throw new HttpError(415, `unsupported content type "${type}"`);
-}
-
-function parseJsonField(key: string, value: string): unknown {
-  try {
-    return JSON.parse(value);
-  } catch {
-    throw new HttpError(
-      400,
-      `multipart field "${key}" must hold JSON (MULTIPART_FORM_FIELDS_AS_JSON)`,
-    );
-  }
 }

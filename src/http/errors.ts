@@ -20,6 +20,17 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * The client stopped sending its body (connection reset, aborted upload). Answered 400
+ * (nobody may read it) and logged once at info, never as a server error.
+ */
+export class ClientAbortError extends HttpError {
+  constructor() {
+    super(400, "the request body was not received completely");
+    this.name = "ClientAbortError";
+  }
+}
+
 /** Standard reason phrases for the statuses the service answers with. */
 export const REASONS: Record<number, string> = {
   400: "Bad Request",

@@ -9,6 +9,7 @@
  *   value:= STRING | NUMBER | true | false | null | list | datetime "(" STRING ")"
  *   list := "[" [value ("," value)* [","]] "]"
  */
+import { forbiddenSegment } from "../domain/keys.ts";
 import type { Filter } from "../store/store.ts";
 import { parseError, QueryError } from "./errors.ts";
 import { type Token, tokenize, type TokenKind } from "./lexer.ts";
@@ -107,7 +108,12 @@ class Parser {
   }
 
   private comparison(depth: number): Filter {
-    const name = this.expect("name", "a field name").text;
+    const nameTok = this.expect("name", "a field name");
+    const name = nameTok.text;
+    const bad = forbiddenSegment(name);
+    if (bad !== undefined) {
+      throw this.fail(`field name ${JSON.stringify(bad)} is not allowed`, nameTok);
+    }
     const tok = this.tok;
     if (tok.kind === "op") {
       this.i++;

@@ -1,9 +1,11 @@
 /**
  * A strict JSON reader for query parameters: unlike `JSON.parse` it reports the character
  * position of every error, names single quotes explicitly, bounds the nesting depth and
- * refuses `__proto__` keys.
+ * refuses keys whose path segments reach prototypes (`__proto__`, `constructor`,
+ * `prototype`) and the BSON type tag `_bsontype`.
  */
 import { parseError, QueryError } from "./errors.ts";
+import { forbiddenSegment } from "../domain/keys.ts";
 
 /** Limits applied while reading a JSON query parameter. */
 export interface JsonLimits {
@@ -160,7 +162,10 @@ class JsonReader {
       if (c !== '"') throw this.fail("expected a double-quoted property name");
       const keyAt = this.pos;
       const key = this.string();
-      if (key === "__proto__") throw this.fail('property name "__proto__" is not allowed', keyAt);
+      const bad = forbiddenSegment(key);
+      if (bad !== undefined) {
+        throw this.fail(`property name ${JSON.stringify(bad)} is not allowed`, keyAt);
+      }
       this.skipSpace();
       if (this.src[this.pos] !== ":") throw this.fail("expected ':'");
       this.pos++;

@@ -58,7 +58,7 @@ export function toFlagObject(
   }
   const out: Record<string, 0 | 1> = {};
   for (const [field, flag] of entries) {
-    if (field === "" || field.startsWith("$") || field.split(".").some((p) => p === "")) {
+    if (field.split(".").some((p) => p === "" || p.startsWith("$"))) {
       throw new QueryError(`${param}: invalid field name ${JSON.stringify(field)}`, param);
     }
     if (flag === 1 || flag === true) out[field] = 1;

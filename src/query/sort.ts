@@ -5,6 +5,7 @@
 import type { Sort } from "../store/store.ts";
 import { parseError, QueryError } from "./errors.ts";
 import { checkLength, readQuotedString } from "./json.ts";
+import { forbiddenSegment } from "../domain/keys.ts";
 
 /** Maximum number of sort keys accepted. */
 export const MAX_SORT_FIELDS = 32;
@@ -25,10 +26,17 @@ export function parseSort(raw: string): Sort {
   }
   const sort: Sort = {};
   for (const [field, dir, pos] of pairs) {
-    if (!FIELD_RE.test(field) || field.endsWith(".") || field.includes("..")) {
+    if (
+      !FIELD_RE.test(field) || field.endsWith(".") || field.includes("..") ||
+      field.includes(".$")
+    ) {
       throw parseError("sort", pos, `invalid field name ${JSON.stringify(field)}`);
     }
-    if (Object.hasOwn(sort, field) || field === "__proto__") {
+    const bad = forbiddenSegment(field);
+    if (bad !== undefined) {
+      throw parseError("sort", pos, `field name ${JSON.stringify(bad)} is not allowed`);
+    }
+    if (Object.hasOwn(sort, field)) {
       throw parseError("sort", pos, `duplicate or invalid field ${JSON.stringify(field)}`);
     }
     sort[field] = dir;

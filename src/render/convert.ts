@@ -3,6 +3,7 @@
  * strings or numbers, dates are formatted, bytes become Base64.
  */
 import { Buffer } from "node:buffer";
+import { setOwn } from "../domain/keys.ts";
 
 /** Formats a date for output (DATE_FORMAT). */
 export type DateFormatter = (d: Date) => string;
@@ -44,12 +45,15 @@ function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
   if (v instanceof Uint8Array) {
     return Buffer.from(v.buffer, v.byteOffset, v.length).toString("base64");
   }
-  const bson = (v as { _bsontype?: unknown })._bsontype;
+  // Only driver-made values are BSON: a plain object carrying `_bsontype` is client data.
+  const proto = Object.getPrototypeOf(v);
+  const plain = proto === Object.prototype || proto === null;
+  const bson = plain ? undefined : (v as { _bsontype?: unknown })._bsontype;
   if (typeof bson === "string") return convertBson(bson, v);
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(v)) {
     const c = convert((v as Record<string, unknown>)[key], fmt, depth + 1);
-    if (c !== undefined) out[key] = c;
+    if (c !== undefined) setOwn(out, key, c);
   }
   return out;
 }

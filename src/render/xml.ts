@@ -13,6 +13,7 @@
 import { XMLBuilder } from "fast-xml-parser";
 import type { RenderOptions } from "./json.ts";
 import { toPlain } from "./convert.ts";
+import { getOwn, setOwn } from "../domain/keys.ts";
 
 type Node = Record<string, unknown>;
 type Plain = Record<string, unknown>;
@@ -50,7 +51,7 @@ export function renderXml(body: unknown, opts: RenderOptions): string {
 /** A `<resource>` element: self attributes, links, meta, then items or fields. */
 function resource(data: Plain, root: boolean): Node {
   const links = isObject(data[LINKS]) ? data[LINKS] as Plain : {};
-  const children: Node[] = [...linkNodes(links, true)];
+  const children: Node[] = linkNodes(links, true);
   const meta = data[META];
   if (isObject(meta)) {
     const metaChildren = sortedKeys(meta).map((k) => element(tagName(k), content(meta[k])));
@@ -60,9 +61,10 @@ function resource(data: Plain, root: boolean): Node {
   const rest: Plain = {};
   for (const [k, v] of Object.entries(data)) {
     if (k === LINKS || k === META || (Array.isArray(items) && k === ITEMS)) continue;
-    rest[k] = v;
+    setOwn(rest, k, v);
   }
-  children.push(...fields(rest, relatedOf(links)));
+  // Appends one by one: a spread of a long list overflows the call stack.
+  for (const node of fields(rest, relatedOf(links))) children.push(node);
   if (Array.isArray(items)) {
     for (const item of items) {
       children.push(isObject(item) ? resource(item, false) : element("resource", [text(item)]));
@@ -113,8 +115,8 @@ function fields(data: Plain, related: Plain): Node[] {
   for (const key of sortedKeys(data)) {
     const value = data[key];
     const values = Array.isArray(value) ? value : [value];
+    const rel = getOwn(related, key);
     values.forEach((v, idx) => {
-      const rel = related[key];
       const link = Array.isArray(rel) ? rel[idx] : rel;
       const attrs = isObject(link) ? linkAttributes("", link) : undefined;
       if (attrs) delete attrs.rel;
@@ -130,7 +132,9 @@ function content(v: unknown): Node[] {
     const links = isObject(v[LINKS]) ? v[LINKS] as Plain : {};
     const rest: Plain = { ...v };
     delete rest[LINKS];
-    return [...fields(rest, relatedOf(links)), ...linkNodes(links, false)];
+    const out = fields(rest, relatedOf(links));
+    for (const node of linkNodes(links, false)) out.push(node);
+    return out;
   }
   // A list inside a list (GeoJSON coordinates): repeated <item> elements.
   if (Array.isArray(v)) return v.map((x) => element("item", content(x)));

@@ -3,7 +3,7 @@
  * reading, request events, and the hand-off to the resource services.
  */
 import { HttpError, notFound } from "../http/errors.ts";
-import { readBody } from "../http/body.ts";
+import { bodyBudget, readBody } from "../http/body.ts";
 import type { Method, Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import { castUrlValue } from "../services/meta.ts";
@@ -84,6 +84,7 @@ export async function resourceRoute(
     ctx.body = await readBody(request, {
       limit: rt.settings.MAX_BODY_SIZE,
       multipartFieldsAsJson: rt.settings.MULTIPART_FORM_FIELDS_AS_JSON,
+      budget: bodyBudget(rt.settings),
     });
   }
   const eventMethod = method === "HEAD" ? "GET" : method;

@@ -12,6 +12,7 @@ import type { Doc, Projection } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import { defaultProjection, policyFilter } from "./policy.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
+import { HttpError } from "../http/errors.ts";
 
 /** The rules of the field at a dotted path, walking dict and list member schemas. */
 export function fieldAt(schema: ResourceSchema, path: string): FieldSchema | undefined {
@@ -111,11 +112,38 @@ function eachSlot(
   } else eachSlot(doc[head], rest, visit);
 }
 
+/** Counts the documents one response embeds (MAX_EMBEDDED_DOCUMENTS). */
+interface EmbedBudget {
+  count(n: number): void;
+}
+
+/**
+ * The embedding budget of one response: past MAX_EMBEDDED_DOCUMENTS references to expand,
+ * the request is refused (400) before any referenced document is read.
+ */
+function embedBudget(rt: Runtime): EmbedBudget {
+  const limit = rt.settings.MAX_EMBEDDED_DOCUMENTS as number;
+  let used = 0;
+  return {
+    count(n) {
+      used += n;
+      if (used > limit) {
+        throw new HttpError(
+          400,
+          `the response would embed more than ${limit} documents (MAX_EMBEDDED_DOCUMENTS): ` +
+            "ask for fewer items (max_results) or embed fewer fields",
+        );
+      }
+    },
+  };
+}
+
 const keyOf = (value: unknown) => EJSON.stringify(value as Doc, { relaxed: false });
 
 /** Expands the requested references in `docs`, in place. */
 export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc[]) {
   const fields = requestedFields(rt, ctx);
+  const budget = embedBudget(rt);
   for (const field of fields) {
     const relation = relationAt(rt, ctx.resource.schema, field);
     if (!relation || !relation.embeddable) {
@@ -131,7 +159,7 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
     // embeddable relation; this guards relations named by a hook).
     if (!target || target.internal) continue;
     if (relation.version && target.versioning) {
-      await embedVersions(rt, { target, field, docs });
+      await embedVersions(rt, { target, field, docs, budget });
       continue;
     }
     const relField = relation.field ?? target.idField;
@@ -142,6 +170,7 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
         const value = (holder as Record<string | number, unknown>)[key];
         if (value === null || value === undefined) return;
         slots.push([holder, key]);
+        budget.count(1);
         values.set(keyOf({ v: value }), value);
       });
     }
@@ -168,17 +197,19 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
  */
 async function embedVersions(
   rt: Runtime,
-  options: { target: Resource; field: string; docs: Doc[] },
+  options: { target: Resource; field: string; docs: Doc[]; budget: EmbedBudget },
 ) {
-  const { target, field, docs } = options;
+  const { target, field, docs, budget } = options;
   const s = rt.settings;
   const slots: Array<[Record<string | number, unknown>, string | number, Doc]> = [];
   for (const doc of docs) {
     eachSlot(doc, field.split("."), (holder, key) => {
       const h = holder as Record<string | number, unknown>;
       const ref = h[key];
-      if (isPlainObject(ref) && typeof ref[s.VERSION] === "number") slots.push([h, key, ref]);
-      else if (ref !== null && ref !== undefined) h[key] = null;
+      if (isPlainObject(ref) && typeof ref[s.VERSION] === "number") {
+        slots.push([h, key, ref]);
+        budget.count(1);
+      } else if (ref !== null && ref !== undefined) h[key] = null;
     });
   }
   if (slots.length === 0) return;

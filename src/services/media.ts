@@ -10,6 +10,7 @@ import { ObjectId } from "../store/bson.ts";
 import type { Doc } from "../store/store.ts";
 import { isPlainObject } from "../settings/check.ts";
 import type { Runtime } from "./runtime.ts";
+import { HttpError } from "../http/errors.ts";
 
 /** Where media values sit in a document: a path of field names, `[]` for list members. */
 type MediaPath = string[];
@@ -205,14 +206,39 @@ export async function expandMedia(
     for (const name of info) out[name] = MEDIA_INFO[name]?.(meta) ?? meta.metadata?.[name] ?? null;
     return out;
   };
-  const work: Promise<void>[] = [];
+  const slots: Array<[Record<string | number, unknown>, string | number, ObjectId]> = [];
   for (const doc of docs) {
     for (const path of paths) {
-      work.push(...eachValue(doc, path, async (holder, key) => {
+      eachValue(doc, path, (holder, key) => {
         const id = holder[key];
-        if (id instanceof ObjectId) holder[key] = await expand(id);
-      }));
+        if (id instanceof ObjectId) slots.push([holder, key, id]);
+      });
     }
   }
-  await Promise.all(work);
+  if (!s.RETURN_MEDIA_AS_URL && s.RETURN_MEDIA_AS_BASE64_STRING) {
+    await checkInlineBudget(rt, slots.map(([, , id]) => id));
+  }
+  await Promise.all(slots.map(async ([holder, key, id]) => {
+    holder[key] = await expand(id);
+  }));
+}
+
+/**
+ * The response-size budget of inline media: the Base64 content of every file a response
+ * would carry, summed from the stored lengths before any file is read.
+ * @throws HttpError 400 past MAX_RESPONSE_MEDIA_BYTES, naming RETURN_MEDIA_AS_URL.
+ */
+async function checkInlineBudget(rt: Runtime, ids: ObjectId[]): Promise<void> {
+  const limit = rt.settings.MAX_RESPONSE_MEDIA_BYTES as number;
+  const stats = await Promise.all(ids.map((id) => rt.store.files.stat(id)));
+  let total = 0;
+  for (const stat of stats) total += stat ? Math.ceil(stat.length / 3) * 4 : 0;
+  if (total > limit) {
+    throw new HttpError(
+      400,
+      `the response would carry ${total} bytes of inline media, more than ` +
+        `MAX_RESPONSE_MEDIA_BYTES (${limit}): ask for fewer items (max_results), ` +
+        `or have the service return media as URLs (RETURN_MEDIA_AS_URL)`,
+    );
+  }
 }

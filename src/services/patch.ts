@@ -4,15 +4,16 @@
  */
 import { isPlainObject } from "../settings/check.ts";
 import type { Doc } from "../store/store.ts";
+import { getOwn, setOwn } from "../domain/keys.ts";
 
 /** A shallow-per-level copy of `doc` with `updates` applied. */
 export function applyPatch(original: Doc, updates: Doc, mergeNested: boolean): Doc {
   const result: Doc = { ...original };
   for (const [key, value] of Object.entries(updates)) {
     if (key.includes(".")) setPath(result, key.split("."), value);
-    else if (mergeNested && isPlainObject(value) && isPlainObject(result[key])) {
-      result[key] = applyPatch(result[key] as Doc, value, true);
-    } else result[key] = value;
+    else if (mergeNested && isPlainObject(value) && isPlainObject(getOwn(result, key))) {
+      setOwn(result, key, applyPatch(result[key] as Doc, value, true));
+    } else setOwn(result, key, value);
   }
   return result;
 }
@@ -20,10 +21,11 @@ export function applyPatch(original: Doc, updates: Doc, mergeNested: boolean): D
 function setPath(doc: Doc, segments: string[], value: unknown) {
   const [head, ...rest] = segments;
   if (rest.length === 0) {
-    doc[head] = value;
+    setOwn(doc, head, value);
     return;
   }
-  const next = isPlainObject(doc[head]) ? { ...(doc[head] as Doc) } : {};
-  doc[head] = next;
+  const current = getOwn(doc, head);
+  const next = isPlainObject(current) ? { ...current } : {};
+  setOwn(doc, head, next);
   setPath(next, rest, value);
 }

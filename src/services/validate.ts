@@ -8,6 +8,7 @@ import type { Doc } from "../store/store.ts";
 import { andFilters, notDeleted } from "./filters.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 import { showValue, type ValidationContext } from "../validation/mod.ts";
+import { getOwn, setOwn } from "../domain/keys.ts";
 
 /** A validation context for one document of `ctx`'s resource. */
 export function validationContext(
@@ -100,7 +101,7 @@ function getPath(doc: unknown, path: string[]): unknown {
   let cur = doc;
   for (const segment of path) {
     if (typeof cur !== "object" || cur === null) return undefined;
-    cur = (cur as Doc)[segment];
+    cur = getOwn(cur, segment);
   }
   return cur;
 }
@@ -109,9 +110,10 @@ function getPath(doc: unknown, path: string[]): unknown {
 function addIssue(issues: Issues, path: string[], message: string) {
   let cur = issues;
   for (const segment of path.slice(0, -1)) {
-    const next = cur[segment];
+    let next = getOwn(cur, segment);
     if (typeof next === "string") return;
-    cur = (cur[segment] ??= {}) as Issues;
+    if (next === undefined) setOwn(cur, segment, next = {});
+    cur = next as Issues;
   }
-  cur[path[path.length - 1]] = message;
+  setOwn(cur, path[path.length - 1], message);
 }

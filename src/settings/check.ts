@@ -14,6 +14,17 @@ import {
 /** Checked global settings: every known key present, under our names. */
 export type Settings = Readonly<Record<string, any>>;
 
+/** The request/response budgets (issue 8): positive integers. */
+const BUDGET_KEYS = [
+  "MAX_DOCUMENT_FIELDS",
+  "MAX_BODY_FIELDS",
+  "MAX_LIST_LENGTH",
+  "MAX_DOCUMENT_DEPTH",
+  "MAX_MULTIPART_PARTS",
+  "MAX_EMBEDDED_DOCUMENTS",
+  "MAX_RESPONSE_MEDIA_BYTES",
+];
+
 /** Raised when settings are wrong; lists every problem, each with its path. */
 export class SettingsError extends Error {
   constructor(readonly problems: string[]) {
@@ -129,7 +140,13 @@ export function checkSettings(raw: Record<string, unknown>): {
     problems.push(`STORE: must be "auto", "embedded" or "mongo"`);
   }
   for (
-    const key of ["PAGINATION_DEFAULT", "PAGINATION_LIMIT", "MAX_BODY_SIZE", "BULK_MAX_DOCUMENTS"]
+    const key of [
+      "PAGINATION_DEFAULT",
+      "PAGINATION_LIMIT",
+      "MAX_BODY_SIZE",
+      "BULK_MAX_DOCUMENTS",
+      ...BUDGET_KEYS,
+    ]
   ) {
     if ((out[key] as number) < 1) problems.push(`${key}: must be at least 1`);
   }

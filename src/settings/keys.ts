@@ -153,6 +153,14 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   MULTIPART_FORM_FIELDS_AS_JSON: k("bool", false),
   AUTO_COLLAPSE_MULTI_KEYS: k("bool", false),
   AUTO_CREATE_LISTS: k("bool", false),
+  // Budgets: no single request may exhaust memory or block the event loop (issue 8)
+  MAX_DOCUMENT_FIELDS: k("int", 10_000),
+  MAX_BODY_FIELDS: k("int", 100_000),
+  MAX_LIST_LENGTH: k("int", 10_000),
+  MAX_DOCUMENT_DEPTH: k("int", 32),
+  MAX_MULTIPART_PARTS: k("int", 100),
+  MAX_EMBEDDED_DOCUMENTS: k("int", 1_000),
+  MAX_RESPONSE_MEDIA_BYTES: k("int", 32 * 1024 * 1024),
   // Rate limiting (needs Redis)
   RATE_LIMIT_GET: k("any", null),
   RATE_LIMIT_POST: k("any", null),

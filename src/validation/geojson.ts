@@ -27,6 +27,8 @@ function position(v: unknown): string | null {
   for (const n of v) {
     if (typeof n !== "number" || !Number.isFinite(n)) return "coordinates must be numbers";
   }
+  if (v[0] < -180 || v[0] > 180) return "longitude must be between -180 and 180";
+  if (v[1] < -90 || v[1] > 90) return "latitude must be between -90 and 90";
   return null;
 }
 

@@ -3,6 +3,7 @@
  */
 import type { ErrorObject } from "ajv";
 import type { Issues } from "./types.ts";
+import { getOwn, setOwn } from "../domain/keys.ts";
 
 /**
  * Records `message` at `path` (field names / list indexes). Several messages for one field
@@ -11,19 +12,20 @@ import type { Issues } from "./types.ts";
  */
 export function addIssue(issues: Issues, path: string[], message: string): void {
   if (path.length === 0) path = ["_document"];
+  // Own properties only: a client's field name ("constructor", "__proto__") is just a key.
   let cur = issues;
   for (let i = 0; i < path.length - 1; i++) {
-    const next = cur[path[i]];
+    let next = getOwn(cur, path[i]);
     if (typeof next === "string") return;
-    if (next === undefined) cur[path[i]] = {};
-    cur = cur[path[i]] as Issues;
+    if (next === undefined) setOwn(cur, path[i], next = {});
+    cur = next as Issues;
   }
   const last = path[path.length - 1];
-  const prev = cur[last];
+  const prev = getOwn(cur, last);
   if (typeof prev === "string") {
-    if (!prev.split("; ").includes(message)) cur[last] = `${prev}; ${message}`;
+    if (!prev.split("; ").includes(message)) setOwn(cur, last, `${prev}; ${message}`);
   } else {
-    cur[last] = message;
+    setOwn(cur, last, message);
   }
 }
 
@@ -40,7 +42,7 @@ export function hasIssue(issues: Issues, path: string[]): boolean {
   let cur: string | Issues | undefined = issues;
   for (const seg of path) {
     if (typeof cur === "string") return true;
-    cur = cur?.[seg];
+    cur = cur === undefined ? undefined : getOwn(cur, seg) as string | Issues | undefined;
   }
   return cur !== undefined;
 }

@@ -5,6 +5,7 @@
 import type { Doc } from "../store/store.ts";
 import type { DictNode, FieldNode } from "./compiler.ts";
 import { addIssue } from "./issues.ts";
+import { forbiddenSegment, getOwn, setOwn } from "../domain/keys.ts";
 import { coerce, isDbRefShape, isPlainObject, type TypeChecker } from "./typecheck.ts";
 import type { Issues } from "./types.ts";
 
@@ -132,19 +133,39 @@ export function readonlyIssues(
   }
 }
 
-/** Issues for field names that could act as MongoDB operators or paths, at any depth. */
-export function keyIssues(v: unknown, path: string[], allowDots: boolean, issues: Issues): void {
-  if (path.length > MAX_DEPTH) return addIssue(issues, path, "document nested too deeply");
-  if (Array.isArray(v)) v.forEach((x, i) => keyIssues(x, [...path, String(i)], false, issues));
-  else if (isPlainObject(v)) {
+/**
+ * Issues for field names that could act as MongoDB operators or paths, at any depth.
+ * Returns true when a name is hostile (`__proto__`, `constructor`, `prototype` as a path
+ * segment, the BSON type tag `_bsontype`, or a dotted key deeper than MAX_DEPTH): the caller
+ * then stops before any other step walks the document.
+ */
+export function keyIssues(v: unknown, path: string[], allowDots: boolean, issues: Issues): boolean {
+  if (path.length > MAX_DEPTH) {
+    addIssue(issues, path, "document nested too deeply");
+    return false;
+  }
+  let hostile = false;
+  if (Array.isArray(v)) {
+    v.forEach((x, i) => hostile = keyIssues(x, [...path, String(i)], false, issues) || hostile);
+  } else if (isPlainObject(v)) {
     // A DBRef's `$ref`/`$id`/`$db` are the one place `$` names are data (type `dbref`).
-    if (isDbRefShape(v)) return;
+    if (isDbRefShape(v)) return false;
     for (const [k, x] of Object.entries(v)) {
-      if (k === "" || k.startsWith("$") || (!allowDots && k.includes("."))) {
+      if (forbiddenSegment(k) !== undefined) {
+        addIssue(issues, [...path, k], "field name not allowed");
+        hostile = true;
+      } else if (k === "" || k.startsWith("$") || (!allowDots && k.includes("."))) {
         addIssue(issues, [...path, k], "invalid field name");
-      } else keyIssues(x, [...path, k], false, issues);
+      } else if (allowDots && k.split(".").some((seg) => seg === "" || seg.startsWith("$"))) {
+        // A PATCH dotted key: the issue sits at its path, as the fields it touches.
+        addIssue(issues, [...path, ...k.split(".")], "invalid field name");
+      } else if (allowDots && path.length + k.split(".").length > MAX_DEPTH) {
+        addIssue(issues, [...path, k], "document nested too deeply");
+        hostile = true;
+      } else hostile = keyIssues(x, [...path, k], false, issues) || hostile;
     }
   }
+  return hostile;
 }
 
 /** Turns `{"a.b": 1, c: {d: 2}}` into nested form; conflicting keys become issues. */
@@ -155,19 +176,21 @@ export function expandDotted(updates: Doc, issues: Issues): Doc {
     let cur = out;
     let ok = true;
     for (const seg of segs.slice(0, -1)) {
-      if (cur[seg] === undefined) cur[seg] = {};
-      if (!isPlainObject(cur[seg])) {
+      if (!Object.hasOwn(cur, seg)) setOwn(cur, seg, {});
+      const next = cur[seg];
+      if (!isPlainObject(next)) {
         ok = false;
         break;
       }
-      cur = cur[seg] as Doc;
+      cur = next;
     }
     const last = segs[segs.length - 1];
-    if (!ok || (last in cur && !(isPlainObject(cur[last]) && isPlainObject(value)))) {
+    const prev = getOwn(cur, last);
+    if (!ok || (prev !== undefined && !(isPlainObject(prev) && isPlainObject(value)))) {
       addIssue(issues, segs, "conflicting updates");
       continue;
     }
-    cur[last] = isPlainObject(cur[last]) ? deepMerge(cur[last] as Doc, value as Doc) : value;
+    setOwn(cur, last, isPlainObject(prev) ? deepMerge(prev, value as Doc) : value);
   }
   return out;
 }
@@ -176,7 +199,8 @@ export function expandDotted(updates: Doc, issues: Issues): Doc {
 export function deepMerge(base: Doc, patch: Doc): Doc {
   const out: Doc = { ...base };
   for (const [k, v] of Object.entries(patch)) {
-    out[k] = isPlainObject(v) && isPlainObject(out[k]) ? deepMerge(out[k] as Doc, v) : v;
+    const prev = getOwn(out, k);
+    setOwn(out, k, isPlainObject(v) && isPlainObject(prev) ? deepMerge(prev, v) : v);
   }
   return out;
 }
@@ -185,9 +209,12 @@ export function deepMerge(base: Doc, patch: Doc): Doc {
 export function setPath(doc: Doc, path: string[], value: unknown): Doc {
   const out: Doc = { ...doc };
   const [head, ...rest] = path;
-  out[head] = rest.length === 0
-    ? value
-    : setPath(isPlainObject(out[head]) ? out[head] as Doc : {}, rest, value);
+  const prev = getOwn(out, head);
+  setOwn(
+    out,
+    head,
+    rest.length === 0 ? value : setPath(isPlainObject(prev) ? prev : {}, rest, value),
+  );
   return out;
 }
 
@@ -196,7 +223,7 @@ export function getPath(doc: unknown, path: string[]): unknown {
   let cur = doc;
   for (const seg of path) {
     if (typeof cur !== "object" || cur === null) return undefined;
-    cur = (cur as Record<string, unknown>)[seg];
+    cur = getOwn(cur, seg);
   }
   return cur;
 }

@@ -74,7 +74,8 @@ export class TypeChecker {
       case "string":
         return typeof v === "string";
       case "integer":
-        return typeof v === "number" && Number.isInteger(v);
+        // A safe integer: beyond 2^53 a JSON number is no longer the integer that was sent.
+        return typeof v === "number" && Number.isSafeInteger(v);
       case "float":
       case "number":
         return typeof v === "number" && Number.isFinite(v);

@@ -126,7 +126,8 @@ class Compiled implements CompiledSchema {
     }
     const patch = ctx.mode === "patch";
     const dotted = patch || ctx.normalizeDotted === true;
-    keyIssues(input, [], dotted, issues);
+    // Hostile names stop here: no later step walks or copies the document.
+    if (keyIssues(input, [], dotted, issues)) return { doc: input, issues };
     const sent = dotted ? expandDotted(input, issues) : input;
     const original = ctx.mode === "create" ? undefined : ctx.original;
     this.metaIssues(sent, original, issues);

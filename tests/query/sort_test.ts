@@ -50,7 +50,9 @@ Deno.test("sort: bad syntax and directions", () => {
   refused('[("$natural", 1)]', /invalid field name/);
   refused("a b", /invalid field name/);
   refused("a,a", /duplicate/);
-  refused("__proto__", /duplicate or invalid/);
+  refused("__proto__", /"__proto__" is not allowed/);
+  refused("a.constructor", /"constructor" is not allowed/);
+  refused("a.$", /invalid field name/);
 });
 
 Deno.test("sort: bounded size", () => {

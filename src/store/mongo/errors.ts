@@ -73,8 +73,11 @@ function fieldsFromIndexName(name: string): string[] {
  * Maps a driver error to `DuplicateKeyError` or `StoreError`; other errors pass through.
  * `secret` (the password) is scrubbed from messages.
  */
-/** Server codes for malformed queries: BadValue, FailedToParse, TypeMismatch, bad pipelines. */
-const BAD_QUERY_CODES = new Set([2, 9, 14, 168, 40323, 40324]);
+/**
+ * Server codes for malformed queries: BadValue, FailedToParse, TypeMismatch, bad pipelines,
+ * ConversionFailure (an expression converting a client value).
+ */
+const BAD_QUERY_CODES = new Set([2, 9, 14, 168, 241, 40323, 40324]);
 /** MaxTimeMSExpired: the query ran past its `maxTimeMS`. */
 const MAX_TIME_EXPIRED = 50;
 

@@ -147,7 +147,9 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
     }
     if (values.size === 0) continue;
     // The target's read policy: its filter, soft delete and default projection.
-    const filter = andFilters(policyFilter(rt, target), {
+    // AUTH_FIELD on the target: only the requester's documents are embedded.
+    const owner = ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account);
+    const filter = andFilters(policyFilter(rt, target), owner, {
       [relField]: { $in: [...values.values()] },
     });
     const found = await rt.store.collection(target.source).find(filter, {

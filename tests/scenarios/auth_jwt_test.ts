@@ -55,8 +55,8 @@ scenario(
       await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("u").setIssuer(
         "https://id.example",
       ).setAudience("api").setExpirationTime("10m").setNotBefore("5m").sign(key),
-      await token({ iss: "https://evil.example" }),
-      await token({ aud: "other" }),
+      await token({}, { iss: "https://evil.example" }),
+      await token({}, { aud: "other" }),
       // No exp at all.
       await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("u").setIssuer(
         "https://id.example",

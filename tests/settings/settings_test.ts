@@ -109,6 +109,8 @@ Deno.test("a bad datasource and a duplicate url are refused", () => {
 
 Deno.test("Eve's authentication settings are accepted", () => {
   const found = problems({
+    AUTH_SCHEMES: ["token"],
+    AUTH_USERS: [{ username: "root", token: "root-token-0123456789" }],
     PUBLIC_METHODS: ["GET"],
     ALLOWED_ROLES: ["admin"],
     AUTH_FIELD: "owner",

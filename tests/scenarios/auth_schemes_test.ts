@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { basic, bearer, hmacHeaders, SECRET_HASH } from "../support/auth.ts";
 import { accountOf } from "../../src/mod.ts";
+import { createLogger } from "../../src/log.ts";
 
 const ROOT = {
   username: "root",
@@ -258,4 +259,19 @@ scenario(
       return request.headers.get("x-api-key") === "let-me-in" ? { id: "app", roles: [] } : null;
     },
   },
+);
+
+const records: Record<string, unknown>[] = [];
+scenario(
+  "failed attempts are logged with the client IP, never with the credentials",
+  SETTINGS,
+  async (api) => {
+    records.length = 0;
+    assert.equal((await api.get("people", basic("root", "wrong-password-123"))).status, 401);
+    const failed = records.filter((r) => r.message === "authentication failed");
+    assert.equal(failed.length, 1, JSON.stringify(records));
+    assert.equal(failed[0].clientip, "127.0.0.1");
+    assert.doesNotMatch(JSON.stringify(records), /wrong-password-123|cm9vdDp3cm9uZy/);
+  },
+  { logger: createLogger((record) => records.push(record), "debug") },
 );

@@ -25,11 +25,13 @@ const CACHE_MAX = 10_000;
 /** Account look-ups and the verification cache. */
 export class Accounts {
   #cache = new TtlCache<Found>(CACHE_MAX);
+  /** Verified Basic and Token headers, by digest: repeat requests skip parsing too. */
+  #headers = new TtlCache<Account>(CACHE_MAX);
 
   constructor(readonly rt: Runtime, readonly config: AuthConfig) {
     const name = config.accounts?.resource;
     if (!name) return;
-    const drop = () => this.#cache.clear();
+    const drop = () => this.forget();
     for (const event of ["inserted", "updated", "replaced", "deleted_item", "deleted_resource"]) {
       rt.events.on(`on_${event}_${name}`, drop);
     }
@@ -38,6 +40,18 @@ export class Accounts {
   /** Empties the verification cache (an account changed). */
   forget(): void {
     this.#cache.clear();
+    this.#headers.clear();
+  }
+
+  /** The account a verified `Authorization` header (Basic or opaque token) stands for. */
+  byHeader(header: string): Account | undefined {
+    return this.config.cacheMs > 0 ? this.#headers.get(sha256Hex(`header\0${header}`)) : undefined;
+  }
+
+  /** Remembers that `header` authenticated `account` (Basic and opaque tokens only). */
+  rememberHeader(header: string, account: Account): void {
+    if (this.config.cacheMs <= 0) return;
+    this.#headers.set(sha256Hex(`header\0${header}`), account, Date.now() + this.config.cacheMs);
   }
 
   #cached(key: string): Found | undefined {

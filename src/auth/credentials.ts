@@ -6,6 +6,8 @@
 /** Longest Authorization header accepted. */
 export const MAX_HEADER = 8192;
 
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 export type Credentials =
   | { kind: "basic"; username: string; password: string }
   | { kind: "bearer"; token: string }
@@ -22,8 +24,10 @@ export function parseAuthorization(header: string | null): Credentials | "malfor
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || value.length % 4 !== 0) return "malformed";
     let decoded: string;
     try {
-      const bytes = Uint8Array.from(atob(value), (ch) => ch.charCodeAt(0));
-      decoded = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      const binary = atob(value);
+      const bytes = new Uint8Array(binary.length);
+      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+      decoded = UTF8.decode(bytes);
     } catch {
       return "malformed";
     }

@@ -135,6 +135,10 @@ export class Auth {
       if (found) return { id: found.id, roles: found.roles ?? [], scheme: "custom" };
       if (schemes.size === 1) return fail("refused by the application", "custom");
     }
+    if (header !== null) {
+      const known = this.accounts.byHeader(header);
+      if (known && schemes.has(known.scheme as Scheme)) return known;
+    }
     const credentials = parseAuthorization(header);
     if (credentials === null) return fail("no credentials");
     if (credentials === "malformed") return fail("malformed Authorization header");
@@ -162,7 +166,9 @@ export class Auth {
       account = await this.#hmac(request, credentials, fail);
     }
     if (!account) return fail("bad credentials", scheme);
-    return { ...account, scheme };
+    const result = { ...account, scheme };
+    if (scheme === "basic" || scheme === "token") this.accounts.rememberHeader(header!, result);
+    return result;
   }
 
   async #hmac(

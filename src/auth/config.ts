@@ -357,7 +357,10 @@ function resourceRules(
     allowedItemRoles: get("allowed_item_roles", "ALLOWED_ITEM_ROLES"),
     allowedItemReadRoles: get("allowed_item_read_roles", "ALLOWED_ITEM_READ_ROLES"),
     allowedItemWriteRoles: get("allowed_item_write_roles", "ALLOWED_ITEM_WRITE_ROLES"),
-    authField: get("auth_field", "AUTH_FIELD") ?? null,
+    // The operation log names the account of each entry in `u`: users see their own entries.
+    authField: name === settings.OPLOG_NAME && !("auth_field" in raw) && settings.AUTH_FIELD
+      ? "u"
+      : get("auth_field", "AUTH_FIELD") ?? null,
   };
 }
 

@@ -131,7 +131,7 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
     // embeddable relation; this guards relations named by a hook).
     if (!target || target.internal) continue;
     if (relation.version && target.versioning) {
-      await embedVersions(rt, { target, field, docs });
+      await embedVersions(rt, ctx, { target, field, docs });
       continue;
     }
     const relField = relation.field ?? target.idField;
@@ -170,6 +170,7 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
  */
 async function embedVersions(
   rt: Runtime,
+  ctx: RequestContext,
   options: { target: Resource; field: string; docs: Doc[] },
 ) {
   const { target, field, docs } = options;
@@ -192,7 +193,13 @@ async function embedVersions(
   const found = new Map<string, Doc>();
   // The target's read policy: its filter and default projection.
   const projection = defaultProjection(rt, target);
-  const versions = await versionsMatching(rt, target, { or: [...wanted.values()], projection });
+  // AUTH_FIELD on the target: only versions the requester owned.
+  const owner = ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account);
+  const versions = await versionsMatching(rt, target, {
+    or: [...wanted.values()],
+    projection,
+    filter: owner,
+  });
   for (const version of versions) {
     found.set(refKey(version[target.idField], version[s.VERSION]), version);
   }
@@ -202,7 +209,7 @@ async function embedVersions(
   ).map(([, , ref]) => ref[target.idField]);
   if (legacyIds.length > 0) {
     const current = await rt.store.collection(target.source).find(
-      andFilters(target.filter, { [target.idField]: { $in: legacyIds } }),
+      andFilters(target.filter, owner, { [target.idField]: { $in: legacyIds } }),
       { projection },
     );
     for (const doc of current) {

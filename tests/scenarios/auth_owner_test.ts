@@ -18,6 +18,8 @@ const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
   ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
   AUTH_FIELD: "owner",
+  OPLOG: true,
+  OPLOG_ENDPOINT: "oplog",
   DOMAIN: {
     notes: {
       versioning: true,
@@ -36,6 +38,11 @@ const SETTINGS = {
       auth_field: null,
       schema: {
         note: { type: "objectid", data_relation: { resource: "notes", embeddable: true } },
+        vnote: {
+          type: "dict",
+          schema: { _id: { type: "objectid" }, _version: { type: "integer" } },
+          data_relation: { resource: "notes", embeddable: true, version: true },
+        },
       },
     },
     notestats: {
@@ -128,7 +135,10 @@ scenario(
     assert.equal((await api.get(comments, as("alice"))).body._items.length, 1);
     assert.equal((await api.get(comments, as("bob"))).body._items.length, 0);
     // bob links alice's note (links have no owner) and tries to embed it.
-    const link = await api.post("links", { note: alice._id }, as("bob"));
+    const link = await api.post("links", {
+      note: alice._id,
+      vnote: { _id: alice._id, _version: 1 },
+    }, as("bob"));
     assert.equal(link.status, 201, link.text);
     const embedded = await api.get(
       `links/${link.body._id}?embedded=${q('{"note": 1}')}`,
@@ -150,4 +160,12 @@ scenario("in-process calls see every document", SETTINGS, async (api, running) =
   await seed(api);
   const all = await running.service.data.get("notes");
   assert.equal(all.body._items.length, 2);
+});
+
+scenario("the operation log shows each account its own entries (u)", SETTINGS, async (api) => {
+  await seed(api);
+  const log = await api.get("oplog", as("alice"));
+  assert.equal(log.status, 200, log.text);
+  assert.ok(log.body._items.length >= 1);
+  assert.ok(log.body._items.every((e: any) => e.u === "alice"), log.text);
 });

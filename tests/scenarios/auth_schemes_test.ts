@@ -38,6 +38,11 @@ const SETTINGS = {
       },
     },
     people: { schema: { name: { type: "string" } } },
+    diary: {
+      auth_field: "owner",
+      schema: { text: { type: "string" }, owner: { type: "objectid" } },
+    },
+    machines: { authentication: "token", schema: { name: { type: "string" } } },
   },
 };
 
@@ -274,4 +279,37 @@ scenario(
     assert.doesNotMatch(JSON.stringify(records), /wrong-password-123|cm9vdDp3cm9uZy/);
   },
   { logger: createLogger((record) => records.push(record), "debug") },
+);
+
+scenario("a resource limited to one scheme challenges with it only", SETTINGS, async (api) => {
+  const basicTry = await api.get("machines", ROOT_BASIC);
+  assert.equal(basicTry.status, 401);
+  assert.equal(basicTry.headers.get("www-authenticate"), 'Bearer realm="people api"');
+  assert.equal((await api.get("machines", bearer(ROOT.token))).status, 200);
+});
+
+scenario(
+  "AUTH_FIELD with accounts from the domain (ObjectId ids)",
+  SETTINGS,
+  async (api, running) => {
+    const created = await api.post(
+      "accounts",
+      { username: "alice", password: "alice-pw" },
+      ROOT_BASIC,
+    );
+    assert.equal(created.status, 201, created.text);
+    const alice = basic("alice", "alice-pw");
+    const id = created.body._id;
+    assert.equal((await api.post("diary", { text: "root's" }, ROOT_BASIC)).status, 201);
+    assert.equal((await api.post("diary", { text: "hers" }, alice)).status, 201);
+    assert.equal((await api.post("diary", { text: "named", owner: id }, alice)).status, 201);
+    const other = "0".repeat(24);
+    assert.equal((await api.post("diary", { text: "x", owner: other }, alice)).status, 403);
+    const mine = await api.get("diary", alice);
+    assert.deepEqual(mine.body._items.map((d: any) => d.text).sort(), ["hers", "named"]);
+    assert.ok(mine.body._items.every((d: any) => d.owner === id));
+    const stored = await running.service.store.collection("diary").findOne({ text: "hers" });
+    assert.equal(String(stored!.owner), id);
+    assert.notEqual(typeof stored!.owner, "string");
+  },
 );

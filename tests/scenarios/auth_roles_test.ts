@@ -119,3 +119,20 @@ Deno.test("roles, AUTH_FIELD or authentication without a scheme: refused at star
     );
   }
 });
+
+scenario(
+  "rate limits count per authenticated account; failed attempts by address",
+  { ...SETTINGS, RATE_LIMIT_GET: [2, 60] },
+  async (api) => {
+    assert.equal((await api.get("any", as("reader"))).status, 200);
+    assert.equal((await api.get("any", as("reader"))).status, 200);
+    assert.equal((await api.get("any", as("reader"))).status, 429);
+    // Another account has its own counter.
+    assert.equal((await api.get("any", as("writer"))).status, 200);
+    // Failed attempts are counted by client address: guessing is limited too.
+    const wrong = { authorization: "Bearer wrong-token-0123456789" };
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await api.get("any", wrong)).status);
+    assert.deepEqual(statuses, [401, 401, 429]);
+  },
+);

@@ -366,7 +366,8 @@ function resourceRules(
 
 /**
  * Hides the accounts' secrets (password hash, token, HMAC secret) from every read, by adding
- * them to the accounts resource's `hidden_fields` before the domain is built.
+ * them to the `hidden_fields` of the accounts resource, and of every other resource on the same
+ * collection, before the domain is built.
  */
 export function hideSecrets(settings: Settings): void {
   const raw = settings.AUTH_ACCOUNTS as Doc | null;
@@ -375,6 +376,12 @@ export function hideSecrets(settings: Settings): void {
   const domain = settings.DOMAIN as Record<string, Doc>;
   if (!Object.hasOwn(domain, name)) return;
   const fields = ["password", "token", "secret"].map((k) => (raw[k] as string | undefined) ?? k);
-  const hidden = (domain[name].hidden_fields as string[] | undefined) ?? [];
-  domain[name].hidden_fields = [...new Set([...hidden, ...fields])];
+  const sourceOf = (r: Doc) => ((r.datasource as Doc | undefined)?.source as string) ?? undefined;
+  const source = sourceOf(domain[name]) ?? name;
+  // Every endpoint on the accounts' collection: views of it hide the secrets too.
+  for (const [other, resource] of Object.entries(domain)) {
+    if ((sourceOf(resource) ?? other) !== source) continue;
+    const hidden = (resource.hidden_fields as string[] | undefined) ?? [];
+    resource.hidden_fields = [...new Set([...hidden, ...fields])];
+  }
 }

@@ -43,6 +43,11 @@ const SETTINGS = {
       schema: { text: { type: "string" }, owner: { type: "objectid" } },
     },
     machines: { authentication: "token", schema: { name: { type: "string" } } },
+    // A view of the accounts' collection naming the password: still hidden.
+    members: {
+      datasource: { source: "accounts" },
+      schema: { username: { type: "string" }, password: { type: "string" } },
+    },
   },
 };
 
@@ -126,6 +131,8 @@ scenario(
         `accounts?projection=${encodeURIComponent('{"password": 1, "token": 1}')}`,
         `accounts/${id}?version=all`,
         `accounts/${id}?version=1`,
+        `members/${id}`,
+        "members",
         "oplog",
       ]
     ) {

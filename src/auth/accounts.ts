@@ -10,7 +10,7 @@ import { andFilters } from "../services/filters.ts";
 import type { Runtime } from "../services/runtime.ts";
 import { TtlCache } from "./cache.ts";
 import type { AuthConfig, SettingsUser } from "./config.ts";
-import { safeEqual, sha256Hex, verifyPassword } from "./secrets.ts";
+import { DUMMY_HASH, hashPassword, safeEqual, sha256Hex, verifyPassword } from "./secrets.ts";
 import type { Account } from "./types.ts";
 
 /** An account and the secrets its schemes check. */
@@ -28,7 +28,14 @@ export class Accounts {
   /** Verified Basic and Token headers, by digest: repeat requests skip parsing too. */
   #headers = new TtlCache<Account>(CACHE_MAX);
 
+  /** A hash of the cost the service writes, verified for unknown users. */
+  #dummy: Promise<string>;
+
   constructor(readonly rt: Runtime, readonly config: AuthConfig) {
+    const rounds = config.accounts?.rounds ?? 10;
+    this.#dummy = rounds === 10
+      ? Promise.resolve(DUMMY_HASH)
+      : hashPassword(crypto.randomUUID(), rounds);
     const name = config.accounts?.resource;
     if (!name) return;
     const drop = () => this.forget();
@@ -68,7 +75,8 @@ export class Accounts {
     const hit = this.#cached(key);
     if (hit) return hit.account;
     const found = await this.#find("username", username);
-    if (!(await verifyPassword(password, found?.password)) || !found) return null;
+    const verified = await verifyPassword(password, found?.password, await this.#dummy);
+    if (!verified || !found) return null;
     this.#remember(key, found);
     return found.account;
   }

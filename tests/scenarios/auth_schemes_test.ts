@@ -320,3 +320,19 @@ scenario(
     assert.notEqual(typeof stored!.owner, "string");
   },
 );
+
+scenario("an unknown user takes as long as a wrong password", SETTINGS, async (api) => {
+  const time = async (headers: Record<string, string>) => {
+    const samples: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const start = performance.now();
+      assert.equal((await api.get("people", headers)).status, 401);
+      samples.push(performance.now() - start);
+    }
+    return samples.sort((a, b) => a - b)[2];
+  };
+  const wrong = await time(basic("root", "not-the-password"));
+  const unknown = await time(basic("nobody-at-all", "not-the-password"));
+  // Without the dummy verification an unknown user answers tens of times faster.
+  assert.ok(unknown > wrong / 3 && unknown < wrong * 3, `wrong ${wrong} ms, unknown ${unknown} ms`);
+});

@@ -28,6 +28,8 @@ import { createDataAccess, type DataAccess } from "./services/data.ts";
 import { corsConfig } from "./http/middleware/cors.ts";
 import { RATE_LIMIT_HEADERS } from "./http/middleware/rate-limit.ts";
 import { openLimiter, rateLimitConfig, rateLimitingOn } from "./ratelimit/mod.ts";
+import { Auth, type AuthenticateFn } from "./auth/mod.ts";
+import { authConfig, hideSecrets } from "./auth/config.ts";
 
 export { HttpError } from "./http/errors.ts";
 export { Events } from "./events.ts";
@@ -35,6 +37,9 @@ export { SettingsError } from "./settings/check.ts";
 export { serve, type Server, type ServerLimits } from "./http/server.ts";
 export type { CustomRule, CustomType } from "./validation/mod.ts";
 export type { DataAccess, DataReply, Target } from "./services/data.ts";
+export { accountOf } from "./auth/mod.ts";
+export type { Account, AuthenticateFn } from "./auth/mod.ts";
+export { canRead } from "./auth/policy.ts";
 
 export interface ServiceOptions {
   /** A store to use instead of the one the settings name (tests, custom stores). */
@@ -46,6 +51,11 @@ export interface ServiceOptions {
   extensions?: { rules?: Record<string, CustomRule>; types?: Record<string, CustomType> };
   /** Apply environment overrides (DB_*, MONGO_URI, HOST, PORT ...); default true. */
   env?: boolean;
+  /**
+   * Custom authentication (Eve's `check_auth`): answers the account of a request, or null
+   * to refuse it. Used for every protected endpoint, before the AUTH_SCHEMES ones.
+   */
+  authenticate?: AuthenticateFn;
 }
 
 export interface Service {
@@ -76,7 +86,9 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
   problems.push(...checked.problems);
   const settings = checked.settings;
   addOplogResource(settings);
+  hideSecrets(settings);
   const domain = buildDomain(settings, problems);
+  const auth = authConfig(settings, { custom: options.authenticate, problems });
   const schemas = new Map<string, CompiledSchema>();
   for (const resource of domain.values()) {
     try {
@@ -113,7 +125,16 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
     extraExpose: rateLimitingOn(rateLimit) ? RATE_LIMIT_HEADERS : [],
   });
   if (problems.length) throw new SettingsError(problems);
-  return { settings, domain, schemas, hostGiven, warnings: checked.warnings, cors, rateLimit };
+  return {
+    settings,
+    domain,
+    schemas,
+    hostGiven,
+    auth,
+    warnings: checked.warnings,
+    cors,
+    rateLimit,
+  };
 }
 
 /** Builds the service: settings in, a fetch handler out. */
@@ -121,7 +142,7 @@ export async function createService(
   raw: Record<string, unknown>,
   options: ServiceOptions = {},
 ): Promise<Service> {
-  const { settings, domain, schemas, hostGiven, warnings, cors, rateLimit } = prepare(
+  const { settings, domain, schemas, hostGiven, auth, warnings, cors, rateLimit } = prepare(
     raw,
     options,
   );
@@ -139,6 +160,7 @@ export async function createService(
     formatDate: (date) => formatDate(date, dateFormat),
     parseDate: (text) => parseDate(text, dateFormat),
   };
+  if (auth) rt.auth = await Auth.create(rt, auth);
   await ensureIndexes(rt);
   const limiter = openLimiter(rateLimit, settings, log);
   const app = createApp(rt, { cors, rateLimit: { config: rateLimit, limiter, log } });

@@ -2,7 +2,7 @@
  * The Hono application: a middleware chain in front of the home, resource and item
  * routes. Errors of every kind become responses in `onError`, the one place for that.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { ClientAbortError, HttpError, REASONS } from "./errors.ts";
 import { jsonpCallback, toResponse } from "./respond.ts";
 import { methodOverride } from "./middleware/method-override.ts";
@@ -11,10 +11,12 @@ import { cors, type CorsConfig } from "./middleware/cors.ts";
 import { rateLimit, rateLimitHeaders, type RateLimitOptions } from "./middleware/rate-limit.ts";
 import type { Hit } from "../ratelimit/mod.ts";
 import { clientIp, requestLog } from "./middleware/request-log.ts";
+import { authenticate } from "./middleware/auth.ts";
+import type { Account, AuthTarget } from "../auth/mod.ts";
 import { QueryError } from "../query/errors.ts";
 import { InvalidQueryError, QueryTimeoutError, StoreError } from "../store/store.ts";
 import type { Runtime } from "../services/runtime.ts";
-import { buildRoutes } from "../routes/router.ts";
+import { buildRoutes, type Endpoint, matchRoute } from "../routes/router.ts";
 import { homeRoute } from "../routes/home.ts";
 import { resourceRoute } from "../routes/resource.ts";
 import { schemaRoute, schemaTarget } from "../routes/schema.ts";
@@ -24,6 +26,8 @@ export type AppEnv = {
     method: string;
     /** Set by the rate-limit middleware: the counted hit, or null when not counted. */
     rateLimit: Hit | null | undefined;
+    /** Set by the authentication middleware: the authenticated account. */
+    account?: Account;
   };
 };
 
@@ -57,6 +61,18 @@ function errorReply(rt: Runtime, error: HttpError) {
       ...error.extra.body,
     },
   };
+}
+
+/** What a request addresses, for authorisation; null when no endpoint matches. */
+function authTarget(rt: Runtime, endpoints: Endpoint[], c: Context<AppEnv>): AuthTarget | null {
+  const method = c.get("method");
+  const path = apiPath(rt, c.req.path);
+  if (path === null) return null;
+  if (path === "") return { kind: "home", resource: null, method };
+  if (schemaTarget(rt, path) !== null) return { kind: "schema", resource: null, method };
+  const match = matchRoute(endpoints, path);
+  if (!match) return null;
+  return { kind: match.endpoint.kind, resource: match.endpoint.resource, method };
 }
 
 export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
@@ -110,7 +126,8 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   app.use("*", rateLimitHeaders(options.rateLimit));
   app.use("*", hostCheck());
   app.use("*", methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD));
-  // Authentication goes here: rateLimit must run after it to count per account.
+  if (rt.auth) app.use("*", authenticate(rt.auth, (c) => authTarget(rt, endpoints, c)));
+  // After authentication, so the rate limit counts per account.
   app.use("*", rateLimit(options.rateLimit));
   app.all("*", async (c) => {
     const method = c.get("method");

@@ -17,6 +17,7 @@ import {
   putItem,
 } from "../services/write.ts";
 import { type Endpoint, matchRoute } from "./router.ts";
+import { accountOf } from "../auth/types.ts";
 
 type Service = (rt: Runtime, ctx: RequestContext) => Promise<Reply>;
 
@@ -79,6 +80,7 @@ export async function resourceRoute(
     query: url.searchParams,
     ip,
     resourcePath: match.resourcePath,
+    account: accountOf(request),
   };
   if (method === "POST" || method === "PATCH" || method === "PUT") {
     ctx.body = await readBody(request, {

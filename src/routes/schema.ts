@@ -7,6 +7,8 @@ import { HttpError, notFound } from "../http/errors.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import type { Reply, Runtime } from "../services/runtime.ts";
+import { accountOf } from "../auth/types.ts";
+import { canRead } from "../auth/policy.ts";
 
 const ALLOWED = "GET, HEAD, OPTIONS";
 
@@ -14,8 +16,9 @@ const ALLOWED = "GET, HEAD, OPTIONS";
  * Whether `request` may see `resource`'s schema: never for internal resources. This is the
  * one place that decides; authentication adds its read check here.
  */
-export function schemaVisible(_rt: Runtime, resource: Resource, _request: Request): boolean {
-  return !resource.internal;
+export function schemaVisible(rt: Runtime, resource: Resource, request: Request): boolean {
+  if (resource.internal) return false;
+  return canRead(rt, accountOf(request), resource);
 }
 
 /** The resource name a schema endpoint path addresses: "" for all, null when not ours. */

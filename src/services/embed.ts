@@ -159,7 +159,7 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
     // embeddable relation; this guards relations named by a hook).
     if (!target || target.internal) continue;
     if (relation.version && target.versioning) {
-      await embedVersions(rt, { target, field, docs, budget });
+      await embedVersions(rt, ctx, { target, field, docs, budget });
       continue;
     }
     const relField = relation.field ?? target.idField;
@@ -176,7 +176,9 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
     }
     if (values.size === 0) continue;
     // The target's read policy: its filter, soft delete and default projection.
-    const filter = andFilters(policyFilter(rt, target), {
+    // AUTH_FIELD on the target: only the requester's documents are embedded.
+    const owner = ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account);
+    const filter = andFilters(policyFilter(rt, target), owner, {
       [relField]: { $in: [...values.values()] },
     });
     const found = await rt.store.collection(target.source).find(filter, {
@@ -197,6 +199,7 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
  */
 async function embedVersions(
   rt: Runtime,
+  ctx: RequestContext,
   options: { target: Resource; field: string; docs: Doc[]; budget: EmbedBudget },
 ) {
   const { target, field, docs, budget } = options;
@@ -221,7 +224,13 @@ async function embedVersions(
   const found = new Map<string, Doc>();
   // The target's read policy: its filter and default projection.
   const projection = defaultProjection(rt, target);
-  const versions = await versionsMatching(rt, target, { or: [...wanted.values()], projection });
+  // AUTH_FIELD on the target: only versions the requester owned.
+  const owner = ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account);
+  const versions = await versionsMatching(rt, target, {
+    or: [...wanted.values()],
+    projection,
+    filter: owner,
+  });
   for (const version of versions) {
     found.set(refKey(version[target.idField], version[s.VERSION]), version);
   }
@@ -231,7 +240,7 @@ async function embedVersions(
   ).map(([, , ref]) => ref[target.idField]);
   if (legacyIds.length > 0) {
     const current = await rt.store.collection(target.source).find(
-      andFilters(target.filter, { [target.idField]: { $in: legacyIds } }),
+      andFilters(target.filter, owner, { [target.idField]: { $in: legacyIds } }),
       { projection },
     );
     for (const doc of current) {

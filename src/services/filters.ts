@@ -1,6 +1,7 @@
 /**
  * Builds the filter every database query of an endpoint starts from: the predefined
- * filter, the sub-resource URL variables, hook lookups and the soft-delete condition.
+ * filter, the sub-resource URL variables, hook lookups, the requester's documents only
+ * (AUTH_FIELD) and the soft-delete condition.
  */
 import type { Filter } from "../store/store.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
@@ -32,6 +33,8 @@ export function endpointFilter(
     resource.filter,
     ctx.urlValues,
     ctx.lookup,
+    // AUTH_FIELD: only the requester's documents (in-process calls see every document).
+    ctx.internal ? undefined : rt.auth?.ownerFilter(resource, ctx.account),
     resource.softDelete && !options.includeDeleted ? notDeleted(rt) : undefined,
   );
 }

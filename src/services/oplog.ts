@@ -65,7 +65,7 @@ export async function oplogEntries(
       r: resource.name,
       i: doc[resource.idField],
     };
-    if (withChanges) entry.c = withoutMeta(rt, changes ?? doc);
+    if (withChanges) entry.c = withoutMeta(rt, changes ?? doc, resource.hidden);
     if (s.OPLOG_AUDIT && ctx.ip) entry.ip = ctx.ip;
     entry.u = user;
     // A hard delete leaves no document: the entry's time is the time of the removal.
@@ -83,8 +83,12 @@ export async function oplogEntries(
   return { collection: s.OPLOG_NAME as string, docs: entries };
 }
 
-/** A copy of `doc` without the ETag and links (the entry has its own). */
-function withoutMeta(rt: Runtime, doc: Doc): Doc {
+/**
+ * A copy of `doc` without the ETag and links (the entry has its own), nor the resource's
+ * hidden fields (password hashes and other secrets never reach the log).
+ */
+function withoutMeta(rt: Runtime, doc: Doc, hidden: readonly string[] = []): Doc {
   const { [rt.settings.ETAG]: _etag, [rt.settings.LINKS]: _links, ...rest } = doc;
+  for (const field of hidden) delete rest[field.split(".")[0]];
   return rest;
 }

@@ -9,6 +9,7 @@ import type { Settings } from "../settings/check.ts";
 import type { Doc, Store } from "../store/store.ts";
 import type { CompiledSchema } from "../validation/mod.ts";
 import type { Logger } from "../log.ts";
+import type { Account, Auth } from "../auth/mod.ts";
 
 export interface Runtime {
   settings: Settings;
@@ -18,6 +19,8 @@ export interface Runtime {
   /** Compiled validators by resource name. */
   schemas: ReadonlyMap<string, CompiledSchema>;
   log: Logger;
+  /** Authentication and authorisation; absent when the API has none. */
+  auth?: Auth;
   formatDate(date: Date): string;
   parseDate(text: string): Date | null;
 }
@@ -41,6 +44,8 @@ export interface RequestContext {
   resourcePath: string;
   /** An in-process call of the embedding app (no HTTP request): writes need no `If-Match`. */
   internal?: boolean;
+  /** The authenticated account (null: anonymous, public endpoint or no authentication). */
+  account?: Account | null;
 }
 
 /** What a service answers: the renderer turns it into a response. */

@@ -150,11 +150,12 @@ export async function findVersion(
 export async function versionsMatching(
   rt: Runtime,
   resource: Resource,
-  options: { or: Filter[]; projection?: Projection },
+  options: { or: Filter[]; projection?: Projection; filter?: Filter },
 ): Promise<Doc[]> {
   const filter = andFilters(
     { $or: options.or.map((part) => onShadowFilter(rt, resource, part)) },
     onShadowFilter(rt, resource, resource.filter),
+    options.filter && onShadowFilter(rt, resource, options.filter),
   );
   const shadows = await rt.store.collection(versionsSource(rt, resource)).find(filter, {
     projection: shadowProjection(rt, resource, options.projection),

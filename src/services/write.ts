@@ -111,6 +111,7 @@ async function validateNew(rt: Runtime, ctx: RequestContext, inputs: Doc[], bulk
     issues[index] = { ...(issues[index] ?? {}), ...dup };
   }
   if (issues.some(Boolean)) throw validationError(rt, issues, bulk);
+  await rt.auth?.prepareWrite(ctx, docs);
   return docs;
 }
 
@@ -275,6 +276,7 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
     validationContext(rt, ctx, "patch", original),
   );
   if (issues) throw validationError(rt, [issues], false);
+  await rt.auth?.prepareWrite(ctx, [clean], { patch: true });
   const changes = resource.normalizeOnPatch
     ? withDefaults(schema, updates, clean, original)
     : clean;
@@ -313,6 +315,7 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
     validationContext(rt, ctx, "replace", original),
   );
   if (issues) throw validationError(rt, [issues], false);
+  await rt.auth?.prepareWrite(ctx, [clean], { original });
   const doc: Doc = { [resource.idField]: original[resource.idField], ...clean };
   if (original[s.DATE_CREATED] !== undefined) doc[s.DATE_CREATED] = original[s.DATE_CREATED];
   const files = await storeMedia(rt, resource, [doc]);

@@ -34,7 +34,6 @@ const k = (kind: Kind, value: unknown, extra: Partial<KeySpec> = {}): KeySpec =>
   default: value,
   ...extra,
 });
-const NOT_YET = "authentication and roles are not implemented yet; refusing to start unprotected";
 
 /** Global settings, by our (spec) names. */
 export const GLOBAL_KEYS: Record<string, KeySpec> = {
@@ -187,16 +186,6 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   }),
   EXTRA_RESPONSE_FIELDS: k("strings", []),
   QUERY_OBJECTID_AS_STRING: k("bool", false),
-  // Authentication and roles: recognised, refused until implemented
-  PUBLIC_METHODS: k("methods", [], { refused: NOT_YET }),
-  PUBLIC_ITEM_METHODS: k("methods", [], { refused: NOT_YET }),
-  ALLOWED_ROLES: k("strings", [], { refused: NOT_YET }),
-  ALLOWED_READ_ROLES: k("strings", [], { refused: NOT_YET }),
-  ALLOWED_WRITE_ROLES: k("strings", [], { refused: NOT_YET }),
-  ALLOWED_ITEM_ROLES: k("strings", [], { refused: NOT_YET }),
-  ALLOWED_ITEM_READ_ROLES: k("strings", [], { refused: NOT_YET }),
-  ALLOWED_ITEM_WRITE_ROLES: k("strings", [], { refused: NOT_YET }),
-  AUTH_FIELD: k("string?", null, { refused: NOT_YET }),
   // Rate limiting and cross-origin access (issue 12; README "Rate limiting")
   RATE_LIMIT_PUT: k("any", null),
   RATE_LIMIT_KEY_PREFIX: k("string", "ratelimit:"),
@@ -210,6 +199,23 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   SERVER_HEADERS_TIMEOUT_MS: k("int", 10_000),
   SERVER_IDLE_TIMEOUT_MS: k("int", 30_000),
   SERVER_MAX_CONNECTIONS: k("int", 1024),
+  // Authentication, roles and user-restricted access (src/auth/, README "Authentication")
+  PUBLIC_METHODS: k("methods", []),
+  PUBLIC_ITEM_METHODS: k("methods", []),
+  ALLOWED_ROLES: k("strings", []),
+  ALLOWED_READ_ROLES: k("strings", []),
+  ALLOWED_WRITE_ROLES: k("strings", []),
+  ALLOWED_ITEM_ROLES: k("strings", []),
+  ALLOWED_ITEM_READ_ROLES: k("strings", []),
+  ALLOWED_ITEM_WRITE_ROLES: k("strings", []),
+  AUTH_FIELD: k("string?", null),
+  AUTH_SCHEMES: k("strings", []),
+  AUTH_REALM: k("string", "api"),
+  AUTH_ACCOUNTS: k("object?", null),
+  AUTH_USERS: k("any", []),
+  AUTH_JWT: k("object?", null),
+  AUTH_CACHE_SECONDS: k("int", 60),
+  AUTH_HMAC_MAX_SKEW: k("int", 300),
 };
 
 /** Eve's names for settings that we call otherwise. */
@@ -271,14 +277,17 @@ export const RESOURCE_KEYS: Record<string, { kind: Kind; global?: string; refuse
   enforce_if_match: { kind: "bool", global: "ENFORCE_IF_MATCH" },
   mongo_indexes: { kind: "object" },
   rate_limit: { kind: "any" },
-  public_methods: { kind: "methods", refused: NOT_YET },
-  public_item_methods: { kind: "methods", refused: NOT_YET },
-  allowed_roles: { kind: "strings", refused: NOT_YET },
-  allowed_read_roles: { kind: "strings", refused: NOT_YET },
-  allowed_write_roles: { kind: "strings", refused: NOT_YET },
-  allowed_item_roles: { kind: "strings", refused: NOT_YET },
-  authentication: { kind: "any", refused: NOT_YET },
-  auth_field: { kind: "string?", refused: NOT_YET },
+  // Authentication, roles and user-restricted access (src/auth/)
+  public_methods: { kind: "methods", global: "PUBLIC_METHODS" },
+  public_item_methods: { kind: "methods", global: "PUBLIC_ITEM_METHODS" },
+  allowed_roles: { kind: "strings", global: "ALLOWED_ROLES" },
+  allowed_read_roles: { kind: "strings", global: "ALLOWED_READ_ROLES" },
+  allowed_write_roles: { kind: "strings", global: "ALLOWED_WRITE_ROLES" },
+  allowed_item_roles: { kind: "strings", global: "ALLOWED_ITEM_ROLES" },
+  allowed_item_read_roles: { kind: "strings", global: "ALLOWED_ITEM_READ_ROLES" },
+  allowed_item_write_roles: { kind: "strings", global: "ALLOWED_ITEM_WRITE_ROLES" },
+  authentication: { kind: "any" },
+  auth_field: { kind: "string?", global: "AUTH_FIELD" },
 };
 
 /** Eve's names for resource keys that we call otherwise. */

@@ -107,9 +107,16 @@ Deno.test("a bad datasource and a duplicate url are refused", () => {
   assert.ok(found.includes('DOMAIN.b.url: "a" is already used by a'));
 });
 
-Deno.test("authentication settings are refused until supported", () => {
-  const found = problems({ PUBLIC_METHODS: ["GET"], DOMAIN: {} });
-  assert.ok(found.some((p) => p.startsWith("PUBLIC_METHODS: authentication")));
+Deno.test("Eve's authentication settings are accepted", () => {
+  const found = problems({
+    AUTH_SCHEMES: ["token"],
+    AUTH_USERS: [{ username: "root", token: "root-token-0123456789" }],
+    PUBLIC_METHODS: ["GET"],
+    ALLOWED_ROLES: ["admin"],
+    AUTH_FIELD: "owner",
+    DOMAIN: { a: { authentication: false, allowed_item_write_roles: ["x"], auth_field: "o" } },
+  });
+  assert.deepEqual(found, []);
 });
 
 Deno.test("the service refuses to start on bad settings and says why", async () => {

@@ -1,0 +1,38 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { HttpError } from "../errors.ts";
+import type { Auth, AuthTarget } from "../../auth/mod.ts";
+import { CREDENTIAL_PARAMS } from "../../auth/credentials.ts";
+import { setAccount } from "../../auth/types.ts";
+import type { AppEnv } from "../app.ts";
+import { clientIp } from "./request-log.ts";
+
+/**
+ * Authenticates and authorises each request before it reaches a route: public targets
+ * pass; others need valid credentials (401) and one of the allowed roles (403). The account
+ * goes on the Hono variable `account` and on the request (`accountOf(request)`).
+ * `target` tells what a request addresses (null: not an endpoint; the route answers 404).
+ */
+export function authenticate(
+  auth: Auth,
+  target: (c: Context<AppEnv>) => AuthTarget | null,
+): MiddlewareHandler<AppEnv> {
+  return async function authenticate(c, next) {
+    const query = new URL(c.req.url).searchParams;
+    if (CREDENTIAL_PARAMS.some((name) => query.has(name))) {
+      throw new HttpError(400, "Credentials are not accepted in the query string.");
+    }
+    const found = target(c);
+    if (!found) return await next();
+    const roles = auth.required(found);
+    // The schema endpoint answers everyone, listing what the requester may read.
+    const optional = found.kind === "schema" || roles === null;
+    if (optional && (found.kind !== "schema" || !c.req.header("authorization"))) {
+      return await next();
+    }
+    const account = await auth.authenticate(c.req.raw, found, clientIp(c));
+    if (roles !== null && found.kind !== "schema") auth.authorize(account, roles);
+    c.set("account", account);
+    setAccount(c.req.raw, account);
+    await next();
+  };
+}

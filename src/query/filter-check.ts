@@ -224,7 +224,7 @@ class Checker {
     const types = Array.isArray(rules.type) ? rules.type as unknown[] : [rules.type];
     const coerced = this.coerce(v, types);
     if (this.o.validateFiltering && !types.some((t) => fits(t, coerced))) {
-      const hint = types.includes("datetime") ? ` (DATE_FORMAT ${this.o.dateFormat})` : "";
+      const hint = types.some(isDateType) ? ` (DATE_FORMAT ${this.o.dateFormat})` : "";
       throw this.fail(`value of '${path}' is not a valid ${types.join(" or ")}${hint}`);
     }
     return coerced;
@@ -232,7 +232,7 @@ class Checker {
 
   private coerce(v: unknown, types: unknown[]): unknown {
     if (typeof v !== "string") return v;
-    if (types.includes("datetime")) {
+    if (types.some(isDateType)) {
       const d = this.o.parseDate(v);
       if (d) return d;
     }
@@ -241,6 +241,11 @@ class Checker {
     }
     return v;
   }
+}
+
+/** `date` is Eve's alias of `datetime`. */
+function isDateType(type: unknown): boolean {
+  return type === "datetime" || type === "date";
 }
 
 function fits(type: unknown, v: unknown): boolean {
@@ -255,6 +260,7 @@ function fits(type: unknown, v: unknown): boolean {
     case "boolean":
       return typeof v === "boolean";
     case "datetime":
+    case "date":
       return v instanceof Date;
     case "objectid":
       return v instanceof ObjectId;

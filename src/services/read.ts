@@ -24,7 +24,7 @@ import { embedDocuments } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
 import { runAggregation } from "./aggregate.ts";
 import { expandMedia } from "./media.ts";
-import { assertReadable, readProjection } from "./policy.ts";
+import { assertReadable, keyFieldsOf, readProjection } from "./policy.ts";
 import {
   diffVersions,
   findVersion,
@@ -43,7 +43,9 @@ export function flag(query: URLSearchParams, name: string): boolean {
 /** The projection a request asks for, merged with the resource's default projection. */
 export function requestProjection(rt: Runtime, ctx: RequestContext): Projection | undefined {
   const raw = ctx.query.get(rt.settings.QUERY_PROJECTION);
-  const client = raw !== null && ctx.resource.projectionEnabled ? parseProjection(raw) : undefined;
+  const client = raw !== null && ctx.resource.projectionEnabled
+    ? parseProjection(raw, { keyFields: keyFieldsOf(rt, ctx.resource) })
+    : undefined;
   return readProjection(rt, ctx.resource, client);
 }
 

@@ -21,7 +21,7 @@ export { accountOf } from "./types.ts";
 
 /** What a request addresses, as far as authorisation goes. */
 export interface AuthTarget {
-  kind: "collection" | "item" | "lookup" | "home" | "schema";
+  kind: "collection" | "item" | "lookup" | "home" | "schema" | "media";
   resource: Resource | null;
   /** Effective method (after method override). */
   method: string;
@@ -68,7 +68,7 @@ export class Auth {
     if (method === "OPTIONS") return null;
     const read = READ.has(method);
     const c = this.config;
-    if (target.kind === "home" || target.kind === "schema" || !target.resource) {
+    if (!target.resource) {
       if (c.publicMethods.has(method)) return null;
       return [...c.allowedRoles, ...(read ? c.allowedReadRoles : c.allowedWriteRoles)];
     }

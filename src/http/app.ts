@@ -20,6 +20,7 @@ import { buildRoutes, type Endpoint, matchRoute } from "../routes/router.ts";
 import { homeRoute } from "../routes/home.ts";
 import { resourceRoute } from "../routes/resource.ts";
 import { schemaRoute, schemaTarget } from "../routes/schema.ts";
+import { mediaRoute, mediaTarget } from "../routes/media.ts";
 
 export type AppEnv = {
   Variables: {
@@ -70,6 +71,7 @@ function authTarget(rt: Runtime, endpoints: Endpoint[], c: Context<AppEnv>): Aut
   if (path === null) return null;
   if (path === "") return { kind: "home", resource: null, method };
   if (schemaTarget(rt, path) !== null) return { kind: "schema", resource: null, method };
+  if (mediaTarget(rt, path) !== null) return { kind: "media", resource: null, method };
   const match = matchRoute(endpoints, path);
   if (!match) return null;
   return { kind: match.endpoint.kind, resource: match.endpoint.resource, method };
@@ -134,6 +136,11 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     const path = apiPath(rt, c.req.path);
     if (path === null) throw new HttpError(404, "The requested URL was not found on the server.");
     jsonpCallback(rt.settings, new URL(c.req.url)); // refuses a bad callback name before any work
+    const media = mediaTarget(rt, path);
+    if (media) {
+      const account = c.get("account") ?? null;
+      return await mediaRoute(rt, { id: media, request: c.req.raw, method, account });
+    }
     const schema = schemaTarget(rt, path);
     const reply = path === ""
       ? await homeRoute(rt, c.req.raw, method)

@@ -163,6 +163,18 @@ export async function versionsMatching(
   return shadows.map((shadow) => fromShadow(rt, resource, shadow));
 }
 
+/** How many stored versions of `resource` match `filter` (on the primary's fields), at most `limit`. */
+export function countVersions(
+  rt: Runtime,
+  resource: Resource,
+  options: { filter: Filter; limit?: number },
+): Promise<number> {
+  return rt.store.collection(versionsSource(rt, resource)).count(
+    andFilters(onShadowFilter(rt, resource, options.filter)),
+    { limit: options.limit },
+  );
+}
+
 /** A filter on the primary document's fields, for shadow documents. */
 function onShadowFilter(rt: Runtime, resource: Resource, filter: Filter): Filter {
   const out: Filter = {};

@@ -24,13 +24,15 @@ export function authenticate(
     const found = target(c);
     if (!found) return await next();
     const roles = auth.required(found);
-    // The schema endpoint answers everyone, listing what the requester may read.
-    const optional = found.kind === "schema" || roles === null;
-    if (optional && (found.kind !== "schema" || !c.req.header("authorization"))) {
+    // The schema and media endpoints answer everyone: what they serve depends on what the
+    // requester may read (credentials, when sent, are checked).
+    const perDocument = found.kind === "schema" || found.kind === "media";
+    const optional = perDocument || roles === null;
+    if (optional && (!perDocument || !c.req.header("authorization"))) {
       return await next();
     }
     const account = await auth.authenticate(c.req.raw, found, clientIp(c));
-    if (roles !== null && found.kind !== "schema") auth.authorize(account, roles);
+    if (roles !== null && !perDocument) auth.authorize(account, roles);
     c.set("account", account);
     setAccount(c.req.raw, account);
     await next();

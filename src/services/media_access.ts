@@ -1,0 +1,50 @@
+/**
+ * Who may download a stored file: a client that may read at least one document referencing
+ * it, under that document's resource read policy (predefined filter, soft delete, AUTH_FIELD,
+ * roles, internal resources). Unreferenced files are served to nobody.
+ */
+import type { Resource } from "../domain/types.ts";
+import type { Account } from "../auth/types.ts";
+import { canRead } from "../auth/policy.ts";
+import type { ObjectId } from "../store/bson.ts";
+import type { Filter } from "../store/store.ts";
+import { andFilters } from "./filters.ts";
+import { mediaPaths } from "./media.ts";
+import { policyFilter } from "./policy.ts";
+import { countVersions } from "./versions.ts";
+import type { Runtime } from "./runtime.ts";
+
+/** The dotted query path of a media path (`["files", "[]"]` -> `files`). */
+function queryPath(path: string[]): string {
+  return path.filter((segment) => segment !== "[]").join(".");
+}
+
+/** The condition "one of `resource`'s media fields holds `id`". */
+function referencing(resource: Resource, id: ObjectId): Filter | null {
+  const paths = mediaPaths(resource.schema).map(queryPath);
+  if (paths.length === 0) return null;
+  return paths.length === 1 ? { [paths[0]]: id } : { $or: paths.map((p) => ({ [p]: id })) };
+}
+
+/**
+ * Whether `account` (null: anonymous) may read a document that references file `id`. One
+ * counting query per resource that has media fields, stopping at the first match.
+ */
+export async function mayDownload(
+  rt: Runtime,
+  id: ObjectId,
+  account: Account | null,
+): Promise<boolean> {
+  for (const resource of rt.domain.values()) {
+    const refs = referencing(resource, id);
+    if (!refs || !canRead(rt, account, resource)) continue;
+    const owner = rt.auth?.ownerFilter(resource, account);
+    const filter = andFilters(policyFilter(rt, resource), owner, refs);
+    if (await rt.store.collection(resource.source).count(filter, { limit: 1 }) > 0) return true;
+    // A file an older version holds is readable by whoever may read that document.
+    if (!resource.versioning) continue;
+    const inVersions = andFilters(resource.filter, owner, refs);
+    if (await countVersions(rt, resource, { filter: inVersions, limit: 1 }) > 0) return true;
+  }
+  return false;
+}

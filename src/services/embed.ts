@@ -2,6 +2,8 @@
  * Embedded resource serialization: `embedded={"author": 1}` replaces reference values
  * with the referenced documents. One query per relation per page, never one per document.
  */
+import { expandMedia } from "./media.ts";
+import { publicBase } from "./links.ts";
 import { parseEmbedded } from "../query/paging.ts";
 import { QueryError } from "../query/errors.ts";
 import { EJSON } from "../store/bson.ts";
@@ -184,6 +186,8 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
     const found = await rt.store.collection(target.source).find(filter, {
       projection: withField(defaultProjection(rt, target), relField),
     });
+    // Media fields of embedded documents read as the target's own reads show them.
+    await expandMedia(rt, target, found, publicBase(rt) + "/");
     const byKey = new Map(found.map((d) => [keyOf({ v: d[relField] }), d]));
     for (const [holder, key] of slots) {
       const h = holder as Record<string | number, unknown>;
@@ -248,6 +252,7 @@ async function embedVersions(
       if (legacy) found.set(refKey(doc[target.idField], 1), legacy);
     }
   }
+  await expandMedia(rt, target, [...found.values()], publicBase(rt) + "/");
   for (const [holder, key, ref] of slots) {
     holder[key] = found.get(refKey(ref[target.idField], ref[s.VERSION])) ?? null;
   }

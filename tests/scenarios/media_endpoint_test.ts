@@ -149,3 +149,24 @@ scenario("a user-restricted file is served to its owner only", OWNED, async (api
   assert.equal((await api.get(url, bob)).status, 404);
   assert.equal((await api.get(url)).status, 404);
 });
+
+const EMBEDDED_MEDIA = {
+  RETURN_MEDIA_AS_URL: true,
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: {
+    files: { schema: { data: { type: "media" } } },
+    posts: {
+      schema: {
+        file: { type: "objectid", data_relation: { resource: "files", embeddable: true } },
+      },
+    },
+  },
+};
+
+scenario("embedded documents show media as their own reads do", EMBEDDED_MEDIA, async (api) => {
+  const { id, url } = await upload(api, "files", form("e.txt", "embedded"));
+  const post = await api.create("posts", { file: id });
+  const res = await api.get(`posts/${post._id}?embedded={"file":1}`);
+  assert.equal(res.body.file.data, url);
+  assert.equal((await api.get(res.body.file.data)).text, "embedded");
+});

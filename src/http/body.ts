@@ -58,9 +58,17 @@ export function bodyBudget(settings: Record<string, any>): BodyBudget {
   };
 }
 
-/** Adds a repeated form key as a list; own properties only, whatever the key. */
-function addField(target: Record<string, unknown>, key: string, value: unknown) {
+/**
+ * Adds a form field; own properties only, whatever the key. A repeated key becomes a list
+ * with AUTO_COLLAPSE_MULTI_KEYS (`collapse`); otherwise, as in Eve, its first value is kept.
+ */
+function addField(
+  target: Record<string, unknown>,
+  field: { key: string; value: unknown; collapse: boolean },
+) {
+  const { key, value } = field;
   if (!Object.hasOwn(target, key)) setOwn(target, key, value);
+  else if (!field.collapse) return;
   else if (Array.isArray(target[key])) (target[key] as unknown[]).push(value);
   else setOwn(target, key, [target[key], value]);
 }
@@ -83,8 +91,17 @@ function parseJson(bytes: Uint8Array, budget: BodyBudget, field?: string): unkno
  */
 export async function readBody(
   request: Request,
-  options: { limit: number; multipartFieldsAsJson: boolean; budget: BodyBudget },
+  options: {
+    limit: number;
+    multipartFieldsAsJson: boolean;
+    budget: BodyBudget;
+    /** AUTO_COLLAPSE_MULTI_KEYS: repeated form keys become lists (else the first is kept). */
+    collapseMultiKeys: boolean;
+    /** Largest file in a multipart body, in bytes (MAX_FILE_SIZE); null: MAX_BODY_SIZE only. */
+    maxFileSize: number | null;
+  },
 ): Promise<unknown> {
+  const collapse = options.collapseMultiKeys;
   const { budget } = options;
   const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   const bytes = await readLimited(request, options.limit);
@@ -96,7 +113,7 @@ export async function readBody(
     checkPairs(bytes, budget.maxFields);
     const out: Record<string, unknown> = {};
     for (const [key, value] of new URLSearchParams(new TextDecoder().decode(bytes))) {
-      addField(out, key, value);
+      addField(out, { key, value, collapse });
     }
     return out;
   }
@@ -124,17 +141,20 @@ export async function readBody(
             `multipart field "${key}" (MULTIPART_FORM_FIELDS_AS_JSON)`,
           )
           : value;
-        addField(out, key, field);
+        addField(out, { key, value: field, collapse });
       } else {
-        addField(
-          out,
-          key,
-          {
-            filename: value.name,
-            contentType: value.type || "application/octet-stream",
-            data: new Uint8Array(await value.arrayBuffer()),
-          } satisfies UploadedFile,
-        );
+        if (options.maxFileSize !== null && value.size > options.maxFileSize) {
+          throw new HttpError(
+            413,
+            `the file "${key}" is larger than MAX_FILE_SIZE (${options.maxFileSize} bytes)`,
+          );
+        }
+        const file: UploadedFile = {
+          filename: value.name,
+          contentType: value.type || "application/octet-stream",
+          data: new Uint8Array(await value.arrayBuffer()),
+        };
+        addField(out, { key, value: file, collapse });
       }
     }
     return out;

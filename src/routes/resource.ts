@@ -87,6 +87,8 @@ export async function resourceRoute(
       limit: rt.settings.MAX_BODY_SIZE,
       multipartFieldsAsJson: rt.settings.MULTIPART_FORM_FIELDS_AS_JSON,
       budget: bodyBudget(rt.settings),
+      collapseMultiKeys: rt.settings.AUTO_COLLAPSE_MULTI_KEYS,
+      maxFileSize: rt.settings.MAX_FILE_SIZE || null,
     });
   }
   const eventMethod = method === "HEAD" ? "GET" : method;

@@ -151,6 +151,8 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   MEDIA_URL: k("string", 'regex("[a-f0-9]{24}")'),
   MULTIPART_FORM_FIELDS_AS_JSON: k("bool", false),
   AUTO_COLLAPSE_MULTI_KEYS: k("bool", false),
+  // Ours: the largest file a multipart body may carry (413 past it); 0: MAX_BODY_SIZE only.
+  MAX_FILE_SIZE: k("int", 0),
   AUTO_CREATE_LISTS: k("bool", false),
   // Budgets: no single request may exhaust memory or block the event loop (issue 8)
   MAX_DOCUMENT_FIELDS: k("int", 10_000),

@@ -11,6 +11,8 @@ const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
   ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
   IF_MATCH: false,
+  // Repeated keys become lists (Eve's default, false, keeps the first value).
+  AUTO_COLLAPSE_MULTI_KEYS: true,
   DOMAIN: {
     people: {
       schema: {
@@ -216,4 +218,38 @@ scenario("a file for a field that is not media is refused", SETTINGS, async (api
   });
   assert.equal(res.status, 422);
   assert.deepEqual(res.body._issues, { name: "must be of string type" });
+});
+
+scenario("without AUTO_COLLAPSE_MULTI_KEYS a repeated key keeps its first value (Eve)", {
+  ...SETTINGS,
+  AUTO_COLLAPSE_MULTI_KEYS: false,
+}, async (api) => {
+  const res = await api.request("POST", "people", {
+    raw: "name=ann&name=bob&tags=a",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
+  assert.equal(res.status, 422, res.text); // tags must be a list
+  const ok = await api.request("POST", "people", {
+    raw: "name=ann&name=bob",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
+  assert.equal(ok.status, 201, ok.text);
+  assert.equal((await api.get(`people/${ok.body._id}`)).body.name, "ann");
+});
+
+scenario("MAX_FILE_SIZE: a larger file is 413 and nothing is stored", {
+  ...SETTINGS,
+  MAX_FILE_SIZE: 8,
+}, async (api, running) => {
+  const form = new FormData();
+  form.append("name", "ann");
+  form.append("photo", new Blob([HELLO], { type: "text/plain" }), "hello.txt");
+  const res = await api.request("POST", "people", { raw: form });
+  assert.equal(res.status, 413, res.text);
+  assert.match(res.body._error.message, /MAX_FILE_SIZE/);
+  assert.equal((await api.get("people")).body._meta.total, 0);
+  const small = new FormData();
+  small.append("name", "bob");
+  small.append("photo", new Blob([BYTES], { type: "application/octet-stream" }), "b.bin");
+  assert.equal((await api.request("POST", "people", { raw: small })).status, 201);
 });

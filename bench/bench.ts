@@ -1,0 +1,406 @@
+/**
+ * `deno task bench`: throughput of the service against a Hono hello-world ceiling, and cost
+ * as the collection grows. Not part of the test suite.
+ *
+ *   deno task bench                      # throughput table (1,000 documents, wrk)
+ *   deno task bench --scale              # scale runs at 1,000 and 100,000 documents
+ *   deno task bench --scale --sizes=1000,1000000 # chosen sizes
+ *   BENCH_SECONDS=10 BENCH_CONNECTIONS=32 deno task bench
+ *
+ * Every service runs in its own process on the embedded store in a temporary data directory.
+ */
+import { parseArgs } from "node:util";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
+const CONNECTIONS = Number(Deno.env.get("BENCH_CONNECTIONS") ?? 32);
+const THREADS = Number(Deno.env.get("BENCH_THREADS") ?? 2);
+
+/** The benchmarked resource: ~300-byte documents, a unique field and a declared index. */
+function settings(extra: Record<string, unknown> = {}) {
+  return {
+    RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
+    // wrk cannot follow changing ETags; conditional writes are covered by the tests.
+    IF_MATCH: false,
+    DOMAIN: {
+      people: {
+        schema: {
+          name: { type: "string", maxlength: 100 },
+          email: { type: "string", unique: true },
+          age: { type: "integer", min: 0, max: 150 },
+          city: { type: "string" },
+          tags: { type: "list", schema: { type: "string" } },
+          bio: { type: "string" },
+        },
+        mongo_indexes: { age_1: [["age", 1]] },
+      },
+    },
+    ...extra,
+  };
+}
+
+const CITIES = ["Lyon", "Oslo", "Lima", "Pune", "Kyiv", "Cork", "Rome", "Graz"];
+const BIO = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor " +
+  "incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud.";
+
+function person(n: number, prefix = "p") {
+  return {
+    name: `Person ${n}`,
+    email: `${prefix}${n}@example.org`,
+    age: (n * 37) % 100,
+    city: CITIES[n % CITIES.length],
+    tags: ["a", `t${n % 10}`],
+    bio: BIO,
+  };
+}
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+interface Server {
+  process: Deno.ChildProcess;
+  base: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a Deno program and waits until it says "serving" on stderr. */
+async function startProcess(args: string[], env: Record<string, string>, port: number) {
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ...args],
+    env,
+    cwd: ROOT,
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = process.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  const deadline = Date.now() + 60_000;
+  while (!seen.includes("serving")) {
+    const { value, done } = await reader.read();
+    if (done || Date.now() > deadline) throw new Error(`did not start: ${seen}`);
+    seen += value;
+  }
+  // Keep draining stderr so the child never blocks on a full pipe.
+  (async () => {
+    try {
+      while (!(await reader.read()).done) { /* discard */ }
+    } catch { /* closed */ }
+  })();
+  const server: Server = {
+    process,
+    base: `http://127.0.0.1:${port}`,
+    async stop() {
+      try {
+        process.kill("SIGTERM");
+      } catch { /* gone */ }
+      await process.status;
+    },
+  };
+  return server;
+}
+
+async function startService(dir: string, extra: Record<string, unknown> = {}): Promise<Server> {
+  const file = `${dir}/settings.json`;
+  await Deno.writeTextFile(file, JSON.stringify(settings(extra)));
+  const port = freePort();
+  return await startProcess(["src/main.ts", "--settings", file], {
+    DATA_DIR: `${dir}/data`,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    STORE: "embedded",
+  }, port);
+}
+
+async function startHello(): Promise<Server> {
+  const port = freePort();
+  return await startProcess(["bench/hello.ts", String(port)], {}, port);
+}
+
+/** Inserts `count` documents with bulk POSTs of up to 1,000; returns the ids. */
+async function seed(base: string, count: number, onBatch?: (ms: number) => void) {
+  const ids: string[] = [];
+  for (let start = 0; start < count; start += 1000) {
+    const batch = [];
+    for (let n = start; n < Math.min(count, start + 1000); n++) batch.push(person(n));
+    const t0 = performance.now();
+    const res = await fetch(`${base}/people`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(batch),
+    });
+    const body = await res.json();
+    onBatch?.(performance.now() - t0);
+    if (res.status !== 201) throw new Error(`seed failed: ${res.status} ${JSON.stringify(body)}`);
+    for (const item of body._items) ids.push(item._id);
+  }
+  return ids;
+}
+
+interface WrkResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+function toMs(text: string): number {
+  const m = /^([\d.]+)(us|ms|s|m)$/.exec(text.trim());
+  if (!m) return NaN;
+  const v = Number(m[1]);
+  return m[2] === "us" ? v / 1000 : m[2] === "ms" ? v : m[2] === "s" ? v * 1000 : v * 60_000;
+}
+
+/** Runs wrk with a Lua script against `url`. */
+async function wrk(url: string, lua: string): Promise<WrkResult> {
+  const script = await Deno.makeTempFile({ suffix: ".lua" });
+  await Deno.writeTextFile(script, lua);
+  try {
+    const out = await new Deno.Command("wrk", {
+      args: [
+        `-t${THREADS}`,
+        `-c${CONNECTIONS}`,
+        `-d${SECONDS}s`,
+        "--latency",
+        "-s",
+        script,
+        url,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? NaN);
+    const p50 = toMs(/\n\s+50%\s+(\S+)/.exec(text)?.[1] ?? "");
+    const p99 = toMs(/\n\s+99%\s+(\S+)/.exec(text)?.[1] ?? "");
+    const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0) +
+      Number(/Socket errors:.*timeout (\d+)/.exec(text)?.[1] ?? 0);
+    return { rps, p50, p99, errors };
+  } finally {
+    await Deno.remove(script);
+  }
+}
+
+const LUA_THREADS = `
+local n = 0
+function setup(thread) thread:set("tid", n); n = n + 1 end
+`;
+
+function luaIds(ids: string[]): string {
+  return `ids = {${ids.map((id) => `"${id}"`).join(",")}}\n`;
+}
+
+function luaGetItem(ids: string[]): string {
+  return luaIds(ids) +
+    `request = function() return wrk.format("GET", "/people/" .. ids[math.random(#ids)]) end\n`;
+}
+
+function luaGet(paths: string[]): string {
+  return `paths = {${paths.map((p) => JSON.stringify(p)).join(",")}}\n` +
+    `request = function() return wrk.format("GET", paths[math.random(#paths)]) end\n`;
+}
+
+function luaPost(run: string): string {
+  return LUA_THREADS + `
+local i = 0
+request = function()
+  i = i + 1
+  local body = string.format('{"name":"W %d","email":"${run}-%d-%d@example.org","age":%d,"city":"Oslo","tags":["a","b"],"bio":"${BIO}"}', i, tid, i, i % 100)
+  return wrk.format("POST", "/people", {["Content-Type"] = "application/json"}, body)
+end
+`;
+}
+
+function luaPatch(ids: string[]): string {
+  return luaIds(ids) + `
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("PATCH", "/people/" .. ids[math.random(#ids)],
+    {["Content-Type"] = "application/json"}, string.format('{"age":%d}', i % 100))
+end
+`;
+}
+
+function fmt(n: number, digits = 2): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : "-";
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    "| " + cells.map((c, i) => c.padEnd(widths[i])).join(" | ") + " |";
+  return [line(header), "|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|"]
+    .concat(rows.map(line)).join("\n");
+}
+
+async function throughput(): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "restsvc-bench-" });
+  const hello = await startHello();
+  const service = await startService(dir);
+  try {
+    const ids = await seed(service.base, 1000);
+    const pages = Array.from({ length: 40 }, (_, i) => `/people?page=${i + 1}`);
+    const where = encodeURIComponent(JSON.stringify({ age: { $gt: 50 } }));
+    const wheres = Array.from({ length: 10 }, (_, i) => `/people?where=${where}&page=${i + 1}`);
+    const run = `r${Date.now()}`;
+    const loads: Array<[string, string, string]> = [
+      ["GET item", service.base + "/", luaGetItem(ids)],
+      ["GET page of 25", service.base + "/", luaGet(pages)],
+      ["where age > 50, 25", service.base + "/", luaGet(wheres)],
+      ["POST one document", service.base + "/", luaPost(run)],
+      ["PATCH one field", service.base + "/", luaPatch(ids)],
+    ];
+    // Warm-up (JIT) for both processes.
+    await wrk(hello.base + "/", "");
+    for (const [, url, lua] of loads.slice(0, 3)) await wrk(url, lua);
+    const before = await wrk(hello.base + "/", "");
+    const results: Array<[string, WrkResult]> = [];
+    for (const [name, url, lua] of loads) results.push([name, await wrk(url, lua)]);
+    const after = await wrk(hello.base + "/", "");
+    const ceiling = (before.rps + after.rps) / 2;
+    const rows = [["hello (ceiling)", before], ...results].map(([name, r]) => {
+      const res = r as WrkResult;
+      return [
+        name as string,
+        fmt(res.rps, 0),
+        fmt(res.p50),
+        fmt(res.p99),
+        fmt(res.rps / ceiling, 3),
+        String(res.errors),
+      ];
+    });
+    rows[0][1] = fmt(ceiling, 0);
+    rows[0][4] = "1.000";
+    console.log(
+      `\n${THREADS} threads, ${CONNECTIONS} connections, ${SECONDS}s per load, 1,000 documents,` +
+        ` embedded store (hello before/after: ${fmt(before.rps, 0)}/${fmt(after.rps, 0)} req/s)\n`,
+    );
+    console.log(
+      table(["operation", "req/s", "p50 ms", "p99 ms", "ratio to hello", "errors"], rows),
+    );
+  } finally {
+    await service.stop();
+    await hello.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** Median latency of `times` sequential calls of `fn`. */
+async function latency(times: number, fn: (i: number) => Promise<Response>): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const t0 = performance.now();
+    const res = await fn(i);
+    await res.arrayBuffer();
+    samples.push(performance.now() - t0);
+    if (res.status >= 400) throw new Error(`request failed: ${res.status}`);
+  }
+  return median(samples);
+}
+
+async function rssMiB(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+async function scale(sizes: number[]): Promise<void> {
+  const rows: string[][] = [];
+  for (const size of sizes) {
+    const dir = await Deno.makeTempDir({ prefix: "restsvc-scale-" });
+    let service = await startService(dir);
+    try {
+      const t0 = performance.now();
+      const ids = await seed(service.base, size);
+      const load = (performance.now() - t0) / 1000;
+      const base = service.base;
+      const json = { "content-type": "application/json" };
+      const post = await latency(200, (i) =>
+        fetch(`${base}/people`, {
+          method: "POST",
+          headers: json,
+          body: JSON.stringify(person(i, "single")),
+        }));
+      const bulks: number[] = [];
+      for (let b = 0; b < 3; b++) {
+        const batch = Array.from({ length: 1000 }, (_, i) => person(i, `bulk${b}-`));
+        const t = performance.now();
+        const res = await fetch(`${base}/people`, {
+          method: "POST",
+          headers: json,
+          body: JSON.stringify(batch),
+        });
+        await res.arrayBuffer();
+        if (res.status !== 201) throw new Error(`bulk failed: ${res.status}`);
+        bulks.push(performance.now() - t);
+      }
+      const item = await latency(200, (i) => fetch(`${base}/people/${ids[(i * 7919) % size]}`));
+      const eq = await latency(
+        200,
+        (i) =>
+          fetch(
+            `${base}/people?where=${
+              encodeURIComponent(JSON.stringify({ email: `p${(i * 7919) % size}@example.org` }))
+            }`,
+          ),
+      );
+      const sorted = await latency(100, (i) => fetch(`${base}/people?sort=-age&page=${1 + i % 4}`));
+      const rss = await rssMiB(service.process.pid);
+      await service.stop();
+      const t1 = performance.now();
+      service = await startService(dir);
+      const first = await fetch(`${service.base}/people?max_results=1`);
+      await first.arrayBuffer();
+      const start = (performance.now() - t1) / 1000;
+      rows.push([
+        size.toLocaleString("en"),
+        fmt(post),
+        fmt(median(bulks), 0),
+        fmt(load, 1),
+        fmt(item),
+        fmt(eq),
+        fmt(sorted),
+        fmt(start, 2),
+        fmt(rss, 0),
+      ]);
+      console.error(`done: ${size}`);
+    } finally {
+      await service.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  }
+  console.log("\nscale (embedded store; latencies are medians of sequential requests, in ms)\n");
+  console.log(table([
+    "documents",
+    "POST p50",
+    "bulk POST 1,000",
+    "load s",
+    "GET item",
+    "where email =",
+    "sort=-age page",
+    "restart s",
+    "RSS MiB",
+  ], rows));
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { scale: { type: "boolean" }, sizes: { type: "string" } },
+  });
+  if (values.scale) {
+    const sizes = values.sizes ? values.sizes.split(",").map(Number) : [1000, 100_000];
+    await scale(sizes);
+  } else {
+    await throughput();
+  }
+}

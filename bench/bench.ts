@@ -6,6 +6,7 @@
  *   deno task bench --scale              # scale runs at 1,000 and 100,000 documents
  *   deno task bench --scale --sizes=1000,1000000 # chosen sizes
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=32 deno task bench
+ *   BENCH_ONLY=POST BENCH_PROFILE=/tmp/prof deno task bench   # one load, CPU profile of the service
  *
  * Every service runs in its own process on the embedded store in a temporary data directory.
  */
@@ -108,7 +109,9 @@ async function startService(dir: string, extra: Record<string, unknown> = {}): P
   const file = `${dir}/settings.json`;
   await Deno.writeTextFile(file, JSON.stringify(settings(extra)));
   const port = freePort();
-  return await startProcess(["src/main.ts", "--settings", file], {
+  const profile = Deno.env.get("BENCH_PROFILE");
+  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+  return await startProcess([...flags, "src/main.ts", "--settings", file], {
     DATA_DIR: `${dir}/data`,
     PORT: String(port),
     HOST: "127.0.0.1",
@@ -260,7 +263,10 @@ async function throughput(): Promise<void> {
     for (const [, url, lua] of loads.slice(0, 3)) await wrk(url, lua);
     const before = await wrk(hello.base + "/", "");
     const results: Array<[string, WrkResult]> = [];
-    for (const [name, url, lua] of loads) results.push([name, await wrk(url, lua)]);
+    const only = Deno.env.get("BENCH_ONLY");
+    for (const [name, url, lua] of loads) {
+      if (!only || name.includes(only)) results.push([name, await wrk(url, lua)]);
+    }
     const after = await wrk(hello.base + "/", "");
     const ceiling = (before.rps + after.rps) / 2;
     const rows = [["hello (ceiling)", before], ...results].map(([name, r]) => {

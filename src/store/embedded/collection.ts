@@ -132,21 +132,27 @@ export class EmbeddedCollection implements Collection {
         ids.add(id);
         changes.push({ id, after: doc });
       }
-      this.#commit(state, changes, true, options.alongside);
+      return this.#commit(state, changes, true, options.alongside);
     });
   }
 
   /**
    * Checks unique indexes, writes `changes` (and the `alongside` inserts into another
-   * collection) in one transaction, then updates memory.
+   * collection) atomically in the open group commit, then updates memory. The promise
+   * settles when the write is durable.
    */
-  #commit(state: CollectionState, changes: Change[], insert: boolean, alongside?: Alongside) {
-    if (changes.length === 0) return;
+  #commit(
+    state: CollectionState,
+    changes: Change[],
+    insert: boolean,
+    alongside?: Alongside,
+  ): Promise<void> {
+    if (changes.length === 0) return DONE;
     for (const index of state.unique) checkUnique(index, changes, this.name);
     const side = alongside && this.#prepareAlongside(alongside);
     const encoded = changes.map((c) => encodeDoc(c.after));
     const { db } = this.ctx;
-    db.transaction(() => {
+    const durable = db.grouped(() => {
       this.#ensureExists(state);
       for (let i = 0; i < changes.length; i++) {
         if (insert || !changes[i].before) {
@@ -160,6 +166,7 @@ export class EmbeddedCollection implements Collection {
     state.exists = true;
     state.apply(changes);
     side?.apply();
+    return durable;
   }
 
   #ensureExists(state: CollectionState, name = this.name): void {
@@ -210,23 +217,22 @@ export class EmbeddedCollection implements Collection {
         if (!options.upsert) return { matched: 0 };
         const _id = replacement._id ?? equalityFields(filter)._id ?? new ObjectId();
         const created = { _id, ...replacement };
-        this.#insertOne(state, created, options.alongside);
-        return { matched: 0 };
+        return this.#insertOne(state, created, options.alongside).then(() => ({ matched: 0 }));
       }
       const [id, before] = hit;
       if (replacement._id !== undefined && valueKey(replacement._id) !== id) {
         throw immutableId();
       }
       const after = { _id: before._id, ...replacement };
-      this.#commit(state, [{ id, before, after }], false, options.alongside);
-      return { matched: 1 };
+      return this.#commit(state, [{ id, before, after }], false, options.alongside)
+        .then(() => ({ matched: 1 }));
     });
   }
 
-  #insertOne(state: CollectionState, doc: Doc, alongside?: Alongside): void {
+  #insertOne(state: CollectionState, doc: Doc, alongside?: Alongside): Promise<void> {
     const id = idKeyOf(doc);
     if (state.docs.has(id)) throw idDuplicate(this.name);
-    this.#commit(state, [{ id, after: doc }], true, alongside);
+    return this.#commit(state, [{ id, after: doc }], true, alongside);
   }
 
   updateOne(
@@ -238,11 +244,10 @@ export class EmbeddedCollection implements Collection {
       const state = this.#state();
       const hits = this.#match(filter, 1);
       if (hits.length === 0) {
-        if (options.upsert) this.#upsert(state, filter, update);
-        return { matched: 0 };
+        const done = options.upsert ? this.#upsert(state, filter, update) : DONE;
+        return done.then(() => ({ matched: 0 }));
       }
-      this.#update(state, hits, filter, update);
-      return { matched: 1 };
+      return this.#update(state, hits, filter, update).then(() => ({ matched: 1 }));
     });
   }
 
@@ -250,12 +255,16 @@ export class EmbeddedCollection implements Collection {
     return run(() => {
       const state = this.#state();
       const hits = this.#match(filter);
-      this.#update(state, hits, filter, update);
-      return hits.length;
+      return this.#update(state, hits, filter, update).then(() => hits.length);
     });
   }
 
-  #update(state: CollectionState, hits: Array<[string, Doc]>, filter: Filter, update: Doc): void {
+  #update(
+    state: CollectionState,
+    hits: Array<[string, Doc]>,
+    filter: Filter,
+    update: Doc,
+  ): Promise<void> {
     const modifier = prepareModifier(update, false);
     const condition = usesPositional(modifier) ? filter : undefined;
     const changes: Change[] = [];
@@ -265,7 +274,7 @@ export class EmbeddedCollection implements Collection {
       if (valueKey(after._id) !== id) throw immutableId();
       changes.push({ id, before, after });
     }
-    this.#commit(state, changes, false);
+    return this.#commit(state, changes, false);
   }
 
   /** Applies an update to a private copy; returns the new document, or null if unchanged. */
@@ -281,11 +290,11 @@ export class EmbeddedCollection implements Collection {
     return result.modifiedCount > 0 ? docs[0] : null;
   }
 
-  #upsert(state: CollectionState, filter: Filter, update: Doc): void {
+  #upsert(state: CollectionState, filter: Filter, update: Doc): Promise<void> {
     const base = cloneValue(equalityFields(filter));
     const doc = this.#applyUpdate(base, prepareModifier(update, true), undefined) ?? base;
     const created = doc._id === undefined ? { _id: new ObjectId(), ...doc } : doc;
-    this.#insertOne(state, created);
+    return this.#insertOne(state, created);
   }
 
   deleteOne(filter: Filter, options: WriteOptions = {}): Promise<number> {
@@ -296,18 +305,18 @@ export class EmbeddedCollection implements Collection {
     return run(() => this.#delete(this.#match(filter), options.alongside));
   }
 
-  #delete(hits: Array<[string, Doc]>, alongside?: Alongside): number {
-    if (hits.length === 0) return 0;
+  #delete(hits: Array<[string, Doc]>, alongside?: Alongside): Promise<number> {
+    if (hits.length === 0) return Promise.resolve(0);
     const state = this.#state();
     const side = alongside && this.#prepareAlongside(alongside);
     const { db } = this.ctx;
-    db.transaction(() => {
+    const durable = db.grouped(() => {
       for (const [id] of hits) db.stmts.deleteDoc.run(this.name, id);
       side?.write();
     });
     state.remove(hits);
     side?.apply();
-    return hits.length;
+    return durable.then(() => hits.length);
   }
 
   aggregate(pipeline: Doc[]): Promise<Doc[]> {
@@ -454,7 +463,7 @@ export class EmbeddedCollection implements Collection {
  * are neither store failures nor duplicate keys come from the query engine refusing the
  * query, update or pipeline.
  */
-function run<T>(fn: () => T): Promise<T> {
+function run<T>(fn: () => T | Promise<T>): Promise<T> {
   try {
     return Promise.resolve(fn());
   } catch (err) {
@@ -467,6 +476,8 @@ function run<T>(fn: () => T): Promise<T> {
     return Promise.reject(new InvalidQueryError(err.message, { cause: err }));
   }
 }
+
+const DONE: Promise<void> = Promise.resolve();
 
 function idDuplicate(collection: string): DuplicateKeyError {
   return new DuplicateKeyError(

@@ -24,6 +24,8 @@ class EmbeddedStore implements Store, StoreContext {
    */
   constructor(readonly db: Database, readonly queryTimeoutMs: number) {
     this.files = new EmbeddedFileStore(db);
+    // A failed group commit leaves memory ahead of the file: reload from the file.
+    db.onGroupFailure = () => this.#states.clear();
     // Copies: stages of a $lookup sub-pipeline may edit their input in place.
     this.options = engineOptions((name) => this.state(name).snapshot().map(cloneValue));
   }

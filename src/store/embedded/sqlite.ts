@@ -51,10 +51,20 @@ export interface Statements {
   deleteIndex: StatementSync;
 }
 
+/** A write of the open group waiting for the group's COMMIT. */
+interface Waiter {
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
 /** An open, exclusively locked data directory. */
 export class Database {
   readonly stmts: Statements;
   #closed = false;
+  /** Writes of the open group commit (null: no group transaction open). */
+  #group: Waiter[] | null = null;
+  /** Called when a group commit fails: memory holds writes the file does not. */
+  onGroupFailure: (() => void) | null = null;
 
   private constructor(readonly db: DatabaseSync, readonly dir: string) {
     db.exec(SCHEMA);
@@ -121,9 +131,58 @@ export class Database {
     if (this.#closed) throw new StoreError("embedded store is closed");
   }
 
+  /**
+   * Group commit: runs `fn` now, inside a savepoint of the open group transaction (all of
+   * its writes or none; a throw rolls back just this write and is rethrown). The returned
+   * promise settles once the group's COMMIT (one sync for every write that joined the
+   * group) is done: acknowledge the write only then. The group commits on the next turn
+   * of the event loop, so concurrent requests share a transaction and a sync.
+   */
+  grouped(fn: () => void): Promise<void> {
+    this.assertOpen();
+    if (this.#group === null) {
+      this.db.exec("BEGIN");
+      this.#group = [];
+      setTimeout(() => this.flush(), 0);
+    }
+    this.db.exec("SAVEPOINT w");
+    try {
+      fn();
+      this.db.exec("RELEASE w");
+    } catch (err) {
+      try {
+        this.db.exec("ROLLBACK TO w");
+        this.db.exec("RELEASE w");
+      } catch { /* the group is failing: flush reports it */ }
+      throw failure(err);
+    }
+    const group = this.#group;
+    return new Promise<void>((resolve, reject) => group.push({ resolve, reject }));
+  }
+
+  /** Commits the open group (if any) and settles its writes. */
+  flush(): void {
+    const group = this.#group;
+    if (group === null) return;
+    this.#group = null;
+    try {
+      this.db.exec("COMMIT");
+    } catch (err) {
+      try {
+        this.db.exec("ROLLBACK");
+      } catch { /* no transaction left to roll back */ }
+      this.onGroupFailure?.();
+      const error = failure(err);
+      for (const w of group) w.reject(error);
+      return;
+    }
+    for (const w of group) w.resolve();
+  }
+
   /** Runs `fn` in one transaction: all of its writes or none. */
   transaction<T>(fn: () => T): T {
     this.assertOpen();
+    this.flush();
     this.db.exec("BEGIN");
     let result: T;
     try {
@@ -133,16 +192,14 @@ export class Database {
       try {
         this.db.exec("ROLLBACK");
       } catch { /* no transaction left to roll back */ }
-      throw err instanceof StoreError || err instanceof DuplicateKeyError ? err : new StoreError(
-        `embedded store write failed: ${(err as Error)?.message}`,
-        { cause: err },
-      );
+      throw failure(err);
     }
     return result;
   }
 
   close(): void {
     if (this.#closed) return;
+    this.flush();
     this.#closed = true;
     this.db.close();
     try {
@@ -150,6 +207,13 @@ export class Database {
       if (Deno.readTextFileSync(pidFile) === String(Deno.pid)) Deno.removeSync(pidFile);
     } catch { /* gone already */ }
   }
+}
+
+function failure(err: unknown): Error {
+  return err instanceof StoreError || err instanceof DuplicateKeyError ? err : new StoreError(
+    `embedded store write failed: ${(err as Error)?.message}`,
+    { cause: err },
+  );
 }
 
 function holder(dir: string): string {

@@ -13,6 +13,7 @@ import type {
   Filter,
   FindOptions,
   IndexSpec,
+  Sort,
   WriteOptions,
 } from "../store.ts";
 import { DuplicateKeyError, InvalidQueryError, QueryTimeoutError, StoreError } from "../store.ts";
@@ -67,6 +68,20 @@ export class EmbeddedCollection implements Collection {
     const timeout = this.ctx.queryTimeoutMs ?? 0;
     const deadline = timeout > 0 ? performance.now() + timeout : Infinity;
     let seen = 0;
+    const candidates = state.candidates(filter);
+    if (candidates) {
+      for (const key of candidates) {
+        if ((++seen & 63) === 0 && performance.now() > deadline) {
+          throw new QueryTimeoutError(`query exceeded ${timeout} ms`);
+        }
+        const doc = state.docs.get(key)!;
+        if (test(doc)) {
+          out.push([key, doc]);
+          if (out.length >= max) break;
+        }
+      }
+      return out;
+    }
     for (const entry of state.docs) {
       // The clock is read every 64 documents: one document's test is bounded by the query
       // sandbox, so the scan stops at most a few milliseconds past the deadline.
@@ -75,6 +90,33 @@ export class EmbeddedCollection implements Collection {
       }
       if (test(entry[1])) {
         out.push(entry);
+        if (out.length >= max) break;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The first `max` matches in `sort` order from a sorted view, when the sort's first
+   * field is indexed and no equality index narrows the filter better; else null.
+   */
+  #matchSorted(filter: Filter, sort: Sort, max: number): Doc[] | null {
+    const state = this.#state();
+    if (idEquality(filter) !== undefined || state.candidates(filter)) return null;
+    const view = state.sorted(sort);
+    if (!view) return null;
+    const test = compileFilter(filter, this.ctx.options);
+    const out: Doc[] = [];
+    if (max <= 0) return out;
+    const timeout = this.ctx.queryTimeoutMs ?? 0;
+    const deadline = timeout > 0 ? performance.now() + timeout : Infinity;
+    let seen = 0;
+    for (const [, doc] of view) {
+      if ((++seen & 63) === 0 && performance.now() > deadline) {
+        throw new QueryTimeoutError(`query exceeded ${timeout} ms`);
+      }
+      if (test(doc)) {
+        out.push(doc);
         if (out.length >= max) break;
       }
     }
@@ -91,8 +133,9 @@ export class EmbeddedCollection implements Collection {
     const sorted = options.sort && Object.keys(options.sort).length > 0;
     const near = sorted ? null : nearOrder(filter);
     const ordered = sorted || near !== null;
-    let docs = this.#match(filter, ordered ? Infinity : skip + limit).map((e) => e[1]);
-    if (sorted) docs = sortDocs(docs, options.sort!);
+    const fromView = sorted ? this.#matchSorted(filter, options.sort!, skip + limit) : null;
+    let docs = fromView ?? this.#match(filter, ordered ? Infinity : skip + limit).map((e) => e[1]);
+    if (sorted && !fromView) docs = sortDocs(docs, options.sort!);
     else if (near) docs = sortByDistance(docs, near.field, near.point);
     docs = docs.slice(skip, skip + limit);
     // Copy before projecting: mingo's projection may edit nested values in place.
@@ -114,7 +157,8 @@ export class EmbeddedCollection implements Collection {
     return run(() => {
       const skip = Math.max(0, options.skip ?? 0);
       const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
-      const n = this.#match(filter, skip + limit).length;
+      const all = Object.keys(filter).length === 0;
+      const n = all ? this.#state().docs.size : this.#match(filter, skip + limit).length;
       return Math.max(0, Math.min(n - skip, limit));
     });
   }

@@ -10,6 +10,11 @@ import type { Options } from "mingo/types";
 import type { Database } from "./sqlite.ts";
 import { EJSON } from "../bson.ts";
 import { applyToIndex, type Change, indexName, UniqueIndex } from "./indexes.ts";
+import { EqIndex, equalityValues, SortedView } from "./secondary.ts";
+import type { Filter, Sort } from "../store.ts";
+
+/** Sorted views kept per collection at most (each holds one entry per document). */
+const MAX_VIEWS = 4;
 
 /** The `_id` key of a document (string form used in memory and in SQLite). */
 export function idKeyOf(doc: Doc): string {
@@ -25,6 +30,13 @@ export class CollectionState {
   /** Whether the collection row exists in SQLite. */
   exists = false;
   #snapshot: Doc[] | null = null;
+  /** Equality indexes by field: the first key of every index created. */
+  readonly eq = new Map<string, EqIndex>();
+  /** `_id` key -> natural-order sequence number (insertion order). */
+  readonly #seq = new Map<string, number>();
+  #nextSeq = 0;
+  /** Sorted views by sort specification (JSON), built on first use. */
+  readonly #views = new Map<string, SortedView>();
 
   constructor(readonly name: string, readonly options: Partial<Options>) {}
 
@@ -33,7 +45,9 @@ export class CollectionState {
     const state = new CollectionState(name, options);
     for (const row of db.stmts.loadDocs.iterate(name)) {
       const doc = decodeDoc((row as { body: string }).body);
-      state.docs.set(idKeyOf(doc), doc);
+      const id = idKeyOf(doc);
+      state.docs.set(id, doc);
+      state.#seq.set(id, state.#nextSeq++);
     }
     for (const row of db.stmts.loadIndexes.iterate(name)) {
       const spec = EJSON.parse((row as { spec: string }).spec, { relaxed: true }) as IndexSpec;
@@ -74,27 +88,114 @@ export class CollectionState {
     this.dropIndex(name);
     if (index) this.unique.push(index);
     this.indexSpecs.set(name, { ...spec, name });
+    const field = indexedField(spec);
+    if (field !== null && !this.eq.has(field)) {
+      const eq = new EqIndex(field);
+      for (const [id, doc] of this.docs) eq.add(doc, id);
+      this.eq.set(field, eq);
+    }
   }
 
   /** Forgets the index called `name`, if any. */
   dropIndex(name: string): void {
     this.indexSpecs.delete(name);
     this.unique = this.unique.filter((ix) => ix.name !== name);
+    const used = new Set([...this.indexSpecs.values()].map(indexedField));
+    for (const field of this.eq.keys()) if (!used.has(field)) this.eq.delete(field);
+    for (const [key, view] of this.#views) {
+      if (!this.eq.has(Object.keys(view.sort)[0])) this.#views.delete(key);
+    }
   }
 
   /** Applies committed changes to memory. */
   apply(changes: Change[]): void {
     for (const index of this.unique) applyToIndex(index, changes);
-    for (const c of changes) this.docs.set(c.id, c.after);
+    const removed: Array<[string, Doc, number]> = [];
+    const added: Array<[string, Doc, number]> = [];
+    for (const c of changes) {
+      const before = this.docs.get(c.id);
+      if (before !== undefined) {
+        for (const eq of this.eq.values()) eq.remove(before, c.id);
+        removed.push([c.id, before, this.#seq.get(c.id)!]);
+      } else {
+        this.#seq.set(c.id, this.#nextSeq++);
+      }
+      for (const eq of this.eq.values()) eq.add(c.after, c.id);
+      this.docs.set(c.id, c.after);
+      added.push([c.id, c.after, this.#seq.get(c.id)!]);
+    }
+    for (const view of this.#views.values()) view.update(removed, added);
     this.#snapshot = null;
   }
 
   /** Removes committed deletions from memory. */
   remove(entries: Array<[string, Doc]>): void {
+    const removed: Array<[string, Doc, number]> = [];
     for (const [id, doc] of entries) {
       for (const index of this.unique) index.remove(doc, id);
-      this.docs.delete(id);
+      for (const eq of this.eq.values()) eq.remove(doc, id);
+      if (this.docs.delete(id)) removed.push([id, doc, this.#seq.get(id)!]);
+      this.#seq.delete(id);
     }
+    for (const view of this.#views.values()) view.update(removed, []);
     this.#snapshot = null;
   }
+
+  /**
+   * The `_id` keys (in natural order) of the only documents that can match `filter`, from
+   * the most selective equality index a top-level (or `$and`) condition can use; null when
+   * no index applies.
+   */
+  candidates(filter: Filter): string[] | null {
+    if (this.eq.size === 0) return null;
+    let best: Set<string> | null = null;
+    const visit = (f: Filter, depth: number) => {
+      for (const key of Object.keys(f)) {
+        if (key === "$and" && depth < 4 && Array.isArray(f.$and)) {
+          for (const sub of f.$and) {
+            if (sub !== null && typeof sub === "object" && !Array.isArray(sub)) {
+              visit(sub as Filter, depth + 1);
+            }
+          }
+          continue;
+        }
+        const eq = this.eq.get(key);
+        if (!eq) continue;
+        const values = equalityValues(f[key]);
+        const found = values && eq.candidates(values);
+        if (found && (best === null || found.size < best.size)) best = found;
+      }
+    };
+    visit(filter, 0);
+    if (best === null) return null;
+    const ids = [...best as Set<string>];
+    if (ids.length > 1) ids.sort((a, b) => this.#seq.get(a)! - this.#seq.get(b)!);
+    return ids;
+  }
+
+  /**
+   * The documents in the order of `sort` (ties in natural order) when the first sort field
+   * is indexed; null otherwise. Views are kept up to date through writes.
+   */
+  sorted(sort: Sort): Iterable<[string, Doc]> | null {
+    const first = Object.keys(sort)[0];
+    if (first === undefined || !this.eq.has(first)) return null;
+    const key = JSON.stringify(sort);
+    let view = this.#views.get(key);
+    if (!view) {
+      if (this.#views.size >= MAX_VIEWS) this.#views.delete(this.#views.keys().next().value!);
+      const entries: Array<[string, Doc, number]> = [];
+      for (const [id, doc] of this.docs) entries.push([id, doc, this.#seq.get(id)!]);
+      view = new SortedView(sort, entries);
+      this.#views.set(key, view);
+    }
+    return view.docs();
+  }
+}
+
+/** The field an index gives an equality index and sorted views: its first key, when top-level. */
+function indexedField(spec: IndexSpec): string | null {
+  const [field, dir] = Object.entries(spec.keys)[0] ?? [];
+  if (field === undefined || field.includes(".") || field[0] === "$") return null;
+  return dir === 1 || dir === -1 ? field : null;
 }

@@ -1,7 +1,8 @@
 /**
  * Creates the indexes the domain needs at start-up: one unique index per `unique` field
  * (the store's last word in a race between two writers) and the `mongo_indexes` of each
- * resource.
+ * resource, plus plain indexes on the additional lookup field and the first default_sort field
+ * (the embedded store uses them for equality, `$in` and sorted pages).
  */
 import type { Runtime } from "./runtime.ts";
 import type { IndexSpec } from "../store/store.ts";
@@ -40,6 +41,16 @@ export async function ensureIndexes(rt: Runtime): Promise<void> {
       const [keys, options] = tuple ? spec : [spec, {}];
       const keyDoc = Object.fromEntries(keys as Array<[string, 1 | -1 | "2dsphere" | "text"]>);
       specs.push({ keys: keyDoc, name, unique: !!(options as { unique?: boolean }).unique });
+    }
+    // Automatic plain indexes for the fields requests look up and sort on.
+    const automatic: Array<[string, 1 | -1]> = [];
+    const lookup = resource.additionalLookup?.field;
+    if (lookup && lookup !== "_id") automatic.push([lookup, 1]);
+    const [sortField, sortDir] = Object.entries(resource.defaultSort ?? {})[0] ?? [];
+    if (sortField && sortField !== "_id") automatic.push([sortField, sortDir === -1 ? -1 : 1]);
+    for (const [field, dir] of automatic) {
+      const covered = specs.some((s) => Object.keys(s.keys)[0] === field);
+      if (!covered) specs.push({ keys: { [field]: dir }, name: `auto_${field}` });
     }
     for (const spec of specs) {
       try {

@@ -31,8 +31,8 @@ function isSimple(v: unknown): boolean {
 /**
  * Equality index on one top-level field. Documents whose value is a plain string, number,
  * boolean, Date or ObjectId are filed under that value; documents with any other value
- * (arrays, objects, null, other BSON types) are always candidates; documents without the
- * field never match an equality on a simple value and are not filed.
+ * (arrays, objects, other BSON types) are always candidates; documents without the field
+ * or with null never equal a simple value and are not filed.
  */
 export class EqIndex {
   /** Value key -> one `_id` key, or a set of them. */
@@ -43,7 +43,7 @@ export class EqIndex {
 
   add(doc: Doc, id: string): void {
     const v = doc[this.field];
-    if (v === undefined) return;
+    if (v === undefined || v === null) return;
     if (!isSimple(v)) {
       this.#others.add(id);
       return;
@@ -58,7 +58,7 @@ export class EqIndex {
 
   remove(doc: Doc, id: string): void {
     const v = doc[this.field];
-    if (v === undefined) return;
+    if (v === undefined || v === null) return;
     if (!isSimple(v)) {
       this.#others.delete(id);
       return;

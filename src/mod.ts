@@ -157,7 +157,7 @@ export async function createService(
     events,
     schemas,
     log,
-    formatDate: (date) => formatDate(date, dateFormat),
+    formatDate: cachedDateFormatter(dateFormat),
     parseDate: (text) => parseDate(text, dateFormat),
   };
   if (auth) rt.auth = await Auth.create(rt, auth);
@@ -175,5 +175,26 @@ export async function createService(
       await limiter?.close();
       if (!options.store) await store.close();
     },
+  };
+}
+
+/** Dates formatted at most this many at a time are remembered. */
+const DATE_CACHE_SIZE = 4096;
+
+/**
+ * `formatDate` for one format, remembering recent answers: stored documents carry the same
+ * `_created`/`_updated` values request after request.
+ */
+function cachedDateFormatter(format: string): (date: Date) => string {
+  const cache = new Map<number, string>();
+  return (date) => {
+    const time = date.getTime();
+    let text = cache.get(time);
+    if (text === undefined) {
+      text = formatDate(date, format);
+      if (cache.size >= DATE_CACHE_SIZE) cache.clear();
+      cache.set(time, text);
+    }
+    return text;
   };
 }

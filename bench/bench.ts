@@ -260,10 +260,12 @@ async function throughput(): Promise<void> {
     ];
     // Warm-up (JIT) for both processes.
     await wrk(hello.base + "/", "");
-    for (const [, url, lua] of loads.slice(0, 3)) await wrk(url, lua);
+    const only = Deno.env.get("BENCH_ONLY");
+    for (const [name, url, lua] of loads.slice(0, 3)) {
+      if (!only || name.includes(only)) await wrk(url, lua);
+    }
     const before = await wrk(hello.base + "/", "");
     const results: Array<[string, WrkResult]> = [];
-    const only = Deno.env.get("BENCH_ONLY");
     for (const [name, url, lua] of loads) {
       if (!only || name.includes(only)) results.push([name, await wrk(url, lua)]);
     }

@@ -1,8 +1,8 @@
 /**
  * Creates the indexes the domain needs at start-up: one unique index per `unique` field
  * (the store's last word in a race between two writers) and the `mongo_indexes` of each
- * resource, plus plain indexes on the additional lookup field and the first default_sort field
- * (the embedded store uses them for equality, `$in` and sorted pages).
+ * resource, plus plain indexes on the additional lookup field, the AUTH_FIELD and the first
+ * default_sort field (the embedded store uses them for equality, `$in` and sorted pages).
  */
 import type { Runtime } from "./runtime.ts";
 import type { IndexSpec } from "../store/store.ts";
@@ -46,6 +46,8 @@ export async function ensureIndexes(rt: Runtime): Promise<void> {
     const automatic: Array<[string, 1 | -1]> = [];
     const lookup = resource.additionalLookup?.field;
     if (lookup && lookup !== "_id") automatic.push([lookup, 1]);
+    const owner = rt.auth?.rules(resource)?.authField;
+    if (owner && owner !== "_id") automatic.push([owner, 1]);
     const [sortField, sortDir] = Object.entries(resource.defaultSort ?? {})[0] ?? [];
     if (sortField && sortField !== "_id") automatic.push([sortField, sortDir === -1 ? -1 : 1]);
     for (const [field, dir] of automatic) {

@@ -237,7 +237,7 @@ export class Database {
     if (this.#group !== null || this.#syncing !== null) return;
     let size = 0;
     try {
-      size = this.#wal?.statSync().size ?? 0;
+      size = Deno.statSync(join(this.dir, `${DB_FILE}-wal`)).size;
     } catch { /* unknown: skip */ }
     if (size < CHECKPOINT_BYTES) return;
     try {

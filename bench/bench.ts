@@ -86,16 +86,27 @@ async function startProcess(args: string[], env: Record<string, string>, port: n
     if (done || Date.now() > deadline) throw new Error(`did not start: ${seen}`);
     seen += value;
   }
-  // Keep draining stderr so the child never blocks on a full pipe.
+  // Keep draining stderr so the child never blocks on a full pipe; the tail is kept for
+  // reporting a crash.
+  let tail = "";
   (async () => {
     try {
-      while (!(await reader.read()).done) { /* discard */ }
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        tail = (tail + value).slice(-4000);
+      }
     } catch { /* closed */ }
   })();
+  process.status.then((status) => {
+    if (!stopping) console.error(`process exited (${status.code}); stderr ends with:\n${tail}`);
+  });
+  let stopping = false;
   const server: Server = {
     process,
     base: `http://127.0.0.1:${port}`,
     async stop() {
+      stopping = true;
       try {
         process.kill("SIGTERM");
       } catch { /* gone */ }

@@ -247,7 +247,7 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   // Stored versions of a soft-deleted document stay readable; only the current item is gone.
   const versionParam = ctx.query.get(s.VERSION_PARAM);
   if (versionParam !== null && versionParam !== "") {
-    return getItemVersions(rt, ctx, doc, versionParam);
+    return getItemVersions(rt, ctx, { primary: doc, raw: versionParam, projection });
   }
   if (ctx.resource.softDelete && doc[s.DELETED] === true) {
     // As in Eve, the 404 carries the deleted document and its ETag and Last-Modified.
@@ -273,9 +273,9 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
 async function getItemVersions(
   rt: Runtime,
   ctx: RequestContext,
-  primary: Doc,
-  raw: string,
+  options: { primary: Doc; raw: string; projection: Projection | undefined },
 ): Promise<Reply> {
+  const { primary, raw, projection } = options;
   const s = rt.settings;
   const { resource } = ctx;
   if (!resource.versioning) throw new HttpError(400, "versioning is not enabled for this resource");
@@ -286,7 +286,6 @@ async function getItemVersions(
   const latest = legacy ? 1 : primary[s.VERSION];
   const lastModified = conditionalHeaders(rt, ctx, primary)["last-modified"];
   // Versions are read under the same policy as the document: its filter and projection.
-  const projection = requestProjection(rt, ctx);
   const filter = andFilters(resource.filter, ctx.urlValues);
   if (typeof wanted === "number") {
     const doc = legacy

@@ -531,3 +531,46 @@ Deno.test("embedded: createIndex with changed options replaces the index, also a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("embedded files: bytes are kept in chunks; files stored before chunking still read", async () => {
+  const { DatabaseSync } = await import("node:sqlite");
+  const dir = await Deno.makeTempDir({ prefix: "restsvc-files-" });
+  try {
+    const data = new Uint8Array(1_000_000).map((_, i) => (i * 7) & 0xff);
+    let store = await openEmbeddedStore(dir);
+    const stored = await store.files.put(data, { filename: "a.bin", contentType: "x/y" });
+    await store.close();
+    const db = new DatabaseSync(`${dir}/store.sqlite`);
+    const key = stored.id.toHexString();
+    const count = db.prepare("SELECT count(*) AS n FROM file_chunks WHERE file_id = ?").get(key);
+    assert.equal((count as { n: number }).n, Math.ceil(1_000_000 / (255 * 1024)));
+    // A file written by an earlier version: its bytes in files.data, no chunks.
+    const legacy = new ObjectId();
+    db.prepare(
+      "INSERT INTO files (id, filename, content_type, length, upload_date, metadata, data) " +
+        "VALUES (?, 'old.txt', 'text/plain', 5, 0, NULL, ?)",
+    ).run(legacy.toHexString(), new TextEncoder().encode("hello"));
+    db.close();
+    store = await openEmbeddedStore(dir);
+    try {
+      assert.deepEqual(await store.files.read(stored.id), data);
+      const across = await store.files.read(stored.id, { start: 261_000, end: 523_000 });
+      assert.deepEqual(across, data.slice(261_000, 523_001));
+      assert.equal(new TextDecoder().decode((await store.files.read(legacy))!), "hello");
+      assert.equal(
+        new TextDecoder().decode((await store.files.read(legacy, { start: 1, end: 3 }))!),
+        "ell",
+      );
+      await store.files.delete(stored.id);
+      assert.equal(await store.files.read(stored.id), null);
+    } finally {
+      await store.close();
+    }
+    const after = new DatabaseSync(`${dir}/store.sqlite`);
+    const left = after.prepare("SELECT count(*) AS n FROM file_chunks WHERE file_id = ?").get(key);
+    assert.equal((left as { n: number }).n, 0);
+    after.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -30,6 +30,12 @@ CREATE TABLE IF NOT EXISTS files (
   metadata TEXT,
   data BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS file_chunks (
+  file_id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (file_id, n)
+) WITHOUT ROWID;
 `;
 
 const DB_FILE = "store.sqlite";

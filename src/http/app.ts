@@ -7,6 +7,7 @@ import { ClientAbortError, HttpError, REASONS } from "./errors.ts";
 import { jsonpCallback, toResponse } from "./respond.ts";
 import { methodOverride } from "./middleware/method-override.ts";
 import { hostCheck } from "./middleware/host.ts";
+import { type ProbeOptions, probes, type ReadinessCheck } from "./middleware/probes.ts";
 import { cors, type CorsConfig } from "./middleware/cors.ts";
 import { rateLimit, rateLimitHeaders, type RateLimitOptions } from "./middleware/rate-limit.ts";
 import type { Hit } from "../ratelimit/mod.ts";
@@ -77,6 +78,19 @@ function authTarget(rt: Runtime, endpoints: Endpoint[], c: Context<AppEnv>): Aut
   return { kind: match.endpoint.kind, resource: match.endpoint.resource, method };
 }
 
+/** The liveness and readiness probes of this service. */
+function probeOptions(rt: Runtime, options: AppOptions): ProbeOptions {
+  const limiter = options.rateLimit.limiter;
+  const checks: ReadinessCheck[] = [{ name: "store", ping: () => rt.store.ping() }];
+  if (limiter?.kind === "redis") checks.push({ name: "redis", ping: () => limiter.ping() });
+  return {
+    healthPath: rt.settings.HEALTH_PATH,
+    readyPath: rt.settings.READY_PATH,
+    timeoutMs: rt.settings.READY_TIMEOUT_MS,
+    checks,
+  };
+}
+
 export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const render = { settings: rt.settings, formatDate: rt.formatDate };
@@ -122,6 +136,8 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     return toResponse(render, c.req.raw, errorReply(rt, http), c.get("method"));
   });
 
+  // Probes first: exempt from logging, authentication and rate limits.
+  app.use("*", probes(probeOptions(rt, options)));
   app.use("*", requestLog(rt.log));
   // CORS and rate-limit headers wrap everything below, so errors carry them too.
   app.use("*", cors(options.cors));

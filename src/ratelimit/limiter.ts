@@ -22,6 +22,8 @@ export interface Limiter {
    * with {@linkcode LimiterUnavailable} when the counter cannot be reached in time.
    */
   hit(key: string, options: { limit: number; windowMs: number }): Promise<Hit>;
+  /** Resolves when the counter store answers (readiness probe); rejects otherwise. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

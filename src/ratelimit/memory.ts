@@ -39,6 +39,11 @@ export class MemoryLimiter implements Limiter {
     }
   }
 
+  /** Always ready: the counters live in this process. */
+  ping(): Promise<void> {
+    return Promise.resolve();
+  }
+
   close(): Promise<void> {
     this.#windows.clear();
     return Promise.resolve();

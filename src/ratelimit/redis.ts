@@ -83,6 +83,10 @@ export class RedisLimiter implements Limiter {
     }
   }
 
+  async ping(): Promise<void> {
+    await this.#redis.ping();
+  }
+
   /** Drops the connection at once (never waits on an unreachable server). */
   close(): Promise<void> {
     this.#redis.disconnect();

@@ -218,6 +218,10 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   AUTH_JWT: k("object?", null),
   AUTH_CACHE_SECONDS: k("int", 60),
   AUTH_HMAC_MAX_SKEW: k("int", 300),
+  // Probes for orchestrators (README "Health and readiness")
+  HEALTH_PATH: k("string", "/health"),
+  READY_PATH: k("string", "/ready"),
+  READY_TIMEOUT_MS: k("int", 2000),
 };
 
 /** Eve's names for settings that we call otherwise. */

@@ -109,8 +109,11 @@ export class EmbeddedFileStore implements FileStore {
     const start = Math.max(0, Math.floor(range?.start ?? 0));
     const end = Math.min(row.length - 1, Math.floor(range?.end ?? row.length - 1));
     if (end < start) return Promise.resolve(new Uint8Array(0));
-    const chunks = this.#readChunks.all(key, Math.floor(start / CHUNK), Math.floor(end / CHUNK)) as
-      Array<{ n: number; data: Uint8Array }>;
+    const chunks = this.#readChunks.all(
+      key,
+      Math.floor(start / CHUNK),
+      Math.floor(end / CHUNK),
+    ) as Array<{ n: number; data: Uint8Array }>;
     if (chunks.length === 0) return Promise.resolve(this.#readLegacy(key, start, end));
     const out = new Uint8Array(end - start + 1);
     for (const chunk of chunks) {

@@ -27,6 +27,8 @@ export interface RequestFields {
   /** The full URL, query included. */
   url: string;
   method: string;
+  /** The request id (`X-Request-Id`, the client's when safe, else generated). */
+  requestid?: string;
 }
 
 const stderrSink: Sink = (record) => {

@@ -10,10 +10,20 @@ export function clientIp(c: { env: unknown }): string {
   return info?.hostname ?? "unknown";
 }
 
-/** Logs POST, PATCH and PUT operations with `clientip`, `url` and `method`. */
+/** A client's `X-Request-Id` is kept only when short and made of safe characters. */
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Gives every request an id (the client's `X-Request-Id` when safe, else a new UUID), puts
+ * it in every log record of the request and in the response's `X-Request-Id`; logs POST,
+ * PATCH and PUT operations with `clientip`, `url` and `method`.
+ */
 export function requestLog(log: Logger): MiddlewareHandler<AppEnv> {
   return async function requestLog(c, next) {
+    const sent = c.req.header("x-request-id");
+    const requestid = sent !== undefined && SAFE_ID.test(sent) ? sent : crypto.randomUUID();
     await withLogContext({
+      requestid,
       clientip: clientIp(c),
       url: c.req.url,
       // The method-override middleware runs later, so the method is read when logged.
@@ -21,12 +31,14 @@ export function requestLog(log: Logger): MiddlewareHandler<AppEnv> {
         return c.get("method") ?? c.req.method;
       },
     }, next);
+    c.res.headers.set("x-request-id", requestid);
     const method = c.get("method") ?? c.req.method;
     if (!LOGGED.has(method)) return;
     log.log("info", `${method} ${new URL(c.req.url).pathname} ${c.res.status}`, {
       clientip: clientIp(c),
       url: c.req.url,
       method,
+      requestid,
       status: c.res.status,
     });
   };

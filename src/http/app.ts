@@ -3,6 +3,7 @@
  * routes. Errors of every kind become responses in `onError`, the one place for that.
  */
 import { type Context, Hono } from "hono";
+import { compress } from "hono/compress";
 import { ClientAbortError, HttpError, REASONS } from "./errors.ts";
 import { jsonpCallback, toResponse } from "./respond.ts";
 import { methodOverride } from "./middleware/method-override.ts";
@@ -139,6 +140,10 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   // Probes first: exempt from logging, authentication and rate limits.
   app.use("*", probes(probeOptions(rt, options)));
   app.use("*", requestLog(rt.log));
+  // gzip/deflate for answers over COMPRESS_MIN_BYTES when the client accepts it (0: off).
+  if (rt.settings.COMPRESS_MIN_BYTES > 0) {
+    app.use("*", compress({ threshold: rt.settings.COMPRESS_MIN_BYTES }));
+  }
   // CORS and rate-limit headers wrap everything below, so errors carry them too.
   app.use("*", cors(options.cors));
   app.use("*", rateLimitHeaders(options.rateLimit));

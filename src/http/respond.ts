@@ -58,9 +58,8 @@ export function toResponse(
       headers.set("x-content-type-options", "nosniff");
     } else headers.set("content-type", "application/json");
   }
-  if (head) {
-    headers.set("content-length", String(new TextEncoder().encode(text).byteLength));
-    return new Response(null, { status: reply.status, headers });
-  }
-  return new Response(text, { status: reply.status, headers });
+  // The length is known (HEAD tells it too, and compression skips short answers by it).
+  const bytes = new TextEncoder().encode(text);
+  headers.set("content-length", String(bytes.byteLength));
+  return new Response(head ? null : bytes, { status: reply.status, headers });
 }

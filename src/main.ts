@@ -1,62 +1,129 @@
 /**
- * Command line: `deno task start [--settings FILE]` (or env SETTINGS=FILE). Loads and checks
- * the settings, opens the store, serves, and shuts down gracefully on SIGINT / SIGTERM.
+ * Command line: `deno task start [--settings FILE] [--check]` (or env SETTINGS=FILE). Loads
+ * and checks the settings, opens the store, serves, and shuts down gracefully on SIGINT /
+ * SIGTERM. Every failure is one line on stderr and a non-zero exit, never a stack trace.
+ *
+ * ```sh
+ * deno task start --settings my-settings.json
+ * deno task start --check --settings my-settings.json   # checks; opens no store
+ * ```
  */
 import { parseArgs } from "node:util";
-import { createService, SettingsError } from "./mod.ts";
+import { createService, prepare, SettingsError } from "./mod.ts";
 import { loadSettingsFile } from "./settings/load.ts";
 import { type FetchHandler, serve } from "./http/server.ts";
 import { createLogger } from "./log.ts";
 
 const DEFAULT_SETTINGS = new URL("../config/settings.json", import.meta.url).pathname;
 
+const USAGE = `usage: deno task start [options]
+
+options:
+  -s, --settings FILE   settings: a JSON file or a TS/JS module (default: env SETTINGS,
+                        else config/settings.json)
+      --check           check the settings and schemas, then exit (opens no store, writes
+                        nothing; safe while the service runs)
+  -h, --help            show this help
+
+environment: SETTINGS, HOST, PORT, STORE, DATA_DIR, MONGO_URI, DB_HOST, DB_PORT, DB_USERNAME,
+DB_PASSWORD, DB_AUTH_SOURCE, DB_DBNAME (and MONGO_* names), REDIS_URL`;
+
+/** In-flight requests get this long to finish on SIGINT / SIGTERM. */
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
+function fail(message: string, code = 1): number {
+  console.error(message);
+  return code;
+}
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: { settings: { type: "string", short: "s" }, check: { type: "boolean" } },
-  });
+  let values: { settings?: string; check?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: Deno.args,
+      options: {
+        settings: { type: "string", short: "s" },
+        check: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    return fail(`${(error as Error).message} (see --help)`, 2);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const file = values.settings ?? Deno.env.get("SETTINGS") ?? DEFAULT_SETTINGS;
+  let raw;
+  try {
+    raw = await loadSettingsFile(file);
+  } catch (error) {
+    return fail(`refusing to start: cannot read ${file}: ${(error as Error).message}`);
+  }
+  const options = {
+    extensions: raw.exports.extensions as never,
+    events: raw.exports.events as never,
+  };
   let service;
   try {
-    const raw = await loadSettingsFile(file);
-    service = await createService(raw.settings, {
-      extensions: raw.exports.extensions as never,
-      events: raw.exports.events as never,
-    });
+    if (values.check) {
+      const { warnings } = prepare(raw.settings, options);
+      for (const warning of warnings) console.error(`warning: ${warning}`);
+      console.log(`${file}: settings are valid`);
+      return 0;
+    }
+    service = await createService(raw.settings, options);
   } catch (error) {
-    if (error instanceof SettingsError) {
-      console.error(`refusing to start: ${file} has ${error.problems.length} problem(s):`);
-      for (const problem of error.problems) console.error(`  - ${problem}`);
-    } else console.error(`refusing to start: ${(error as Error).message}`);
+    if (!(error instanceof SettingsError)) {
+      return fail(`refusing to start: ${(error as Error).message}`);
+    }
+    console.error(`refusing to start: ${file} has ${error.problems.length} problem(s):`);
+    for (const problem of error.problems) console.error(`  - ${problem}`);
     return 1;
   }
   for (const warning of service.warnings) console.error(`warning: ${warning}`);
-  if (values.check) {
-    await service.close();
-    console.log(`${file}: settings are valid`);
-    return 0;
-  }
   const { settings } = service;
   const log = createLogger();
-  const server = await serve(service.fetch as FetchHandler, {
-    hostname: settings.HOST,
-    port: settings.PORT,
-    limits: {
-      headersTimeoutMs: settings.SERVER_HEADERS_TIMEOUT_MS,
-      idleTimeoutMs: settings.SERVER_IDLE_TIMEOUT_MS,
-      maxConnections: settings.SERVER_MAX_CONNECTIONS,
-    },
-    log: (level, message, extra) => log.log(level, message, extra),
-    onListen: ({ hostname, port }) => {
-      console.error(
-        `serving ${file} on http://${hostname}:${port}/ (store: ${service.store.kind})`,
-      );
-    },
-  });
-  const stop = () => void server.shutdown();
+  let server;
+  try {
+    server = await serve(service.fetch as FetchHandler, {
+      hostname: settings.HOST,
+      port: settings.PORT,
+      limits: {
+        headersTimeoutMs: settings.SERVER_HEADERS_TIMEOUT_MS,
+        idleTimeoutMs: settings.SERVER_IDLE_TIMEOUT_MS,
+        maxConnections: settings.SERVER_MAX_CONNECTIONS,
+      },
+      log: (level, message, extra) => log.log(level, message, extra),
+      onListen: ({ hostname, port }) => {
+        console.error(
+          `serving ${file} on http://${hostname}:${port}/ (store: ${service.store.kind})`,
+        );
+      },
+    });
+  } catch (error) {
+    await service.close();
+    const reason = error instanceof Deno.errors.AddrInUse
+      ? "the address is already in use"
+      : (error as Error).message;
+    return fail(`cannot listen on ${settings.HOST}:${settings.PORT}: ${reason}`);
+  }
+  const running = server;
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    // Drain in-flight requests, but never wait on them for ever.
+    const deadline = setTimeout(() => {
+      console.error(`shutdown: requests still running after ${SHUTDOWN_DEADLINE_MS} ms`);
+      Deno.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    void running.shutdown().finally(() => clearTimeout(deadline));
+  };
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
-  await server.finished;
+  await running.finished;
   await service.close();
   return 0;
 }

@@ -1,4 +1,7 @@
-# The service: the Deno binary (from npm, as this project's machines reach npm only) plus sources.
+# The service: the official Deno image (denoland/deno, from a container registry) plus sources.
+# This project's own machines reach only npm, so they get Deno from npm instead; no image is
+# built or run there. Note: `deno install` also installs the test-only MongoDB emulator
+# (jongodb) listed in deno.json; it is never started by the service.
 FROM denoland/deno:debian-2.9.6
 
 ENV DENO_NO_UPDATE_CHECK=1 \

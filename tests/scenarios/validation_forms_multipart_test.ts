@@ -240,7 +240,7 @@ scenario("without AUTO_COLLAPSE_MULTI_KEYS a repeated key keeps its first value 
 scenario("MAX_FILE_SIZE: a larger file is 413 and nothing is stored", {
   ...SETTINGS,
   MAX_FILE_SIZE: 8,
-}, async (api, running) => {
+}, async (api) => {
   const form = new FormData();
   form.append("name", "ann");
   form.append("photo", new Blob([HELLO], { type: "text/plain" }), "hello.txt");

@@ -1,7 +1,7 @@
 /** Liveness and readiness probes: exempt from authentication and rate limits. */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
-import { startRedis } from "../support/redis.ts";
+import { REDIS_SKIP, startRedis } from "../support/redis.ts";
 
 const SETTINGS = {
   READY_TIMEOUT_MS: 100,
@@ -50,7 +50,10 @@ scenario("probe paths are settings", {
 });
 
 Deno.test({
-  name: "ready reports Redis when rate limiting uses it",
+  name: `ready reports Redis when rate limiting uses it${
+    REDIS_SKIP ? ` (skipped: ${REDIS_SKIP})` : ""
+  }`,
+  ignore: REDIS_SKIP !== null,
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {

@@ -8,6 +8,7 @@
  * Deno.serve(service.fetch);
  * ```
  */
+import { parseSort } from "./query/sort.ts";
 import { buildDomain } from "./domain/build.ts";
 import { addOplogResource } from "./domain/oplog.ts";
 import { Events } from "./events.ts";
@@ -87,7 +88,7 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
   const settings = checked.settings;
   addOplogResource(settings);
   hideSecrets(settings);
-  const domain = buildDomain(settings, problems);
+  const domain = buildDomain(settings, problems, { parseSortText: parseSort });
   const auth = authConfig(settings, { custom: options.authenticate, problems });
   const schemas = new Map<string, CompiledSchema>();
   for (const resource of domain.values()) {

@@ -15,11 +15,18 @@ export type Domain = ReadonlyMap<string, Resource>;
 const upper = (methods: string[]) => methods.map((m) => m.toUpperCase() as Method);
 
 /** Normalizes every DOMAIN resource; every problem found is appended to `problems`. */
-export function buildDomain(settings: Settings, problems: string[]): Domain {
+/** How the text form of a sort (`"-a,b"`, `[("a", 1)]`) is read: the `?sort` parser. */
+export type SortTextParser = (text: string) => Sort;
+
+export function buildDomain(
+  settings: Settings,
+  problems: string[],
+  options: { parseSortText: SortTextParser },
+): Domain {
   const domain = new Map<string, Resource>();
   const urls = new Map<string, string>();
   for (const [name, raw] of Object.entries(settings.DOMAIN as Record<string, Doc>)) {
-    const resource = buildResource(name, raw, settings, problems);
+    const resource = buildResource(name, raw, { settings, problems, ...options });
     if (!resource) continue;
     const other = urls.get(resource.url);
     if (other) problems.push(`DOMAIN.${name}.url: "${resource.url}" is already used by ${other}`);
@@ -65,9 +72,9 @@ function applyReadPolicy(resource: Resource, domain: Map<string, Resource>) {
 function buildResource(
   name: string,
   raw: Doc,
-  settings: Settings,
-  problems: string[],
+  options: { settings: Settings; problems: string[]; parseSortText: SortTextParser },
 ): Resource | null {
+  const { settings, problems } = options;
   const path = `DOMAIN.${name}`;
   const get = (key: string): any => {
     const global = RESOURCE_KEYS[key]?.global;
@@ -116,9 +123,11 @@ function buildResource(
   const literalUrl = urlParts.every((part) => typeof part === "string");
   const resourceTitle = givenTitle ?? (literalUrl ? urlParts.join("/") || name : name);
   const defaultSort = (datasource.default_sort ?? raw.default_sort) as unknown;
-  const sort = defaultSort === undefined
-    ? undefined
-    : toSort(defaultSort, `${path}.default_sort`, problems);
+  const sort = defaultSort === undefined ? undefined : toSort(defaultSort, {
+    path: `${path}.default_sort`,
+    problems,
+    parseText: options.parseSortText,
+  });
   const aggregation = datasource.aggregation as Resource["aggregation"] | undefined;
   return {
     name,
@@ -224,15 +233,23 @@ function checkDatasource(datasource: Doc, path: string, problems: string[]) {
   }
 }
 
-/** Accepts `{"a": 1}`, `[["a", 1]]` and `"-a,b"` default sorts. */
-function toSort(value: unknown, path: string, problems: string[]): Sort | undefined {
+/**
+ * Accepts `{"a": 1}`, `[["a", 1]]` and the text forms of `?sort` (`"-a,b"`, `[("a", 1)]`),
+ * read by the same parser as the query parameter.
+ */
+function toSort(
+  value: unknown,
+  options: { path: string; problems: string[]; parseText: SortTextParser },
+): Sort | undefined {
+  const { path, problems } = options;
   const sort: Sort = {};
   if (typeof value === "string") {
-    for (const field of value.split(",").map((f) => f.trim()).filter(Boolean)) {
-      if (field.startsWith("-")) sort[field.slice(1)] = -1;
-      else sort[field] = 1;
+    try {
+      return options.parseText(value);
+    } catch (error) {
+      problems.push(`${path}: ${(error as Error).message}`);
+      return undefined;
     }
-    return sort;
   }
   const pairs = Array.isArray(value) ? value : isPlainObject(value) ? Object.entries(value) : null;
   if (

@@ -216,3 +216,18 @@ Deno.test("an embeddable relation into an internal resource is refused", () => {
   // A relation that only validates is fine.
   prepare(domain(false), { env: false });
 });
+
+Deno.test("default_sort text is read by the ?sort parser; a malformed one refuses to start", () => {
+  const sortOf = (default_sort: unknown) =>
+    prepare({ DOMAIN: { people: { default_sort } } }, { env: false }).domain.get("people")!
+      .defaultSort;
+  assert.deepEqual(sortOf("-age,name"), { age: -1, name: 1 });
+  assert.deepEqual(sortOf('[("age", -1), ("name", 1)]'), { age: -1, name: 1 });
+  assert.deepEqual(sortOf([["age", -1]]), { age: -1 });
+  assert.deepEqual(sortOf({ age: 1 }), { age: 1 });
+  for (const bad of ["nonsense,,", "[('age', -1)", "age,age", ""]) {
+    const found = problems({ DOMAIN: { people: { default_sort: bad } } });
+    assert.equal(found.length, 1, bad);
+    assert.match(found[0], /^DOMAIN\.people\.default_sort: /, bad);
+  }
+});

@@ -12,7 +12,8 @@ import { type ProbeOptions, probes, type ReadinessCheck } from "./middleware/pro
 import { cors, type CorsConfig } from "./middleware/cors.ts";
 import { rateLimit, rateLimitHeaders, type RateLimitOptions } from "./middleware/rate-limit.ts";
 import type { Hit } from "../ratelimit/mod.ts";
-import { clientIp, requestLog } from "./middleware/request-log.ts";
+import { requestLog } from "./middleware/request-log.ts";
+import { clientIp } from "./client-address.ts";
 import { authenticate } from "./middleware/auth.ts";
 import type { Account, AuthTarget } from "../auth/mod.ts";
 import { QueryError } from "../query/errors.ts";

@@ -16,10 +16,16 @@ function normalize(address: string): string {
   return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(trimmed) ? trimmed.slice(7) : trimmed;
 }
 
-/** The socket peer address given by the server (`Deno.serve`'s info), or "unknown". */
-export function peerAddress(c: { env: unknown }): string {
+/** The socket peer address as the server gives it (`Deno.serve`'s info), or "unknown". */
+export function clientIp(c: { env: unknown }): string {
   const info = (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr;
-  return info?.hostname ? normalize(info.hostname) : "unknown";
+  return info?.hostname ?? "unknown";
+}
+
+/** The socket peer address, IPv4-mapped IPv6 folded to IPv4, or "unknown". */
+export function peerAddress(c: { env: unknown }): string {
+  const ip = clientIp(c);
+  return ip === "unknown" ? ip : normalize(ip);
 }
 
 /** The client address of a request (see the module comment). */

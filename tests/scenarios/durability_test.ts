@@ -41,16 +41,21 @@ async function start(settingsFile: string, dataDir: string): Promise<Started> {
   return { process, base: `http://127.0.0.1:${port}/` };
 }
 
+/** A fresh directory with the settings file, and the service started on it. */
+async function firstRun(prefix: string) {
+  const dir = await Deno.makeTempDir({ prefix });
+  const settingsFile = `${dir}/settings.json`;
+  await Deno.writeTextFile(settingsFile, JSON.stringify(SETTINGS));
+  const dataDir = `${dir}/data`;
+  return { dir, settingsFile, dataDir, first: await start(settingsFile, dataDir) };
+}
+
 Deno.test({
   name: "[embedded] acknowledged writes survive kill -9; a second process is refused",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const dir = await Deno.makeTempDir({ prefix: "restsvc-durable-" });
-    const settingsFile = `${dir}/settings.json`;
-    await Deno.writeTextFile(settingsFile, JSON.stringify(SETTINGS));
-    const dataDir = `${dir}/data`;
-    const first = await start(settingsFile, dataDir);
+    const { dir, settingsFile, dataDir, first } = await firstRun("restsvc-durable-");
     const acknowledged: string[] = [];
     // Writers keep going while the process is killed mid-stream.
     const writer = (async () => {
@@ -109,11 +114,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const dir = await Deno.makeTempDir({ prefix: "restsvc-group-" });
-    const settingsFile = `${dir}/settings.json`;
-    await Deno.writeTextFile(settingsFile, JSON.stringify(SETTINGS));
-    const dataDir = `${dir}/data`;
-    const first = await start(settingsFile, dataDir);
+    const { dir, settingsFile, dataDir, first } = await firstRun("restsvc-group-");
     const acknowledged: string[] = [];
     let gone = false;
     // 1,000 POSTs in flight at once (each in its own request), then more, until killed.

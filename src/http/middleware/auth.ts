@@ -4,7 +4,7 @@ import type { Auth, AuthTarget } from "../../auth/mod.ts";
 import { CREDENTIAL_PARAMS } from "../../auth/credentials.ts";
 import { setAccount } from "../../auth/types.ts";
 import type { AppEnv } from "../app.ts";
-import { clientIp } from "./request-log.ts";
+import { clientIp } from "../client-address.ts";
 
 /**
  * Authenticates and authorises each request before it reaches a route: public targets

@@ -1,14 +1,9 @@
 import type { MiddlewareHandler } from "hono";
 import { type Logger, withLogContext } from "../../log.ts";
 import type { AppEnv } from "../app.ts";
+import { clientIp } from "../client-address.ts";
 
 const LOGGED = new Set(["POST", "PATCH", "PUT"]);
-
-/** The client address: the socket peer given by the server, else "unknown". */
-export function clientIp(c: { env: unknown }): string {
-  const info = (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr;
-  return info?.hostname ?? "unknown";
-}
 
 /** A client's `X-Request-Id` is kept only when short and made of safe characters. */
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -7,10 +7,13 @@
  *   deno task bench --scale --sizes=1000,1000000 # chosen sizes
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=32 deno task bench
  *   BENCH_ONLY=POST BENCH_PROFILE=/tmp/prof deno task bench   # one load, CPU profile of the service
+ *   deno task bench --mongo              # MongoDB path against the raw driver (jongodb or MONGO_URI)
  *
- * Every service runs in its own process on the embedded store in a temporary data directory.
+ * Every service runs in its own process on the embedded store in a temporary data directory
+ * (`--mongo`: on the MongoDB server, a fresh database per run).
  */
 import { parseArgs } from "node:util";
+import { startJongodb } from "../tests/support/jongodb.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
@@ -116,7 +119,11 @@ async function startProcess(args: string[], env: Record<string, string>, port: n
   return server;
 }
 
-async function startService(dir: string, extra: Record<string, unknown> = {}): Promise<Server> {
+async function startService(
+  dir: string,
+  extra: Record<string, unknown> = {},
+  env: Record<string, string> = { STORE: "embedded" },
+): Promise<Server> {
   const file = `${dir}/settings.json`;
   await Deno.writeTextFile(file, JSON.stringify(settings(extra)));
   const port = freePort();
@@ -126,7 +133,7 @@ async function startService(dir: string, extra: Record<string, unknown> = {}): P
     DATA_DIR: `${dir}/data`,
     PORT: String(port),
     HOST: "127.0.0.1",
-    STORE: "embedded",
+    ...env,
   }, port);
 }
 
@@ -309,6 +316,91 @@ async function throughput(): Promise<void> {
   }
 }
 
+/**
+ * The MongoDB path against the raw driver: GET item and GET page of 25 through the service and
+ * through `bench/raw_driver.ts` (same server, same documents), alternating, three rounds each.
+ */
+async function mongoComparison(): Promise<void> {
+  const given = Deno.env.get("MONGO_URI");
+  const server = given ? null : await startJongodb();
+  const base = given ?? server!.uri;
+  const url = new URL(base);
+  url.pathname = `/bench${Date.now()}`;
+  const uri = url.href;
+  const dir = await Deno.makeTempDir({ prefix: "restsvc-mongo-" });
+  const service = await startService(dir, {}, { STORE: "mongo", MONGO_URI: uri });
+  const rawPort = freePort();
+  const raw = await startProcess(
+    ["bench/raw_driver.ts", String(rawPort), uri],
+    {},
+    rawPort,
+  );
+  try {
+    const ids = await seed(service.base, 1000);
+    // Both must read the same documents: a miss would make the raw side measure 404s.
+    for (const base of [service.base, raw.base]) {
+      const res = await fetch(`${base}/people/${ids[0]}`);
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${base} does not see the seeded documents`);
+    }
+    const pages = Array.from({ length: 40 }, (_, i) => `/people?page=${i + 1}`);
+    const loads: Array<[string, string]> = [
+      ["GET item", luaGetItem(ids)],
+      ["GET page of 25", luaGet(pages)],
+    ];
+    for (const [, lua] of loads) {
+      await wrk(service.base + "/", lua);
+      await wrk(raw.base + "/", lua);
+    }
+    const rows: string[][] = [];
+    for (const [name, lua] of loads) {
+      const ours: WrkResult[] = [];
+      const theirs: WrkResult[] = [];
+      for (let round = 0; round < 3; round++) {
+        ours.push(await wrk(service.base + "/", lua));
+        theirs.push(await wrk(raw.base + "/", lua));
+      }
+      const paths = name === "GET item" ? ids.map((id) => `/people/${id}`) : pages;
+      const one = (b: string) => latency(300, (i) => fetch(b + paths[(i * 7919) % paths.length]));
+      const seqOurs = await one(service.base);
+      const seqTheirs = await one(raw.base);
+      const rps = (rs: WrkResult[]) => median(rs.map((r) => r.rps));
+      const p50 = (rs: WrkResult[]) => median(rs.map((r) => r.p50));
+      rows.push([
+        name,
+        fmt(rps(ours), 0),
+        fmt(rps(theirs), 0),
+        fmt(rps(ours) / rps(theirs), 3),
+        fmt(p50(ours)),
+        fmt(p50(theirs)),
+        fmt(seqOurs),
+        fmt(seqTheirs),
+        String(ours.reduce((n, r) => n + r.errors, 0)),
+      ]);
+    }
+    console.log(
+      `\nMongoDB path (${given ? "MONGO_URI" : "jongodb emulator"}), ${THREADS} threads, ` +
+        `${CONNECTIONS} connections, ${SECONDS}s per load, medians of 3 alternating rounds\n`,
+    );
+    console.log(table([
+      "operation",
+      "service req/s",
+      "raw driver req/s",
+      "ratio",
+      "service p50 ms",
+      "raw p50 ms",
+      "1 client ms",
+      "raw 1 client ms",
+      "errors",
+    ], rows));
+  } finally {
+    await service.stop();
+    await raw.stop();
+    await server?.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
@@ -414,9 +506,15 @@ async function scale(sizes: number[]): Promise<void> {
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { scale: { type: "boolean" }, sizes: { type: "string" } },
+    options: {
+      scale: { type: "boolean" },
+      sizes: { type: "string" },
+      mongo: { type: "boolean" },
+    },
   });
-  if (values.scale) {
+  if (values.mongo) {
+    await mongoComparison();
+  } else if (values.scale) {
     const sizes = values.sizes ? values.sizes.split(",").map(Number) : [1000, 100_000];
     await scale(sizes);
   } else {

@@ -1,0 +1,34 @@
+/**
+ * The MongoDB comparison point for `deno task bench --mongo`: the same reads the service makes
+ * for GET item and GET page (find by id; a page of 25 with its total), done with the raw driver
+ * behind a Hono app on `Deno.serve`, with no validation, links, ETags or envelopes beyond the
+ * page's items and total.
+ *
+ *   deno run -A bench/raw_driver.ts PORT MONGO_URI   # the URI names the database
+ */
+import { Hono } from "hono";
+import { MongoClient, ObjectId } from "mongodb";
+
+const [port, uri] = Deno.args;
+const client = new MongoClient(uri);
+await client.connect();
+const people = client.db().collection("people");
+const PAGE = 25;
+
+const app = new Hono();
+app.get("/people/:id", async (c) => {
+  const doc = await people.findOne({ _id: new ObjectId(c.req.param("id")) });
+  return doc ? c.json(doc) : c.json({ _status: "ERR" }, 404);
+});
+app.get("/people", async (c) => {
+  const page = Math.max(1, Number(c.req.query("page") ?? 1));
+  const [items, total] = await Promise.all([
+    people.find({}).skip((page - 1) * PAGE).limit(PAGE).toArray(),
+    people.countDocuments({}),
+  ]);
+  return c.json({ _items: items, _meta: { page, max_results: PAGE, total } });
+});
+Deno.serve(
+  { hostname: "127.0.0.1", port: Number(port), onListen: () => console.error("serving raw") },
+  app.fetch,
+);

@@ -31,6 +31,7 @@ import { RATE_LIMIT_HEADERS } from "./http/middleware/rate-limit.ts";
 import { openLimiter, rateLimitConfig, rateLimitingOn } from "./ratelimit/mod.ts";
 import { Auth, type AuthenticateFn } from "./auth/mod.ts";
 import { authConfig, hideSecrets } from "./auth/config.ts";
+import { openApiConfig } from "./openapi/config.ts";
 
 export { HttpError } from "./http/errors.ts";
 export { Events } from "./events.ts";
@@ -125,8 +126,10 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
   const cors = corsConfig(settings, { problems, warnings: checked.warnings }, {
     extraExpose: rateLimitingOn(rateLimit) ? RATE_LIMIT_HEADERS : [],
   });
+  const openapi = openApiConfig(settings, { domain, problems });
   if (problems.length) throw new SettingsError(problems);
   return {
+    openapi,
     settings,
     domain,
     schemas,
@@ -143,10 +146,11 @@ export async function createService(
   raw: Record<string, unknown>,
   options: ServiceOptions = {},
 ): Promise<Service> {
-  const { settings, domain, schemas, hostGiven, auth, warnings, cors, rateLimit } = prepare(
-    raw,
-    options,
-  );
+  const { settings, domain, schemas, hostGiven, auth, warnings, cors, rateLimit, openapi } =
+    prepare(
+      raw,
+      options,
+    );
   const log = options.logger ?? createLogger(undefined, settings.DEBUG ? "debug" : "info");
   const store = loggedStore(options.store ?? await openStore(settings, hostGiven), log);
   const events = options.events ?? new Events();
@@ -164,7 +168,7 @@ export async function createService(
   if (auth) rt.auth = await Auth.create(rt, auth);
   await ensureIndexes(rt);
   const limiter = openLimiter(rateLimit, settings, log);
-  const app = createApp(rt, { cors, rateLimit: { config: rateLimit, limiter, log } });
+  const app = createApp(rt, { cors, rateLimit: { config: rateLimit, limiter, log }, openapi });
   return {
     fetch: (request, info) => Promise.resolve(app.fetch(request, info)),
     events,

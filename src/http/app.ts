@@ -24,6 +24,9 @@ import { homeRoute } from "../routes/home.ts";
 import { resourceRoute } from "../routes/resource.ts";
 import { schemaRoute, schemaTarget } from "../routes/schema.ts";
 import { mediaRoute, mediaTarget } from "../routes/media.ts";
+import { type OpenApiEndpoints, openApiEndpoints } from "../routes/openapi.ts";
+import type { OpenApiConfig } from "../openapi/config.ts";
+import { rateLimitingOn } from "../ratelimit/mod.ts";
 
 export type AppEnv = {
   Variables: {
@@ -40,6 +43,8 @@ export interface AppOptions {
   /** Null when CORS is off. */
   cors: CorsConfig | null;
   rateLimit: RateLimitOptions;
+  /** The API description and docs page; null when OPENAPI_PATH is off. */
+  openapi?: OpenApiConfig | null;
 }
 
 /** Strips the API prefix (URL_PREFIX / API_VERSION) from a path; null when absent. */
@@ -67,12 +72,21 @@ function errorReply(rt: Runtime, error: HttpError) {
   };
 }
 
-/** What a request addresses, for authorisation; null when no endpoint matches. */
-function authTarget(rt: Runtime, endpoints: Endpoint[], c: Context<AppEnv>): AuthTarget | null {
+/**
+ * What a request addresses, for authorisation; null when no endpoint matches (and for the
+ * docs page's files, which hold no data).
+ */
+function authTarget(
+  rt: Runtime,
+  c: Context<AppEnv>,
+  routes: { endpoints: Endpoint[]; openapi: OpenApiEndpoints | null },
+): AuthTarget | null {
+  const { endpoints, openapi } = routes;
   const method = c.get("method");
   const path = apiPath(rt, c.req.path);
   if (path === null) return null;
-  if (path === "") return { kind: "home", resource: null, method };
+  // The description says what the home endpoint links to: it is authorised the same way.
+  if (path === "" || openapi?.isDocument(path)) return { kind: "home", resource: null, method };
   if (schemaTarget(rt, path) !== null) return { kind: "schema", resource: null, method };
   if (mediaTarget(rt, path) !== null) return { kind: "media", resource: null, method };
   const match = matchRoute(endpoints, path);
@@ -97,6 +111,12 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const render = { settings: rt.settings, formatDate: rt.formatDate };
   const endpoints = buildRoutes(rt.domain);
+  const openapi = options.openapi
+    ? openApiEndpoints(rt, {
+      config: options.openapi,
+      rateLimited: rateLimitingOn(options.rateLimit.config),
+    })
+    : null;
 
   app.onError((error, c) => {
     let http: HttpError;
@@ -150,7 +170,9 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   app.use("*", rateLimitHeaders(options.rateLimit));
   app.use("*", hostCheck());
   app.use("*", methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD));
-  if (rt.auth) app.use("*", authenticate(rt.auth, (c) => authTarget(rt, endpoints, c)));
+  if (rt.auth) {
+    app.use("*", authenticate(rt.auth, (c) => authTarget(rt, c, { endpoints, openapi })));
+  }
   // After authentication, so the rate limit counts per account.
   app.use("*", rateLimit(options.rateLimit));
   app.all("*", async (c) => {
@@ -158,6 +180,8 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     const path = apiPath(rt, c.req.path);
     if (path === null) throw new HttpError(404, "The requested URL was not found on the server.");
     jsonpCallback(rt.settings, new URL(c.req.url)); // refuses a bad callback name before any work
+    const described = openapi?.answer(path, c.req.raw, method);
+    if (described) return await described;
     const media = mediaTarget(rt, path);
     if (media) {
       const account = c.get("account") ?? null;
@@ -165,7 +189,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     }
     const schema = schemaTarget(rt, path);
     const reply = path === ""
-      ? await homeRoute(rt, c.req.raw, method)
+      ? await homeRoute(rt, { request: c.req.raw, method, links: openapi?.homeLinks })
       : schema !== null
       ? schemaRoute(rt, { target: schema, request: c.req.raw, method })
       : await resourceRoute(rt, endpoints, path, c.req.raw, method, clientIp(c));

@@ -2,16 +2,23 @@
 import { HttpError } from "../http/errors.ts";
 import type { Reply, Runtime } from "../services/runtime.ts";
 
-/** The home endpoint's answer; as in Eve, `on_post_GET` is raised with no resource. */
-export async function homeRoute(rt: Runtime, request: Request, method: string): Promise<Reply> {
-  const reply = homeReply(rt, method);
+/**
+ * The home endpoint's answer; as in Eve, `on_post_GET` is raised with no resource. `links`
+ * are added beside `child` (the API description's `service-desc` and `service-doc`).
+ */
+export async function homeRoute(
+  rt: Runtime,
+  options: { request: Request; method: string; links?: Record<string, unknown> },
+): Promise<Reply> {
+  const { request, method } = options;
+  const reply = homeReply(rt, method, options.links ?? {});
   if (method === "GET" || method === "HEAD") {
     await rt.events.emit("on_post_GET", null, request, reply);
   }
   return reply;
 }
 
-function homeReply(rt: Runtime, method: string): Reply {
+function homeReply(rt: Runtime, method: string, links: Record<string, unknown>): Reply {
   if (method === "OPTIONS") return { status: 200, headers: { allow: "GET, HEAD, OPTIONS" } };
   if (method !== "GET" && method !== "HEAD") {
     throw new HttpError(405, "The method is not allowed for the requested URL.", {
@@ -23,5 +30,5 @@ function homeReply(rt: Runtime, method: string): Reply {
     .map((r) => ({ href: r.url, title: r.resourceTitle }));
   const schema = rt.settings.SCHEMA_ENDPOINT as string | null;
   if (schema) child.push({ href: schema, title: schema });
-  return { status: 200, body: { [rt.settings.LINKS]: { child } } };
+  return { status: 200, body: { [rt.settings.LINKS]: { child, ...links } } };
 }

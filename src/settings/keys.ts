@@ -224,6 +224,10 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   HEALTH_PATH: k("string", "/health"),
   READY_PATH: k("string", "/ready"),
   READY_TIMEOUT_MS: k("int", 2000),
+  // API description and docs page (src/openapi/; README "API description and docs page"):
+  // a path under the API prefix, or false / null for none. Checked in src/openapi/config.ts.
+  OPENAPI_PATH: k("any", "/openapi.json"),
+  DOCS_PATH: k("any", "/docs"),
 };
 
 /** Eve's names for settings that we call otherwise. */

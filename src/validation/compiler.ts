@@ -49,7 +49,7 @@ interface Where {
 
 const OF_RULES = ["anyof", "oneof", "allof", "noneof"];
 const OF_JSON: Record<string, string> = { anyof: "anyOf", oneof: "oneOf", allof: "allOf" };
-const ANNOTATIONS = new Set(["meta", "versioned", "description", "title"]);
+const ANNOTATIONS = new Set(["meta", "versioned"]);
 
 /** Compiles schemas; collects every problem instead of stopping at the first. */
 export class SchemaCompiler {
@@ -253,6 +253,11 @@ export class SchemaCompiler {
           break;
         case "data_relation":
           if (plainOnly()) this.relation(arg, p, w, node);
+          break;
+        case "description":
+        case "title":
+          // Annotations: ajv ignores them; the API description (src/openapi/) shows them.
+          if (typeof arg === "string") json[rule] = arg;
           break;
         default:
           if (ANNOTATIONS.has(rule)) break;

@@ -3,6 +3,7 @@
  */
 import type { DataRelation } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
+import type { DictNode } from "./compiler.ts";
 
 /** Validation issues: field name -> message, nested fields (and list indexes) nested. */
 export type Issues = { [field: string]: string | Issues };
@@ -125,4 +126,10 @@ export interface CompiledSchema {
   defaults(doc: Doc): Doc;
   /** The schema as shown by the schema endpoint (JSON-safe, frozen). */
   describe(): unknown;
+  /**
+   * The compiled forms, to read only: the root JSON Schema given to ajv (its `eve*` keywords
+   * are this engine's own) and the field tree beside it. The API description (src/openapi/)
+   * translates them instead of reading the raw schema a second way.
+   */
+  model(): { json: Readonly<Record<string, unknown>>; root: DictNode };
 }

@@ -74,7 +74,7 @@ export function compileSchema(schema: ResourceSchema, options: CompileOptions): 
     }
   }
   if (problems.length || !validateFn) throw new SchemaError(problems);
-  return new Compiled(root, validateFn, compiler, options, tc, described, show);
+  return new Compiled(root, validateFn, compiler, options, tc, { described, json, show });
 }
 
 function deepFreeze<T>(v: T): T {
@@ -97,8 +97,11 @@ class Compiled implements CompiledSchema {
     compiler: SchemaCompiler,
     private readonly opts: CompileOptions,
     private readonly tc: TypeChecker,
-    private readonly described: unknown,
-    private readonly show: (v: unknown) => string,
+    private readonly forms: {
+      described: unknown;
+      json: Record<string, unknown>;
+      show: (v: unknown) => string;
+    },
   ) {
     this.uniqueFields = [...compiler.uniqueFields];
     this.scopedUniqueFields = [...compiler.scopedUniqueFields];
@@ -107,7 +110,11 @@ class Compiled implements CompiledSchema {
   }
 
   describe(): unknown {
-    return this.described;
+    return this.forms.described;
+  }
+
+  model(): { json: Readonly<Record<string, unknown>>; root: DictNode } {
+    return { json: this.forms.json, root: this.root };
   }
 
   defaults(doc: Doc): Doc {
@@ -139,7 +146,7 @@ class Compiled implements CompiledSchema {
     const normalized = normDict(doc, this.root, [], env);
     const structural = this.ajvValidate(normalized)
       ? null
-      : ajvIssues(this.ajvValidate.errors, this.show);
+      : ajvIssues(this.ajvValidate.errors, this.forms.show);
     if (structural) mergeIssues(issues, structural);
 
     let keep = (_: string[]) => true;
@@ -198,7 +205,7 @@ class Compiled implements CompiledSchema {
     // The field's path without list positions: a list member is unique when no other
     // document's list holds it.
     if (node.unique && await ctx.isDuplicate(node.path, value, excludeId)) {
-      problems.push(`value '${this.show(value)}' is not unique`);
+      problems.push(`value '${this.forms.show(value)}' is not unique`);
     }
     const rel = node.relation;
     if (rel) {
@@ -208,11 +215,11 @@ class Compiled implements CompiledSchema {
         const versionField = this.opts.versionField ?? "_version";
         const id = rel.version && isPlainObject(ref) ? ref[rel.field] : ref;
         const at = rel.version && isPlainObject(ref)
-          ? ` at version ${this.show(ref[versionField])}`
+          ? ` at version ${this.forms.show(ref[versionField])}`
           : "";
         problems.push(
           `value '${
-            this.show(id)
+            this.forms.show(id)
           }' must exist in resource '${rel.resource}', field '${rel.field}'${at}`,
         );
       }

@@ -1,0 +1,126 @@
+/**
+ * The docs page: Swagger UI (the `swagger-ui-dist` package) rendering the API description.
+ * Its files are served by the service itself from the installed package (no CDN), read on
+ * first use and kept in memory; the page has no inline script, so it runs under a strict
+ * Content-Security-Policy.
+ */
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import swaggerUiDir from "swagger-ui-dist/absolute-path.js";
+
+/** A static file of the docs page. */
+export interface Asset {
+  body: Uint8Array<ArrayBuffer>;
+  type: string;
+  /** Strong ETag (quoted). */
+  etag: string;
+}
+
+/** The package files the page uses (nothing else of the package is served). */
+const PACKAGED: Record<string, string> = {
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui.css.map": "application/json",
+  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+  "swagger-ui-bundle.js.map": "application/json",
+  "favicon-32x32.png": "image/png",
+  "favicon-16x16.png": "image/png",
+};
+
+/** Our own script: starts Swagger UI on the document named by the page's `data-url`. */
+const INIT_JS = `"use strict";
+(function () {
+  var root = document.getElementById("swagger-ui");
+  window.ui = SwaggerUIBundle({
+    url: root.getAttribute("data-url"),
+    domNode: root,
+    deepLinking: true,
+    validatorUrl: null,
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: "BaseLayout",
+  });
+})();
+`;
+
+const OWN: Record<string, () => Asset> = {
+  "init.js": once(() => asset(new TextEncoder().encode(INIT_JS), "text/javascript; charset=utf-8")),
+};
+
+/** Strong ETag of some bytes. */
+export function etagOf(bytes: Uint8Array): string {
+  return `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`;
+}
+
+function asset(body: Uint8Array<ArrayBuffer>, type: string): Asset {
+  return { body, type, etag: etagOf(body) };
+}
+
+function once<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => value ??= make();
+}
+
+/** Package files read so far, shared by every service of the process (they never change). */
+const loaded = new Map<string, Promise<Asset>>();
+
+/** The asset called `name`, or null when the page has none of that name. */
+export function docsAsset(name: string): Promise<Asset> | null {
+  if (Object.hasOwn(OWN, name)) return Promise.resolve(OWN[name]());
+  if (!Object.hasOwn(PACKAGED, name)) return null;
+  let found = loaded.get(name);
+  if (!found) {
+    found = Deno.readFile(join(swaggerUiDir(), name)).then((bytes) => asset(bytes, PACKAGED[name]));
+    // A failed read is tried again next time.
+    found.catch(() => loaded.delete(name));
+    loaded.set(name, found);
+  }
+  return found;
+}
+
+const escapeAttr = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+
+/**
+ * The page. `assets` is the URL of the folder of its files, `document` the URL of the
+ * OpenAPI document (both path-absolute or absolute).
+ */
+export function docsPage(urls: { assets: string; document: string }): Asset {
+  const a = escapeAttr(urls.assets);
+  const html = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>API docs</title>
+<link rel="stylesheet" href="${a}/swagger-ui.css">
+<link rel="icon" type="image/png" href="${a}/favicon-32x32.png" sizes="32x32">
+<link rel="icon" type="image/png" href="${a}/favicon-16x16.png" sizes="16x16">
+</head>
+<body>
+<noscript>This page needs JavaScript. The API description itself is at
+<a href="${escapeAttr(urls.document)}">${escapeAttr(urls.document)}</a>.</noscript>
+<div id="swagger-ui" data-url="${escapeAttr(urls.document)}"></div>
+<script src="${a}/swagger-ui-bundle.js"></script>
+<script src="${a}/init.js"></script>
+</body>
+</html>
+`;
+  return asset(new TextEncoder().encode(html), "text/html; charset=utf-8");
+}
+
+/**
+ * The page's Content-Security-Policy: its own files only; `connect` adds the origin of
+ * PUBLIC_BASE_URL, where "Try it out" sends requests.
+ */
+export function docsPolicy(connect: string | null): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src 'self'${connect ? ` ${connect}` : ""}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}

@@ -127,7 +127,6 @@ class Describer {
     if (resource.pagination) page[s.META] = schemaRef("Meta");
     if (resource.hateoas) page[s.LINKS] = schemaRef("Links");
     add("page", { type: "object", properties: page, required: [s.ITEMS] });
-    if (resource.aggregation) return;
     const writes = [...resource.resourceMethods, ...resource.itemMethods]
       .some((m) => m === "POST" || m === "PUT" || m === "PATCH");
     if (!writes) return;

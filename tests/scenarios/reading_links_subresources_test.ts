@@ -68,6 +68,8 @@ scenario("links: the home endpoint lists every resource with its title", SETTING
         { href: "ledger", title: "ledger" },
         { href: "quiet", title: "quiet" },
       ],
+      "service-desc": { href: "openapi.json", title: "OpenAPI description" },
+      "service-doc": { href: "docs", title: "API docs" },
     },
   });
 });

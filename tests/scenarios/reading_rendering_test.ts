@@ -49,7 +49,12 @@ scenario("XML home: a resource element with link elements", SETTINGS, async (api
   const res = await api.get("/", XML);
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("content-type"), "application/xml; charset=utf-8");
-  assert.equal(res.text, '<resource><link rel="child" href="people" title="people"/></resource>');
+  assert.equal(
+    res.text,
+    '<resource><link rel="child" href="people" title="people"/>' +
+      '<link rel="service-desc" href="openapi.json" title="OpenAPI description"/>' +
+      '<link rel="service-doc" href="docs" title="API docs"/></resource>',
+  );
 });
 
 scenario("XML collection: items, meta and nested dicts and lists", SETTINGS, async (api) => {

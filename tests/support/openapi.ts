@@ -1,0 +1,43 @@
+/** Test support: reading and validating the service's OpenAPI description. */
+import assert from "node:assert/strict";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import type { Client } from "./client.ts";
+
+/** The description a service serves at `path`, checked valid against the OpenAPI 3.1 schema. */
+export async function validDescription(api: Client, path = "openapi.json"): Promise<any> {
+  const res = await api.get(path);
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.headers.get("content-type"), "application/json");
+  const doc = res.body;
+  assert.equal(doc.openapi, "3.1.0");
+  const result = await new Validator().validate(structuredClone(doc));
+  assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+  return doc;
+}
+
+const VERBS = ["get", "head", "post", "put", "patch", "delete"];
+
+/** Every operation of a description as `"GET /people/{_id}"`, sorted. */
+export function operations(doc: any): string[] {
+  const out: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
+    for (const verb of VERBS) if (item[verb]) out.push(`${verb.toUpperCase()} ${path}`);
+  }
+  return out.sort();
+}
+
+/** Resolves a local `$ref` (`#/components/...`) of `doc`; other values are returned as they are. */
+export function deref(doc: any, value: any): any {
+  if (!value || typeof value.$ref !== "string") return value;
+  return value.$ref.slice(2).split("/").reduce((at: any, key: string) => at[key], doc);
+}
+
+/** The parameters of an operation, references resolved, by `in` and name: `"query where"`. */
+export function parameters(doc: any, op: any): Map<string, any> {
+  const out = new Map<string, any>();
+  for (const p of op.parameters ?? []) {
+    const param = deref(doc, p);
+    out.set(`${param.in} ${param.name}`, param);
+  }
+  return out;
+}

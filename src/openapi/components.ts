@@ -52,13 +52,14 @@ export function sharedSchemas(s: Settings): Json {
       type: "object",
       properties: {
         [s.STATUS]: { const: s.STATUS_ERR },
-        [s.ERROR]: {
-          type: "object",
-          properties: { code: { type: "integer" }, message: { type: "string" } },
-          required: ["code", "message"],
-        },
+        [s.ERROR]: schemaRef("ErrorDetail"),
       },
       required: [s.STATUS, s.ERROR],
+    },
+    ErrorDetail: {
+      type: "object",
+      properties: { code: { type: "integer" }, message: { type: "string" } },
+      required: ["code", "message"],
     },
     Issues: {
       type: "object",
@@ -72,9 +73,11 @@ export function sharedSchemas(s: Settings): Json {
       },
     },
     ValidationError: {
-      allOf: [schemaRef("Error")],
       type: "object",
+      required: [s.STATUS, s.ERROR],
       properties: {
+        [s.STATUS]: { const: s.STATUS_ERR },
+        [s.ERROR]: schemaRef("ErrorDetail"),
         [s.ISSUES]: schemaRef("Issues"),
         [s.ITEMS]: {
           type: "array",

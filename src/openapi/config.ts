@@ -24,7 +24,7 @@ function readPath(settings: Settings, key: string, problems: string[]): string |
     return null;
   }
   const path = value.replace(/^\/+|\/+$/g, "");
-  if (!SEGMENTS.test(path)) {
+  if (!SEGMENTS.test(path) || path.split("/").some((segment) => /^\.+$/.test(segment))) {
     problems.push(`${key}: "${value}" is not a path of letters, digits and "_.~-" segments`);
     return null;
   }

@@ -126,7 +126,7 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
   const cors = corsConfig(settings, { problems, warnings: checked.warnings }, {
     extraExpose: rateLimitingOn(rateLimit) ? RATE_LIMIT_HEADERS : [],
   });
-  const openapi = openApiConfig(settings, { domain, problems });
+  const openapi = openApiConfig(settings, { domain, problems, warnings: checked.warnings });
   if (problems.length) throw new SettingsError(problems);
   return {
     openapi,

@@ -49,20 +49,26 @@ function takenBy(settings: Settings, domain: Domain, path: string): string | nul
 
 /**
  * The checked paths, or null when the description is off (then so is the docs page).
- * Problems are appended to `problems`.
+ * Problems are appended to `problems`. A path another endpoint already serves (a resource
+ * named `docs` ...) is left to it: that endpoint of ours is off, with a warning, so
+ * settings written before these endpoints existed keep working as they did.
  */
 export function openApiConfig(
   settings: Settings,
-  options: { domain: Domain; problems: string[] },
+  options: { domain: Domain; problems: string[]; warnings: string[] },
 ): OpenApiConfig | null {
-  const { domain, problems } = options;
-  const documentPath = readPath(settings, "OPENAPI_PATH", problems);
-  const docsPath = readPath(settings, "DOCS_PATH", problems);
-  for (const [key, path] of [["OPENAPI_PATH", documentPath], ["DOCS_PATH", docsPath]]) {
-    if (path === null) continue;
-    const owner = takenBy(settings, domain, path);
-    if (owner) problems.push(`${key}: "/${path}" is already served by ${owner}`);
-  }
+  const { domain, problems, warnings } = options;
+  let documentPath = readPath(settings, "OPENAPI_PATH", problems);
+  let docsPath = readPath(settings, "DOCS_PATH", problems);
+  const free = (key: string, path: string | null) => {
+    const owner = path === null ? null : takenBy(settings, domain, path);
+    if (owner) {
+      warnings.push(`${key}: "/${path}" is served by ${owner}; set ${key} to another path`);
+    }
+    return owner ? null : path;
+  };
+  documentPath = free("OPENAPI_PATH", documentPath);
+  docsPath = free("DOCS_PATH", docsPath);
   if (documentPath !== null && docsPath !== null) {
     if (documentPath === docsPath || documentPath.startsWith(docsPath + "/")) {
       problems.push(`OPENAPI_PATH: "/${documentPath}" is inside DOCS_PATH "/${docsPath}"`);

@@ -33,14 +33,22 @@ Deno.test("OPENAPI_PATH / DOCS_PATH: bad values and taken paths refuse to start"
   ]);
   assert.match(problems({ DOCS_PATH: "/a b" })[0], /^DOCS_PATH: "\/a b" is not a path/);
   assert.match(problems({ DOCS_PATH: "/../x" })[0], /^DOCS_PATH/);
-  assert.deepEqual(problems({ OPENAPI_PATH: "/people" }), [
-    'OPENAPI_PATH: "/people" is already served by DOMAIN.people.url',
-  ]);
-  assert.deepEqual(problems({ SCHEMA_ENDPOINT: "docs" }), [
-    'DOCS_PATH: "/docs" is already served by SCHEMA_ENDPOINT',
-  ]);
   assert.deepEqual(problems({ OPENAPI_PATH: "/docs/api.json" }), [
     'OPENAPI_PATH: "/docs/api.json" is inside DOCS_PATH "/docs"',
   ]);
   assert.match(problems({ OPENAPI_PAHT: "/x" })[0], /did you mean OPENAPI_PATH/);
+});
+
+Deno.test("a path another endpoint serves stays that endpoint's, with a warning", () => {
+  const own = prepare({ DOMAIN: { ...DOMAIN, docs: {} }, OPENAPI_PATH: "/people" }, {
+    env: false,
+  });
+  assert.equal(own.openapi, null);
+  assert.deepEqual(own.warnings, [
+    'OPENAPI_PATH: "/people" is served by DOMAIN.people.url; set OPENAPI_PATH to another path',
+    'DOCS_PATH: "/docs" is served by DOMAIN.docs.url; set DOCS_PATH to another path',
+  ]);
+  const schema = prepare({ DOMAIN, SCHEMA_ENDPOINT: "docs" }, { env: false });
+  assert.deepEqual(schema.openapi, { documentPath: "openapi.json", docsPath: null });
+  assert.match(schema.warnings[0], /^DOCS_PATH: "\/docs" is served by SCHEMA_ENDPOINT/);
 });

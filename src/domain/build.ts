@@ -141,7 +141,8 @@ function buildResource(
     schema,
     resourceTitle,
     itemTitle: (raw.item_title as string | undefined) ?? (givenTitle ?? name).replace(/s$/, ""),
-    resourceMethods: upper(get("resource_methods")),
+    // As in Eve, an aggregation endpoint is read-only whatever RESOURCE_METHODS says.
+    resourceMethods: aggregation ? ["GET"] : upper(get("resource_methods")),
     itemMethods: upper(get("item_methods")),
     itemLookupField: (get("item_lookup_field") as string | null) ?? idField,
     itemUrl,

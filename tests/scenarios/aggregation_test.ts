@@ -69,6 +69,18 @@ scenario("an aggregation endpoint has no item endpoint and ignores sort", SETTIN
   assert.deepEqual(sorted.body._items.map((d: any) => d.n), [1, 2]);
 });
 
+scenario("an aggregation endpoint is read-only even when RESOURCE_METHODS allows writes", {
+  ...SETTINGS,
+  RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+}, async (api) => {
+  await seed(api);
+  const post = await api.post("picked", { tag: "z", n: 9 });
+  assert.equal(post.status, 405, post.text);
+  const del = await api.delete("picked");
+  assert.equal(del.status, 405, del.text);
+  assert.equal((await api.get("rows")).body._meta.total, 4);
+});
+
 scenario("with pagination off all results come back with links", {
   ...SETTINGS,
   DOMAIN: { ...SETTINGS.DOMAIN, picked: { ...SETTINGS.DOMAIN.picked, pagination: false } },

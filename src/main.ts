@@ -119,6 +119,8 @@ async function main(): Promise<number> {
       console.error(`shutdown: requests still running after ${SHUTDOWN_DEADLINE_MS} ms`);
       Deno.exit(1);
     }, SHUTDOWN_DEADLINE_MS);
+    // Open change feeds never end by themselves: end them so the drain isn't held.
+    service.endStreams();
     void running.shutdown().finally(() => clearTimeout(deadline));
   };
   Deno.addSignalListener("SIGINT", stop);

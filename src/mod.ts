@@ -32,6 +32,8 @@ import { openLimiter, rateLimitConfig, rateLimitingOn } from "./ratelimit/mod.ts
 import { Auth, type AuthenticateFn } from "./auth/mod.ts";
 import { authConfig, hideSecrets } from "./auth/config.ts";
 import { openApiConfig } from "./openapi/config.ts";
+import { changesConfig } from "./services/changes_config.ts";
+import { ChangeHub } from "./services/changes.ts";
 
 export { HttpError } from "./http/errors.ts";
 export { Events } from "./events.ts";
@@ -73,6 +75,11 @@ export interface Service {
   data: DataAccess;
   /** Warnings found while checking the settings (accepted Eve keys without effect ...). */
   warnings: string[];
+  /**
+   * Ends every open change feed. A server drains open requests before it stops, and a feed
+   * never ends by itself: call this when shutdown starts. `close()` does it too.
+   */
+  endStreams(): void;
   close(): Promise<void>;
 }
 
@@ -123,6 +130,7 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
     }
   }
   const rateLimit = rateLimitConfig(settings, problems);
+  const changes = changesConfig(settings, problems);
   const cors = corsConfig(settings, { problems, warnings: checked.warnings }, {
     extraExpose: rateLimitingOn(rateLimit) ? RATE_LIMIT_HEADERS : [],
   });
@@ -138,6 +146,7 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
     warnings: checked.warnings,
     cors,
     rateLimit,
+    changes,
   };
 }
 
@@ -146,11 +155,18 @@ export async function createService(
   raw: Record<string, unknown>,
   options: ServiceOptions = {},
 ): Promise<Service> {
-  const { settings, domain, schemas, hostGiven, auth, warnings, cors, rateLimit, openapi } =
-    prepare(
-      raw,
-      options,
-    );
+  const {
+    settings,
+    domain,
+    schemas,
+    hostGiven,
+    auth,
+    warnings,
+    cors,
+    rateLimit,
+    openapi,
+    changes,
+  } = prepare(raw, options);
   const log = options.logger ?? createLogger(undefined, settings.DEBUG ? "debug" : "info");
   const store = loggedStore(options.store ?? await openStore(settings, hostGiven), log);
   const events = options.events ?? new Events();
@@ -167,6 +183,11 @@ export async function createService(
   };
   if (auth) rt.auth = await Auth.create(rt, auth);
   await ensureIndexes(rt);
+  if (changes.resources.size > 0) {
+    const sources = [...changes.resources.keys()].map((name) => domain.get(name)!.source);
+    rt.changes = new ChangeHub(changes, new Set(sources));
+    rt.changes.start(store, log);
+  }
   const limiter = openLimiter(rateLimit, settings, log);
   const app = createApp(rt, { cors, rateLimit: { config: rateLimit, limiter, log }, openapi });
   return {
@@ -176,7 +197,9 @@ export async function createService(
     store,
     data: createDataAccess(rt),
     warnings,
+    endStreams: () => rt.changes?.closeAll(),
     close: async () => {
+      await rt.changes?.close();
       await limiter?.close();
       if (!options.store) await store.close();
     },

@@ -27,6 +27,7 @@ import { mediaRoute, mediaTarget } from "../routes/media.ts";
 import { type OpenApiEndpoints, openApiEndpoints } from "../routes/openapi.ts";
 import type { OpenApiConfig } from "../openapi/config.ts";
 import { rateLimitingOn } from "../ratelimit/mod.ts";
+import { changesRoute, changesTarget } from "../routes/changes.ts";
 
 export type AppEnv = {
   Variables: {
@@ -89,6 +90,9 @@ function authTarget(
   if (path === "" || openapi?.isDocument(path)) return { kind: "home", resource: null, method };
   if (schemaTarget(rt, path) !== null) return { kind: "schema", resource: null, method };
   if (mediaTarget(rt, path) !== null) return { kind: "media", resource: null, method };
+  // A change feed asks what a GET on its resource endpoint asks.
+  const feed = changesTarget(rt, endpoints, path);
+  if (feed) return { kind: "collection", resource: feed.endpoint.resource, method };
   const match = matchRoute(endpoints, path);
   if (!match) return null;
   return { kind: match.endpoint.kind, resource: match.endpoint.resource, method };
@@ -186,6 +190,10 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     if (media) {
       const account = c.get("account") ?? null;
       return await mediaRoute(rt, { id: media, request: c.req.raw, method, account });
+    }
+    const feed = changesTarget(rt, endpoints, path);
+    if (feed) {
+      return await changesRoute(rt, { match: feed, request: c.req.raw, method, ip: clientIp(c) });
     }
     const schema = schemaTarget(rt, path);
     const reply = path === ""

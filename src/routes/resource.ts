@@ -104,7 +104,7 @@ export async function resourceRoute(
  * As in Eve, a value a hook put in the lookup as a 24-hex string on an ObjectId field is
  * converted as if the client had sent it.
  */
-function typeHookLookup(resource: Resource, lookup: Doc) {
+export function typeHookLookup(resource: Resource, lookup: Doc) {
   for (const [field, value] of Object.entries(lookup)) {
     if (typeof value !== "string" || !/^[0-9a-f]{24}$/i.test(value)) continue;
     const declared = resource.schema[field]?.type;

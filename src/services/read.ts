@@ -76,7 +76,8 @@ export function decorateItem(
   return doc;
 }
 
-function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefined {
+/** The request's `where`, parsed and checked for the resource; undefined when absent. */
+export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefined {
   const raw = ctx.query.get(rt.settings.QUERY_WHERE);
   if (raw === null || raw === "") return undefined;
   const { resource } = ctx;

@@ -10,6 +10,7 @@ import type { Doc, Store } from "../store/store.ts";
 import type { CompiledSchema } from "../validation/mod.ts";
 import type { Logger } from "../log.ts";
 import type { Account, Auth } from "../auth/mod.ts";
+import type { ChangeHub } from "./changes.ts";
 
 export interface Runtime {
   settings: Settings;
@@ -21,6 +22,8 @@ export interface Runtime {
   log: Logger;
   /** Authentication and authorisation; absent when the API has none. */
   auth?: Auth;
+  /** The change feeds' hub; absent when no resource has a feed. */
+  changes?: ChangeHub;
   formatDate(date: Date): string;
   parseDate(text: string): Date | null;
 }

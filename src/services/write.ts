@@ -31,6 +31,8 @@ import {
   withVersions,
 } from "./versions.ts";
 import { findItem } from "./read.ts";
+import type { ChangeInput } from "./changes.ts";
+import { cloneValue } from "../store/embedded/clone.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { duplicateIssues, validationContext, validationError } from "./validate.ts";
 
@@ -75,6 +77,22 @@ async function editReply(rt: Runtime, ctx: RequestContext, doc: Doc): Promise<Re
   const body = await writeResponse(rt, ctx, doc);
   const etag = ctx.resource.ifMatch ? doc[rt.settings.ETAG] : undefined;
   return { status: 200, body, headers: typeof etag === "string" ? { etag: `"${etag}"` } : {} };
+}
+
+/**
+ * Tells the change feeds what a write stored, once the store acknowledged it. Copies: hooks
+ * running after the write get the same objects and may change them.
+ */
+function announce(rt: Runtime, resource: Resource, changes: Omit<ChangeInput, "collection">[]) {
+  const hub = rt.changes;
+  if (!hub?.watches(resource.source) || changes.length === 0) return;
+  hub.written(changes.map((change) => ({
+    collection: resource.source,
+    op: change.op,
+    id: change.id,
+    doc: cloneValue(change.doc),
+    before: cloneValue(change.before),
+  })));
 }
 
 /** Maps a store unique violation to the validation error it is. */
@@ -159,6 +177,11 @@ export async function postCollection(
     await deleteFiles(rt, files);
     throw asValidationError(rt, error, docs, bulk);
   }
+  announce(
+    rt,
+    resource,
+    docs.map((doc) => ({ op: "insert", id: doc[resource.idField], doc, before: null })),
+  );
   await rt.events.emitFor("on_inserted", resource.name, docs);
   const items = await Promise.all(docs.map((doc) => writeResponse(rt, ctx, doc)));
   const headers = { location: locationOf(rt, ctx, docs[0]) };
@@ -209,6 +232,9 @@ async function swap(rt: Runtime, ctx: RequestContext, edit: Edit) {
     await deleteFiles(rt, files);
     throw new HttpError(412, "The document was changed by another request; fetch it again");
   }
+  // A soft delete is an update here; feeds show it as the document leaving their view.
+  const op = edit.op === "PUT" ? "replace" : "update";
+  announce(rt, resource, [{ op, id: doc[resource.idField], doc, before: original }]);
   // Stored versions keep referencing the files they hold: those go with the document.
   if (!resource.versioning) await deleteReplacedMedia(rt, resource, original, doc);
 }
@@ -344,7 +370,11 @@ export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Repl
     };
     const alongside = await oplogEntries(rt, ctx, { op: "DELETE", items: [{ doc: original }] });
     const deleted = await rt.store.collection(resource.source).deleteOne(filter, { alongside });
-    if (deleted > 0) await dropRemains(rt, resource, [original]);
+    if (deleted > 0) {
+      const id = original[resource.idField];
+      announce(rt, resource, [{ op: "delete", id, doc: null, before: original }]);
+      await dropRemains(rt, resource, [original]);
+    }
     if (deleted === 0) {
       throw new HttpError(412, "The document was changed by another request; fetch it again");
     }
@@ -361,7 +391,8 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
   const filter = endpointFilter(rt, ctx, { includeDeleted: true });
   const needOriginals = resource.softDelete || resource.versioning ||
     mediaPaths(resource.schema).length > 0 ||
-    oplogEnabled(rt, "DELETE") || rt.events.has("on_delete_resource_originals", resource.name);
+    oplogEnabled(rt, "DELETE") || rt.events.has("on_delete_resource_originals", resource.name) ||
+    !!rt.changes?.watches(resource.source);
   const originals = needOriginals ? await collection.find(filter) : undefined;
   const live = endpointFilter(rt, ctx);
   if ((originals ? originals.length : await collection.count(live, { limit: 1 })) === 0) {
@@ -385,6 +416,7 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
         const id = { [resource.idField]: original[resource.idField] };
         await collection.replaceOne(id, doc, { alongside });
       });
+      announce(rt, resource, [{ op: "update", id: doc[resource.idField], doc, before: original }]);
     }
   } else {
     const items = (originals ?? []).map((doc) => ({ doc }));
@@ -393,6 +425,16 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
     const ids = originals?.map((d) => d[resource.idField]);
     const target = ids ? andFilters(filter, { [resource.idField]: { $in: ids } }) : filter;
     await collection.deleteMany(target, { alongside });
+    announce(
+      rt,
+      resource,
+      (originals ?? []).map((original) => ({
+        op: "delete",
+        id: original[resource.idField],
+        doc: null,
+        before: original,
+      })),
+    );
     await dropRemains(rt, resource, originals ?? []);
   }
   await rt.events.emitFor("on_deleted_resource", resource.name);

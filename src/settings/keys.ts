@@ -228,6 +228,16 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   // a path under the API prefix, or false / null for none. Checked in src/openapi/config.ts.
   OPENAPI_PATH: k("any", "/openapi.json"),
   DOCS_PATH: k("any", "/docs"),
+  // Change feed (README "Change feed"): GET /<resource>/<CHANGES_ENDPOINT> as Server-Sent Events
+  CHANGES: k("bool", false),
+  CHANGES_ENDPOINT: k("string", "_changes"),
+  CHANGES_DOCUMENTS: k("bool", true),
+  CHANGES_RETENTION: k("int", 1000),
+  CHANGES_RETENTION_SECONDS: k("int", 300),
+  CHANGES_HEARTBEAT_MS: k("int", 15_000),
+  CHANGES_QUEUE_LIMIT: k("int", 256),
+  CHANGES_MAX_CONNECTIONS: k("int", 100),
+  CHANGES_SOURCE: k("string", "auto"),
 };
 
 /** Eve's names for settings that we call otherwise. */
@@ -300,6 +310,9 @@ export const RESOURCE_KEYS: Record<string, { kind: Kind; global?: string; refuse
   allowed_item_write_roles: { kind: "strings", global: "ALLOWED_ITEM_WRITE_ROLES" },
   authentication: { kind: "any" },
   auth_field: { kind: "string?", global: "AUTH_FIELD" },
+  // Change feed (src/services/changes.ts)
+  changes: { kind: "bool", global: "CHANGES" },
+  changes_documents: { kind: "bool", global: "CHANGES_DOCUMENTS" },
 };
 
 /** Eve's names for resource keys that we call otherwise. */

@@ -82,5 +82,6 @@ export function loggedStore(store: Store, log: Logger): Store {
     collectionNames: guard(log, "store", "collectionNames", () => store.collectionNames()),
     ping: guard(log, "store", "ping", () => store.ping()),
     close: () => store.close(),
+    watch: store.watch ? (collections, handlers) => store.watch!(collections, handlers) : undefined,
   };
 }

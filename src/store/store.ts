@@ -147,9 +147,39 @@ export interface FileStore {
   delete(id: ObjectId): Promise<void>;
 }
 
+/** A document change reported by a store's own change stream. */
+export interface StoreChange {
+  collection: string;
+  op: "insert" | "update" | "replace" | "delete";
+  id: unknown;
+  /** The document after the change; null once removed (or when no longer found). */
+  doc: Doc | null;
+  /** The document before the change, when the deployment records it; else undefined. */
+  before?: Doc | null;
+}
+
+/** Callbacks of {@link Store.watch}. */
+export interface WatchHandlers {
+  change(change: StoreChange): void;
+  /** The stream lost its place (it restarted without a resume point): changes were missed. */
+  lost(): void;
+  /** A stream error (it keeps retrying). */
+  error(error: unknown): void;
+}
+
+/** An open change stream. */
+export interface ChangeWatcher {
+  close(): Promise<void>;
+}
+
 export interface Store {
   /** `"mongo"` or `"embedded"`. */
   readonly kind: string;
+  /**
+   * Follows every change to `collections`, whoever writes them, on stores whose deployment
+   * has change streams (a MongoDB replica set or sharded cluster); null elsewhere.
+   */
+  watch?(collections: string[], handlers: WatchHandlers): ChangeWatcher | null;
   collection(name: string): Collection;
   readonly files: FileStore;
   /** Names of existing collections (may be approximate on emulators). */

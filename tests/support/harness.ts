@@ -86,6 +86,7 @@ export async function startService(
     kind,
     api: new Client(url),
     async stop() {
+      service.endStreams();
       await server.shutdown();
       await service.close();
       if (kind === "embedded") await Deno.remove(store.DATA_DIR as string, { recursive: true });

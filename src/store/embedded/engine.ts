@@ -12,11 +12,12 @@ import * as projectionOperators from "mingo/operators/projection";
 import * as queryOperators from "mingo/operators/query";
 import * as windowOperators from "mingo/operators/window";
 import type { Options } from "mingo/types";
-import type { Doc, Filter, Sort } from "../store.ts";
+import type { Doc, Filter, Projection, Sort } from "../store.ts";
 import { sortDocs } from "./compare.ts";
 import { geoQueryOperators } from "./geo.ts";
 import { compileSimple } from "./fastmatch.ts";
 import { linearExpressionOperators, linearQueryOperators } from "./linear-regex.ts";
+import { cloneValue } from "./clone.ts";
 
 /** Builds mingo options; `resolve` returns the documents of another collection. */
 export function engineOptions(resolve?: (name: string) => Doc[]): Partial<Options> {
@@ -94,6 +95,18 @@ export function compileFilter(filter: Filter, options: Partial<Options>): Matche
   if (simple) return simple;
   const query = new Query(filter, options);
   return (doc) => query.test(doc);
+}
+
+/** A deep copy of `doc` with `projection` applied (none: the whole copy). */
+export function projectDocument(
+  doc: Doc,
+  projection: Projection | undefined,
+  options: Partial<Options>,
+): Doc {
+  // Copy first: mingo's projection may edit nested values in place.
+  const copy = cloneValue(doc);
+  if (!projection || Object.keys(projection).length === 0) return copy;
+  return new Query({}, options).find<Doc>([copy], projection).all()[0] ?? {};
 }
 
 /**

@@ -4,11 +4,12 @@
  * @module
  */
 import { type Db, MongoClient, type MongoClientOptions } from "mongodb";
-import type { Collection, FileStore, Store } from "../store.ts";
+import type { ChangeWatcher, Collection, FileStore, Store, WatchHandlers } from "../store.ts";
 import { StoreError } from "../store.ts";
 import { MongoCollection } from "./collection.ts";
 import { translateError } from "./errors.ts";
 import { GridFsFileStore } from "./files.ts";
+import { watchCollections } from "./watch.ts";
 import { type MongoOptions, passwordOf, resolveTarget, scrubSecret } from "./uri.ts";
 
 export type { MongoOptions } from "./uri.ts";
@@ -43,6 +44,15 @@ class MongoStore implements Store {
       this.collections.set(name, coll);
     }
     return coll;
+  }
+
+  /**
+   * Change streams need what transactions need: a replica set or a sharded cluster
+   * (detected at start-up with `hello`); null on a standalone server.
+   */
+  watch(collections: string[], handlers: WatchHandlers): ChangeWatcher | null {
+    if (!this.transactions) return null;
+    return watchCollections(this.db, collections, handlers);
   }
 
   /** Names from `listCollections`; `[]` when the server does not support it. */

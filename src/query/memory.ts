@@ -1,0 +1,30 @@
+/**
+ * Filters and projections evaluated on one document in memory (the change feed checks each
+ * changed document against a feed's filter). The filter must already be checked by this
+ * layer (`parseWhere`, the read policy): evaluation uses the embedded store's engine, with
+ * its linear-time regular expressions and no scripts.
+ */
+import type { Doc, Filter, Projection } from "../store/store.ts";
+import { compileFilter, engineOptions, projectDocument } from "../store/embedded/engine.ts";
+
+/** A compiled test of one document. */
+export type DocumentTest = (doc: Doc) => boolean;
+
+const OPTIONS = engineOptions();
+
+/** Compiles `filter` once; the test answers false for a document it cannot evaluate. */
+export function documentTest(filter: Filter): DocumentTest {
+  const test = compileFilter(filter, OPTIONS);
+  return (doc) => {
+    try {
+      return test(doc);
+    } catch {
+      return false;
+    }
+  };
+}
+
+/** A projected deep copy of `doc` (`doc` itself is left as it is). */
+export function projected(doc: Doc, projection: Projection | undefined): Doc {
+  return projectDocument(doc, projection, OPTIONS);
+}

@@ -1,0 +1,91 @@
+/**
+ * The change feed's settings (README "Change feed"), checked once at start-up: the endpoint
+ * suffix, which resources have a feed, retention, heartbeats, per-client queue bound,
+ * connection cap and the source (change streams or the write path).
+ */
+import type { Settings } from "../settings/check.ts";
+
+/** Where changes come from: `auto` (MongoDB change streams when available), `writes`. */
+export type ChangesSource = "auto" | "writes";
+
+/** The checked change-feed configuration. */
+export interface ChangesConfig {
+  /** Last path segment of a feed (`people/_changes`). */
+  endpoint: string;
+  /** Resources with a feed, and whether their events may carry documents. */
+  resources: ReadonlyMap<string, { documents: boolean }>;
+  /** Changes kept for `Last-Event-ID` resume: at most this many ... */
+  retention: number;
+  /** ... and none older than this. */
+  retentionMs: number;
+  heartbeatMs: number;
+  /** Events one client may have waiting; past it the client is dropped. */
+  queueLimit: number;
+  maxConnections: number;
+  source: ChangesSource;
+}
+
+const POSITIVE = [
+  "CHANGES_RETENTION",
+  "CHANGES_RETENTION_SECONDS",
+  "CHANGES_HEARTBEAT_MS",
+  "CHANGES_QUEUE_LIMIT",
+  "CHANGES_MAX_CONNECTIONS",
+];
+
+/**
+ * Reads the feed settings of `settings` (the global `CHANGES*` keys and each resource's
+ * `changes` / `changes_documents`); every problem is appended to `problems`.
+ */
+export function changesConfig(settings: Settings, problems: string[]): ChangesConfig {
+  const s = settings;
+  for (const key of POSITIVE) {
+    if ((s[key] as number) < 1) problems.push(`${key}: must be at least 1`);
+  }
+  const endpoint = s.CHANGES_ENDPOINT as string;
+  if (!/^[A-Za-z0-9_.~-]+$/.test(endpoint)) {
+    problems.push(`CHANGES_ENDPOINT: must be one path segment (letters, digits, "_", "-", ".")`);
+  }
+  if ((s.CHANGES_HEARTBEAT_MS as number) >= (s.SERVER_IDLE_TIMEOUT_MS as number)) {
+    problems.push(
+      "CHANGES_HEARTBEAT_MS: must be below SERVER_IDLE_TIMEOUT_MS (an idle feed would be closed)",
+    );
+  }
+  if (!["auto", "writes"].includes(s.CHANGES_SOURCE as string)) {
+    problems.push(`CHANGES_SOURCE: must be "auto" or "writes"`);
+  }
+  const resources = new Map<string, { documents: boolean }>();
+  const domain = (s.DOMAIN ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [name, raw] of Object.entries(domain)) {
+    const on = (raw.changes as boolean | undefined) ?? (s.CHANGES as boolean);
+    if (!on) continue;
+    const path = `DOMAIN.${name}.changes`;
+    // The operation log is written alongside other writes, never through the write path.
+    if (name === s.OPLOG_NAME) {
+      if (raw.changes === true) problems.push(`${path}: the operation log has no feed`);
+      continue;
+    }
+    if (raw.internal_resource === true) {
+      if (raw.changes === true) problems.push(`${path}: an internal resource has no feed`);
+      continue;
+    }
+    const datasource = raw.datasource as { aggregation?: unknown } | undefined;
+    if (datasource?.aggregation !== undefined) {
+      if (raw.changes === true) problems.push(`${path}: an aggregation endpoint has no feed`);
+      continue;
+    }
+    const documents = (raw.changes_documents as boolean | undefined) ??
+      (s.CHANGES_DOCUMENTS as boolean);
+    resources.set(name, { documents });
+  }
+  return {
+    endpoint,
+    resources,
+    retention: s.CHANGES_RETENTION,
+    retentionMs: s.CHANGES_RETENTION_SECONDS * 1000,
+    heartbeatMs: s.CHANGES_HEARTBEAT_MS,
+    queueLimit: s.CHANGES_QUEUE_LIMIT,
+    maxConnections: s.CHANGES_MAX_CONNECTIONS,
+    source: s.CHANGES_SOURCE,
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * What one change feed may see and how it shows it. A feed sees the documents a GET on its
+ * resource endpoint would list: the read policy's rows (predefined filter, soft delete),
+ * the sub-resource URL variables, hook lookups (`on_pre_GET`), the requester's documents
+ * only (AUTH_FIELD) and the feed's own `where`, all evaluated in memory on the changed
+ * document. A document that leaves that view (a soft delete, an edit out of the filter) is
+ * a `delete` event. Documents in events get the read projection, hidden fields removed,
+ * media expanded and links, as a GET shows them.
+ */
+import type { Doc, Filter, Projection } from "../store/store.ts";
+import { documentTest, projected } from "../query/memory.ts";
+import type { ChangeOp, FeedEvent, Selector } from "./changes.ts";
+import { endpointFilter } from "./filters.ts";
+import { andFilters } from "./filters.ts";
+import { expandMedia } from "./media.ts";
+import { publicBase } from "./links.ts";
+import { decorateItem } from "./read.ts";
+import type { RequestContext, Runtime } from "./runtime.ts";
+
+/** A feed's selector and event renderer. */
+export interface FeedView {
+  select: Selector;
+  /** The data of an event, as a document (rendered to JSON by the route). */
+  render(event: FeedEvent): Promise<Doc>;
+}
+
+/** Options of {@link feedView}. */
+export interface FeedViewOptions {
+  /** The client's `where`, already checked like a GET's. */
+  where?: Filter;
+  /** The read projection (the client's combined with the resource's); undefined: all fields. */
+  projection?: Projection;
+  /** Whether events carry the document. */
+  documents: boolean;
+}
+
+/** Builds the view of the feed `ctx` asks for. */
+export function feedView(rt: Runtime, ctx: RequestContext, options: FeedViewOptions): FeedView {
+  const filter = andFilters(endpointFilter(rt, ctx), options.where);
+  // With no row condition at all, a removal known only by its id concerns every client.
+  const unrestricted = Object.keys(filter).length === 0;
+  const test = documentTest(filter);
+  const visible = (doc: Doc | null | undefined) => !!doc && test(doc);
+  const select: Selector = (change): ChangeOp | null => {
+    if (change.op === "insert") return visible(change.doc) ? "insert" : null;
+    if (change.op !== "delete" && visible(change.doc)) return change.op;
+    if (change.before === undefined) {
+      return change.op === "delete" && unrestricted ? "delete" : null;
+    }
+    return visible(change.before) ? "delete" : null;
+  };
+  return { select, render: (event) => renderEvent(rt, ctx, { event, ...options }) };
+}
+
+async function renderEvent(
+  rt: Runtime,
+  ctx: RequestContext,
+  options: FeedViewOptions & { event: FeedEvent },
+): Promise<Doc> {
+  const s = rt.settings;
+  const { resource } = ctx;
+  const { change, kind } = options.event;
+  const latest = change.doc ?? change.before;
+  const out: Doc = { op: kind, [resource.idField]: change.id };
+  if (resource.ifMatch && typeof latest?.[s.ETAG] === "string") out[s.ETAG] = latest[s.ETAG];
+  if (latest?.[s.DATE_UPDATED] !== undefined) out[s.DATE_UPDATED] = latest[s.DATE_UPDATED];
+  if (options.documents && kind !== "delete" && change.doc) {
+    const doc = projected(change.doc, options.projection);
+    if (resource.versioning) doc[s.LATEST_VERSION] = doc[s.VERSION] ??= 1;
+    await expandMedia(rt, resource, [doc], publicBase(rt) + "/");
+    out.document = decorateItem(rt, ctx, doc);
+  }
+  return out;
+}

@@ -168,7 +168,10 @@ function feedStream(
         if (reason === "behind") {
           rt.log.log("warn", "change feed client dropped: it fell behind", options.log);
           // Ends the response unfinished: the connection is closed, nothing more is queued.
-          controller.error(new Error("change feed client fell behind"));
+          // The server prints the error: one line, no stack.
+          const error = new Error("change feed client fell behind");
+          error.stack = "change feed: a client fell behind and was dropped";
+          controller.error(error);
         } else if (reason === "shutdown") controller.close();
       });
     },

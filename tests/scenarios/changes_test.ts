@@ -55,7 +55,9 @@ scenario(
     const created = await api.create("people", { name: "Ada", age: 36 });
     const path = `people/${created._id}`;
     const patched = await api.patch(path, { age: 37 }, { "if-match": created._etag });
-    const put = await api.put(path, { name: "Ada L.", age: 37 }, { "if-match": patched.body._etag });
+    const put = await api.put(path, { name: "Ada L.", age: 37 }, {
+      "if-match": patched.body._etag,
+    });
     assert.equal((await api.delete(path, { "if-match": put.body._etag })).status, 204);
     for (const { feed } of [a, b]) {
       const events = await feed.events(4);
@@ -297,7 +299,7 @@ scenario(
       const attempt = await openFeed(running.url + "people/_changes");
       if (attempt.status === 200) again = attempt;
       else {
-        await attempt.response.body?.cancel();
+        await attempt.close();
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     }

@@ -159,6 +159,15 @@ export async function openFeed(
   return new SseFeed(response, abort);
 }
 
+/** What a stalled client got once it read: events seen, and whether the server closed. */
+export interface Drained {
+  /** `event: <name>` lines seen, by name. */
+  events: Record<string, number>;
+  bytes: number;
+  /** True when the server closed the connection (false: still open at the deadline). */
+  closed: boolean;
+}
+
 /**
  * A client that sends a feed request on a raw connection and reads nothing until asked:
  * a slow client. `drain()` then reads what the server sent until it closes the connection.
@@ -166,7 +175,7 @@ export async function openFeed(
 export async function stalledFeed(
   url: string,
   headers: Record<string, string> = {},
-): Promise<{ drain(waitMs?: number): Promise<{ text: string; closed: boolean }> }> {
+): Promise<{ drain(waitMs?: number): Promise<Drained> }> {
   const target = new URL(url);
   const conn = await Deno.connect({ hostname: target.hostname, port: Number(target.port) });
   const lines = [
@@ -182,8 +191,9 @@ export async function stalledFeed(
       const deadline = Date.now() + waitMs;
       const decoder = new TextDecoder();
       const chunk = new Uint8Array(64 * 1024);
-      let text = "";
-      let closed = false;
+      const out: Drained = { events: {}, bytes: 0, closed: false };
+      // Lines can span reads: keep the unfinished last line for the next one.
+      let partial = "";
       try {
         while (Date.now() < deadline) {
           let timer: ReturnType<typeof setTimeout> | undefined;
@@ -194,11 +204,17 @@ export async function stalledFeed(
           clearTimeout(timer);
           if (read === "timeout") break;
           if (read === null) {
-            closed = true;
+            out.closed = true;
             break;
           }
-          // Keep the head and the tail: the middle can be megabytes of documents.
-          text = (text + decoder.decode(chunk.subarray(0, read), { stream: true })).slice(-65536);
+          out.bytes += read;
+          const lines = (partial + decoder.decode(chunk.subarray(0, read), { stream: true }))
+            .split("\n");
+          partial = lines.pop()!.slice(0, 256);
+          for (const line of lines) {
+            const name = /^event: (\w+)/.exec(line)?.[1];
+            if (name) out.events[name] = (out.events[name] ?? 0) + 1;
+          }
         }
       } finally {
         try {
@@ -207,7 +223,7 @@ export async function stalledFeed(
           // Already closed.
         }
       }
-      return { text, closed };
+      return out;
     },
   };
 }

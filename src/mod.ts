@@ -185,7 +185,10 @@ export async function createService(
   await ensureIndexes(rt);
   if (changes.resources.size > 0) {
     const sources = [...changes.resources.keys()].map((name) => domain.get(name)!.source);
-    rt.changes = new ChangeHub(changes, new Set(sources));
+    rt.changes = new ChangeHub(changes, {
+      collections: new Set(sources),
+      etagField: settings.ETAG,
+    });
     rt.changes.start(store, log);
   }
   const limiter = openLimiter(rateLimit, settings, log);

@@ -11,6 +11,7 @@
 import type { ChangeWatcher, Doc, Store } from "../store/store.ts";
 import { describeError, type Logger } from "../log.ts";
 import type { ChangesConfig } from "./changes_config.ts";
+import { idToString } from "./meta.ts";
 
 /** What a write did to one document. */
 export type ChangeOp = "insert" | "update" | "replace" | "delete";
@@ -191,6 +192,9 @@ class Retained {
   }
 }
 
+/** How many of its own writes the hub remembers for a change stream (see `written`). */
+const KNOWN_MAX = 10_000;
+
 /** Where the hub's changes come from (logged at start-up). */
 export type HubSource = "writes" | "stream";
 
@@ -206,9 +210,21 @@ export class ChangeHub {
   #retained = new Retained();
   #subscribers = new Set<Subscription>();
   #watcher: ChangeWatcher | null = null;
+  /** The state before each recent write of this service, until the stream reports it. */
+  #known = new Map<string, Doc | null>();
 
-  /** `collections`: the collections of the resources with a feed. */
-  constructor(readonly config: ChangesConfig, readonly collections: ReadonlySet<string>) {}
+  /**
+   * `collections`: the collections of the resources with a feed; `etagField`: where
+   * documents keep their ETag (ETAG), to match the stream's events with the writes.
+   */
+  constructor(
+    readonly config: ChangesConfig,
+    readonly options: { collections: ReadonlySet<string>; etagField: string },
+  ) {}
+
+  get collections(): ReadonlySet<string> {
+    return this.options.collections;
+  }
 
   /** Whether writes to `collection` concern any feed. */
   watches(collection: string): boolean {
@@ -259,15 +275,33 @@ export class ChangeHub {
     return `${this.boot}-${this.#seq}`;
   }
 
-  /** Changes acknowledged by the service's write path (ignored when a stream is the source). */
+  /**
+   * Changes acknowledged by the service's write path. With a change stream as the source
+   * they are not published (the stream reports them) but the state before each is kept
+   * for a while: a stream without pre-images does not tell it, and feeds need it to see a
+   * document leave their view, or to know whose document a delete removed.
+   */
   written(changes: ChangeInput[]): void {
-    if (this.source !== "writes") return;
-    for (const change of changes) this.publish(change);
+    if (this.source === "writes") {
+      for (const change of changes) this.publish(change);
+      return;
+    }
+    for (const change of changes) {
+      if (change.before === undefined) continue;
+      this.#known.set(this.#knownKey(change), change.before);
+      if (this.#known.size > KNOWN_MAX) this.#known.delete(this.#known.keys().next().value!);
+    }
   }
 
   /** Numbers `input`, retains it and offers it to every open feed. */
   publish(input: ChangeInput): void {
-    const change: Change = { ...input, seq: ++this.#seq, time: Date.now() };
+    let before = input.before;
+    if (before === undefined && this.#known.size > 0) {
+      const key = this.#knownKey(input);
+      before = this.#known.get(key);
+      this.#known.delete(key);
+    }
+    const change: Change = { ...input, before, seq: ++this.#seq, time: Date.now() };
     this.#retained.push(change);
     this.#trim();
     for (const subscription of this.#subscribers) subscription.offer(change);
@@ -311,6 +345,14 @@ export class ChangeHub {
     }
     this.#subscribers.add(subscription);
     return { subscription, position, reset };
+  }
+
+  /** Identifies one write: the document and its ETag after it (a removal has none). */
+  #knownKey(change: ChangeInput): string {
+    const etag = change.op === "delete" ? "" : String(change.doc?.[this.options.etagField] ?? "");
+    return `${change.collection}\u0000${idToString(change.id)}\u0000${
+      change.op === "delete"
+    }\u0000${etag}`;
   }
 
   /** Closes every open feed (shutdown). */

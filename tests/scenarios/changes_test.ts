@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { q } from "../support/assertions.ts";
 import { openFeed, type SseFeed } from "../support/sse.ts";
+import { createLogger } from "../../src/log.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -314,3 +315,20 @@ scenario("shutdown ends open feeds", SETTINGS, async (_api, running) => {
   await feed.end(2000);
   assert.ok(feed.ended);
 });
+
+const startup: Record<string, unknown>[] = [];
+
+scenario(
+  "the feed's source is logged at start-up",
+  SETTINGS,
+  (_api, running) => {
+    const line = startup.map((r) => String(r.message)).findLast((m) => m.startsWith("change feed"));
+    assert.ok(line, "a start-up record names the source");
+    const emulated = running.kind === "embedded" || !Deno.env.get("MONGO_URI");
+    // jongodb has no change streams (its gap "change-streams"): the write path serves.
+    if (emulated) assert.match(line, /write path/);
+    else assert.match(line, /change streams|write path/);
+    return Promise.resolve();
+  },
+  { logger: createLogger((record) => startup.push(record), "info") },
+);

@@ -10,8 +10,7 @@
 import type { Doc, Filter, Projection } from "../store/store.ts";
 import { documentTest, projected } from "../query/memory.ts";
 import type { ChangeOp, FeedEvent, Selector } from "./changes.ts";
-import { endpointFilter } from "./filters.ts";
-import { andFilters } from "./filters.ts";
+import { andFilters, endpointFilter } from "./filters.ts";
 import { expandMedia } from "./media.ts";
 import { publicBase } from "./links.ts";
 import { decorateItem } from "./read.ts";

@@ -68,6 +68,7 @@ class Describer {
     for (const endpoint of buildRoutes(this.rt.domain)) this.endpoint(endpoint);
     this.schemaEndpoint();
     this.mediaEndpoint();
+    this.changeFeeds();
     const components: Json = {
       schemas: Object.assign(sharedSchemas(s), this.schemas),
       parameters: sharedParameters(s),
@@ -507,6 +508,54 @@ class Describer {
         "404": responseRef("NotFound"),
       },
     }, target);
+  }
+
+  /** `GET /<resource>/<CHANGES_ENDPOINT>`: the resource's change feed (README "Change feed"). */
+  private changeFeeds() {
+    const config = this.rt.changes?.config;
+    if (!config) return;
+    for (const resource of this.visible) {
+      const feed = config.resources.get(resource.name);
+      if (!feed || !resource.resourceMethods.includes("GET")) continue;
+      const parameters: Json[] = resource.urlParts.filter((p) => typeof p !== "string").map((
+        v,
+      ) => ({ name: v.field, in: "path", required: true, schema: { type: "string" } }));
+      if (resource.allowedFilters.length) parameters.push(parameterRef("where"));
+      if (feed.documents) {
+        parameters.push({
+          name: "documents",
+          in: "query",
+          description: "1: events carry the document as a GET shows it",
+          schema: { type: "string", enum: ["0", "1"] },
+        });
+      }
+      parameters.push(
+        {
+          name: "Last-Event-ID",
+          in: "header",
+          description: "Resume after this event (within the retention window)",
+          schema: { type: "string", maxLength: 64 },
+        },
+        { name: "last_event_id", in: "query", schema: { type: "string", maxLength: 64 } },
+      );
+      const name = resource.name;
+      this.operationsAt(`${pathOf(resource)}/${config.endpoint}`).get = this.secured({
+        tags: [name],
+        operationId: `changes_get_${name}`,
+        summary: `Server-Sent Events: inserts, updates, replaces and deletes of ${name}`,
+        parameters,
+        responses: {
+          "200": {
+            description: "An event stream: `ready` or `reset` first, then one event per change " +
+              "(`insert`, `update`, `replace`, `delete`) with `id:` usable as Last-Event-ID; " +
+              "comment lines as heartbeats",
+            content: { "text/event-stream": { schema: { type: "string" } } },
+          },
+          "400": responseRef("BadRequest"),
+          "503": { description: "Too many open feeds (Retry-After)" },
+        },
+      }, { kind: "collection", resource, method: "GET" });
+    }
   }
 
   private mediaEndpoint() {

@@ -472,3 +472,18 @@ scenario("OPLOG_ENDPOINT: the operation log is described, read-only", {
   assert.ok(entry.o && entry.r && entry.i);
   assert.equal(entry.extra, undefined, "OPLOG_RETURN_EXTRA_FIELD is off");
 });
+
+scenario("change feeds are described where enabled", {
+  ...SETTINGS,
+  DOMAIN: { ...DOMAIN, people: { ...DOMAIN.people, changes: true } },
+}, async (api) => {
+  const doc = await validDescription(api);
+  const feeds = Object.keys(doc.paths).filter((p) => p.endsWith("/_changes"));
+  assert.deepEqual(feeds, ["/people/_changes"]);
+  const feed = doc.paths["/people/_changes"].get;
+  assert.ok(feed.responses["200"].content["text/event-stream"]);
+  const names = parameters(doc, feed);
+  for (const name of ["query where", "query documents", "header Last-Event-ID"]) {
+    assert.ok(names.has(name), `${name} in ${[...names]}`);
+  }
+});

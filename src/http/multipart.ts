@@ -88,12 +88,11 @@ class MultipartRead {
   #streaming = new Set<Readable>();
   #fieldBytes = 0;
   #failure: { error: unknown } | null = null;
-  #failed: Promise<void>;
-  #onFailure!: () => void;
+  /** Ends the current wait of the pump early (set while it waits). */
+  #wake: (() => void) | null = null;
   #finished: Promise<void>;
 
   constructor(readonly parser: BusboyInstance, readonly options: MultipartOptions) {
-    this.#failed = new Promise((resolve) => this.#onFailure = resolve);
     this.#finished = new Promise((resolve) => parser.once("finish", resolve));
     parser.on(
       "field",
@@ -118,7 +117,20 @@ class MultipartRead {
     if (this.#failure) return;
     this.#failure = { error };
     for (const stream of this.#streaming) stream.destroy(error as Error);
-    this.#onFailure();
+    this.#wake?.();
+  }
+
+  /**
+   * Waits for `step`, or until the read fails (then null). Not a race against one
+   * long-lived promise: each such race would leave it a reaction holding its result (here
+   * a chunk of the body), so a large body would stay in memory.
+   */
+  #until<T>(step: Promise<T>): Promise<T | null> {
+    if (this.#failure) return Promise.resolve(null);
+    return new Promise<T | null>((resolve, reject) => {
+      this.#wake = () => resolve(null);
+      step.then(resolve, reject);
+    }).finally(() => this.#wake = null);
   }
 
   #field(key: string, value: string, truncated: boolean) {
@@ -175,8 +187,7 @@ class MultipartRead {
       while (!this.#failure) {
         let step: ReadableStreamReadResult<Uint8Array>;
         try {
-          step = await Promise.race([reader.read(), this.#failed.then(() => null)]) ??
-            { done: true, value: undefined };
+          step = await this.#until(reader.read()) ?? { done: true, value: undefined };
         } catch {
           this.fail(new ClientAbortError()); // the stream failed: the client went away mid-body
           break;
@@ -184,19 +195,18 @@ class MultipartRead {
         if (step.done) break;
         const chunk = step.value;
         // The parser acknowledges a chunk once a file part reading it has taken it.
-        await Promise.race([
+        await this.#until(
           new Promise<void>((resolve) => {
             this.parser.write(
               Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
               () => resolve(),
             );
           }),
-          this.#failed,
-        ]);
+        );
       }
       if (!this.#failure) {
         this.parser.end();
-        await Promise.race([this.#finished, this.#failed]);
+        await this.#until(this.#finished);
       }
     } finally {
       if (this.#failure) reader.cancel().catch(() => {});

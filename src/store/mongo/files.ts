@@ -1,10 +1,13 @@
 /**
  * `FileStore` on GridFS (the default `fs` bucket): uploads through the driver's upload
  * stream (its chunks are written as they fill, the files document last; a failed upload is
- * aborted, which removes its chunks), downloads through its download stream with ranges.
+ * aborted, which removes its chunks). Downloads read the chunks of the asked range in
+ * small batches, so one download holds a few chunks at a time: the driver's download
+ * stream has no batch size, and its cursor's first batch is the server's default of 101
+ * chunks (about 25 MiB).
  */
 import { Buffer } from "node:buffer";
-import { type Db, GridFSBucket, type GridFSFile, MongoRuntimeError } from "mongodb";
+import { Binary, type Db, GridFSBucket, type GridFSFile, MongoRuntimeError } from "mongodb";
 import { ObjectId } from "../bson.ts";
 import type { ByteRange, Doc, FileInfo, FileStore, StoredFile } from "../store.ts";
 import { translateError } from "./errors.ts";
@@ -20,6 +23,9 @@ function toStoredFile(f: GridFSFile): StoredFile {
   if (f.metadata) file.metadata = f.metadata as Doc;
   return file;
 }
+
+/** Chunks fetched per round trip of a download. */
+const CHUNKS_PER_BATCH = 4;
 
 /** GridFS-backed file storage. */
 export class GridFsFileStore implements FileStore {
@@ -133,26 +139,52 @@ export class GridFsFileStore implements FileStore {
   }
 
   async stream(id: ObjectId, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null> {
-    const file = await this.stat(id);
-    if (!file) return null;
+    let files: GridFSFile[];
+    try {
+      files = await this.bucket.find({ _id: id }, { limit: 1 }).toArray();
+    } catch (err) {
+      throw translateError(err, this.secret);
+    }
+    if (files.length === 0) return null;
+    const length = Number(files[0].length);
+    const chunkSize = files[0].chunkSize;
     const start = Math.max(0, Math.floor(range?.start ?? 0));
-    const end = Math.min(file.length, Math.floor(range?.end ?? file.length - 1) + 1); // exclusive
+    const end = Math.min(length, Math.floor(range?.end ?? length - 1) + 1); // exclusive
     if (start >= end) return new ReadableStream({ start: (controller) => controller.close() });
-    const download = this.bucket.openDownloadStream(id, { start, end });
-    const pieces = download[Symbol.asyncIterator]();
+    const last = Math.floor((end - 1) / chunkSize);
+    let n = Math.floor(start / chunkSize);
+    const cursor = this.db.collection("fs.chunks").find(
+      { files_id: id, n: { $gte: n, $lte: last } },
+      { sort: { n: 1 }, batchSize: CHUNKS_PER_BATCH },
+    );
+    const missing = () => new MongoRuntimeError(`file ${id.toHexString()} lacks chunk ${n}`);
     return new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         try {
-          const step = await pieces.next();
-          if (step.done) return controller.close();
-          const chunk = step.value as Uint8Array;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          const chunk = await cursor.next();
+          if (!chunk) {
+            if (n <= last) throw missing();
+            await cursor.close();
+            return controller.close();
+          }
+          if (chunk.n !== n || !(chunk.data instanceof Binary)) throw missing();
+          const data = chunk.data.buffer;
+          const offset = n * chunkSize;
+          n++;
+          const from = Math.max(start, offset) - offset;
+          const to = Math.min(end, offset + data.byteLength) - offset;
+          controller.enqueue(data.subarray(from, Math.max(from, to)));
+          if (n > last) {
+            await cursor.close();
+            controller.close();
+          }
         } catch (err) {
+          await cursor.close().catch(() => {});
           controller.error(translateError(err, this.secret));
         }
       },
-      cancel: () => {
-        download.destroy();
+      cancel: async () => {
+        await cursor.close().catch(() => {});
       },
     });
   }

@@ -59,21 +59,22 @@ function person(n: number, prefix = "p") {
   };
 }
 
-function freePort(): number {
+/** A loopback TCP port free right now. */
+export function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
   return port;
 }
 
-interface Server {
+export interface Server {
   process: Deno.ChildProcess;
   base: string;
   stop(): Promise<void>;
 }
 
 /** Starts a Deno program and waits until it says "serving" on stderr. */
-async function startProcess(args: string[], env: Record<string, string>, port: number) {
+export async function startProcess(args: string[], env: Record<string, string>, port: number) {
   const process = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ...args],
     env,

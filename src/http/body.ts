@@ -1,17 +1,13 @@
 /**
- * Reads request bodies: JSON, form-encoded fields and multipart/form-data, bounded by
- * MAX_BODY_SIZE. Client mistakes become 400, 413 or 415, never a 500.
+ * Reads request bodies: JSON and form-encoded fields, read whole within MAX_BODY_SIZE, and
+ * multipart/form-data, read as a stream (`multipart.ts`): its non-file fields are held to
+ * MAX_BODY_SIZE together, each file to MAX_FILE_SIZE, and files go to the store as they
+ * arrive. Client mistakes become 400, 413 or 415, never a 500.
  */
 import { ClientAbortError, HttpError } from "./errors.ts";
-import { type BodyBudget, checkPairs, checkParts, scanJson } from "./budget.ts";
+import { type BodyBudget, checkPairs, scanJson } from "./budget.ts";
+import { type FileSaver, readMultipart } from "./multipart.ts";
 import { setOwn } from "../domain/keys.ts";
-
-/** An uploaded file, as services and the validator see it. */
-export interface UploadedFile {
-  filename: string;
-  contentType: string;
-  data: Uint8Array;
-}
 
 /** Reads at most `limit` bytes of the body; 413 beyond that. */
 async function readLimited(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
@@ -86,8 +82,8 @@ function parseJson(bytes: Uint8Array, budget: BodyBudget, field?: string): unkno
 
 /**
  * Parses the body by its content type. Form fields arrive as strings (repeated keys as
- * lists); multipart files as UploadedFile objects. `asJson` parses every non-file field
- * of a multipart body as JSON (MULTIPART_FORM_FIELDS_AS_JSON).
+ * lists); multipart files as what `saveFile` made of them. `multipartFieldsAsJson` parses
+ * every non-file field of a multipart body as JSON (MULTIPART_FORM_FIELDS_AS_JSON).
  */
 export async function readBody(
   request: Request,
@@ -97,13 +93,41 @@ export async function readBody(
     budget: BodyBudget;
     /** AUTO_COLLAPSE_MULTI_KEYS: repeated form keys become lists (else the first is kept). */
     collapseMultiKeys: boolean;
-    /** Largest file in a multipart body, in bytes (MAX_FILE_SIZE); null: MAX_BODY_SIZE only. */
+    /** Largest file in a multipart body, in bytes (MAX_FILE_SIZE); null: MAX_BODY_SIZE. */
     maxFileSize: number | null;
+    /** Stores a multipart file part as it streams; without it files are refused. */
+    saveFile?: FileSaver;
   },
 ): Promise<unknown> {
   const collapse = options.collapseMultiKeys;
   const { budget } = options;
-  const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const header = request.headers.get("content-type") ?? "";
+  const type = header.split(";")[0].trim().toLowerCase();
+  if (type === "multipart/form-data") {
+    if (!request.body) throw new HttpError(400, "the request body is empty");
+    // Keys holding a value: without AUTO_COLLAPSE_MULTI_KEYS a later file for one is skipped.
+    const taken = new Set<string>();
+    const entries = await readMultipart(request.body, header, {
+      fieldBytes: options.limit,
+      fileBytes: options.maxFileSize ?? options.limit,
+      parts: budget.maxParts,
+      field: (key, value) => {
+        taken.add(key);
+        if (!options.multipartFieldsAsJson) return value;
+        const what = `multipart field "${key}" (MULTIPART_FORM_FIELDS_AS_JSON)`;
+        return parseJson(new TextEncoder().encode(value), budget, what);
+      },
+      wants: (key) => {
+        if (!collapse && taken.has(key)) return false;
+        taken.add(key);
+        return true;
+      },
+      saveFile: options.saveFile,
+    });
+    const out: Record<string, unknown> = {};
+    for (const { key, value } of entries) addField(out, { key, value, collapse });
+    return out;
+  }
   const bytes = await readLimited(request, options.limit);
   if (bytes.byteLength === 0) throw new HttpError(400, "the request body is empty");
   if (type === "application/json" || type.endsWith("+json") || type === "") {
@@ -114,48 +138,6 @@ export async function readBody(
     const out: Record<string, unknown> = {};
     for (const [key, value] of new URLSearchParams(new TextDecoder().decode(bytes))) {
       addField(out, { key, value, collapse });
-    }
-    return out;
-  }
-  if (type === "multipart/form-data") {
-    const boundary = /boundary="?([^";]+)"?/i.exec(request.headers.get("content-type")!)?.[1];
-    if (!boundary) throw new HttpError(400, "the multipart body has no boundary");
-    checkParts(bytes, boundary, budget.maxParts);
-    let form: FormData;
-    try {
-      form = await new Request(request.url, {
-        method: "POST",
-        headers: { "content-type": request.headers.get("content-type")! },
-        body: bytes,
-      }).formData();
-    } catch {
-      throw new HttpError(400, "the multipart body is malformed");
-    }
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of form) {
-      if (typeof value === "string") {
-        const field = options.multipartFieldsAsJson
-          ? parseJson(
-            new TextEncoder().encode(value),
-            budget,
-            `multipart field "${key}" (MULTIPART_FORM_FIELDS_AS_JSON)`,
-          )
-          : value;
-        addField(out, { key, value: field, collapse });
-      } else {
-        if (options.maxFileSize !== null && value.size > options.maxFileSize) {
-          throw new HttpError(
-            413,
-            `the file "${key}" is larger than MAX_FILE_SIZE (${options.maxFileSize} bytes)`,
-          );
-        }
-        const file: UploadedFile = {
-          filename: value.name,
-          contentType: value.type || "application/octet-stream",
-          data: new Uint8Array(await value.arrayBuffer()),
-        };
-        addField(out, { key, value: file, collapse });
-      }
     }
     return out;
   }

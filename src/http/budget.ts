@@ -94,27 +94,6 @@ export function scanJson(
 }
 
 /**
- * Counts the parts of a multipart body (occurrences of its boundary) before it is parsed.
- * @throws HttpError 413 past MAX_MULTIPART_PARTS.
- */
-export function checkParts(bytes: Uint8Array, boundary: string, maxParts: number): void {
-  const needle = new TextEncoder().encode(`--${boundary}`);
-  if (needle.length < 3) return;
-  let parts = -1; // the closing delimiter is not a part
-  let at = 0;
-  while ((at = bytes.indexOf(needle[0], at)) !== -1) {
-    let j = 1;
-    while (j < needle.length && bytes[at + j] === needle[j]) j++;
-    if (j === needle.length) {
-      if (++parts > maxParts) {
-        throw over("parts", maxParts, "MAX_MULTIPART_PARTS");
-      }
-      at += j;
-    } else at++;
-  }
-}
-
-/**
  * Counts the `&`-separated pairs of a form-encoded body before it is parsed.
  * @throws HttpError 413 past MAX_DOCUMENT_FIELDS.
  */

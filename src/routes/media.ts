@@ -1,17 +1,15 @@
 /**
  * The media endpoint (`RETURN_MEDIA_AS_URL`): `GET /<MEDIA_ENDPOINT>/<file id>` serves a
- * stored file, streamed in chunks, with conditional requests and byte ranges.
+ * stored file, streamed from the store chunk by chunk (GridFS download stream, embedded
+ * chunk rows), with conditional requests and byte ranges.
  */
 import { HttpError, notFound } from "../http/errors.ts";
 import type { Account } from "../auth/types.ts";
 import { ObjectId } from "../store/bson.ts";
-import type { StoredFile } from "../store/store.ts";
 import { notModified } from "../services/conditional.ts";
 import { mayDownload } from "../services/media_access.ts";
 import type { Runtime } from "../services/runtime.ts";
 
-/** Bytes read from the store per chunk of a download. */
-const CHUNK = 256 * 1024;
 const ALLOW = "GET, HEAD, OPTIONS";
 
 /** The file id a path addresses at the media endpoint, or null when it is not one. */
@@ -57,21 +55,6 @@ export function contentDisposition(filename: string): string {
   return `inline; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-/** Streams bytes `[start, end]` of a stored file, one chunk read at a time. */
-function streamFile(rt: Runtime, file: StoredFile, range: { start: number; end: number }) {
-  let next = range.start;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (next > range.end) return controller.close();
-      const end = Math.min(range.end, next + CHUNK - 1);
-      const bytes = await rt.store.files.read(file.id, { start: next, end });
-      if (!bytes || bytes.byteLength === 0) return controller.close();
-      next += bytes.byteLength;
-      controller.enqueue(bytes);
-    },
-  });
-}
-
 /** Answers a request at the media endpoint. */
 export async function mediaRoute(
   rt: Runtime,
@@ -109,6 +92,10 @@ export async function mediaRoute(
   const status = ask ? 206 : 200;
   if (ask) headers["content-range"] = `bytes ${range.start}-${range.end}/${file.length}`;
   headers["content-length"] = String(Math.max(0, range.end - range.start + 1));
-  const body = method === "HEAD" || file.length === 0 ? null : streamFile(rt, file, range);
+  const body = method === "HEAD" || file.length === 0
+    ? null
+    : await rt.store.files.stream(file.id, range);
+  // Deleted between stat and read: as if it had never been there.
+  if (body === null && method !== "HEAD" && file.length > 0) throw notFound();
   return new Response(body, { status, headers });
 }

@@ -8,6 +8,7 @@ import type { Method, Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import { castUrlValue } from "../services/meta.ts";
 import { getCollection, getItem } from "../services/read.ts";
+import { RequestUploads } from "../services/uploads.ts";
 import type { Reply, RequestContext, Runtime } from "../services/runtime.ts";
 import {
   deleteCollection,
@@ -82,15 +83,33 @@ export async function resourceRoute(
     resourcePath: match.resourcePath,
     account: accountOf(request),
   };
-  if (method === "POST" || method === "PATCH" || method === "PUT") {
+  if (method !== "POST" && method !== "PATCH" && method !== "PUT") {
+    return await serve(rt, service, ctx);
+  }
+  // Files stream into the store while the body is read: whatever the write does not keep
+  // is removed once the request is done, whether it succeeded or not.
+  const uploads = new RequestUploads(rt);
+  let failed = true;
+  try {
     ctx.body = await readBody(request, {
       limit: rt.settings.MAX_BODY_SIZE,
       multipartFieldsAsJson: rt.settings.MULTIPART_FORM_FIELDS_AS_JSON,
       budget: bodyBudget(rt.settings),
       collapseMultiKeys: rt.settings.AUTO_COLLAPSE_MULTI_KEYS,
       maxFileSize: rt.settings.MAX_FILE_SIZE || null,
+      saveFile: uploads.save,
     });
+    const reply = await serve(rt, service, ctx);
+    failed = false;
+    return reply;
+  } finally {
+    await uploads.settle(failed);
   }
+}
+
+/** Runs the service between the request events. */
+async function serve(rt: Runtime, service: Service, ctx: RequestContext): Promise<Reply> {
+  const { method, request, resource } = ctx;
   const eventMethod = method === "HEAD" ? "GET" : method;
   const preArgs = method === "POST" ? [request] : [request, ctx.lookup];
   await rt.events.emitFor(`on_pre_${eventMethod}`, resource.name, ...preArgs);

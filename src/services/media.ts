@@ -1,16 +1,46 @@
 /**
- * Media fields: files uploaded with multipart/form-data are saved in the store's file
- * storage and the field holds the file id; reads turn the id back into what the settings
- * ask for (by default the file as a Base64 string).
+ * Media fields: files uploaded with multipart/form-data are streamed into the store's file
+ * storage as they arrive (see uploads.ts) and the field holds the file id; reads turn the
+ * id back into what the settings ask for (by default the file as a Base64 string).
  */
 import { Buffer } from "node:buffer";
 import type { FieldSchema, Resource, ResourceSchema } from "../domain/types.ts";
-import type { UploadedFile } from "../http/body.ts";
 import { ObjectId } from "../store/bson.ts";
 import type { Doc } from "../store/store.ts";
 import { isPlainObject } from "../settings/check.ts";
 import type { Runtime } from "./runtime.ts";
 import { HttpError } from "../http/errors.ts";
+
+/**
+ * A file sent for a media field: either its bytes (in-process writes), or the stored file
+ * a multipart part was streamed into (`id`, registered by {@link registerUpload}).
+ */
+export interface UploadedFile {
+  filename: string;
+  contentType: string;
+  data?: Uint8Array;
+  id?: ObjectId;
+  length?: number;
+}
+
+/** Files streamed in by requests still running: whether a validated document took each. */
+const streamed = new Map<string, { claimed: boolean }>();
+
+/** Records a file a request streamed into the store, so a document of it may take it. */
+export function registerUpload(id: ObjectId): void {
+  streamed.set(id.toHexString(), { claimed: false });
+}
+
+/**
+ * Forgets a streamed file once its request is done.
+ * @returns whether a document took it.
+ */
+export function releaseUpload(id: ObjectId): boolean {
+  const key = id.toHexString();
+  const claimed = streamed.get(key)?.claimed ?? false;
+  streamed.delete(key);
+  return claimed;
+}
 
 /** Where media values sit in a document: a path of field names, `[]` for list members. */
 type MediaPath = string[];
@@ -69,7 +99,8 @@ function eachValue(
 
 function isUpload(v: unknown): v is UploadedFile {
   return isPlainObject(v) && typeof v.filename === "string" &&
-    typeof v.contentType === "string" && v.data instanceof Uint8Array;
+    typeof v.contentType === "string" &&
+    (v.data instanceof Uint8Array || v.id instanceof ObjectId);
 }
 
 /** File ids held by the media fields of `doc`. */
@@ -96,8 +127,9 @@ export function wrapSingleUploads(rt: Runtime, resource: Resource, body: unknown
 }
 
 /**
- * Saves the uploaded files of validated documents in the file store, replacing each by
- * its file id, in place. Returns the ids saved (to remove them if the write fails).
+ * Puts the uploaded files of validated documents in their media fields, replacing each by
+ * its file id, in place: a streamed file is taken as it is, bytes are saved first. Returns
+ * the ids (to remove them if the write fails).
  */
 export async function storeMedia(
   rt: Runtime,
@@ -113,7 +145,17 @@ export async function storeMedia(
         await Promise.all(eachValue(doc, path, async (holder, key) => {
           const file = holder[key];
           if (!isUpload(file)) return;
-          const stored = await rt.store.files.put(file.data, {
+          if (file.id) {
+            const upload = streamed.get(file.id.toHexString());
+            if (!upload || upload.claimed) {
+              throw new HttpError(400, "a media value names a file this request did not send");
+            }
+            upload.claimed = true;
+            saved.push(file.id);
+            holder[key] = file.id;
+            return;
+          }
+          const stored = await rt.store.files.put(file.data!, {
             filename: file.filename,
             contentType: file.contentType,
           });
@@ -196,9 +238,8 @@ export async function expandMedia(
     let file: unknown = null;
     if (s.RETURN_MEDIA_AS_URL) file = mediaUrl(rt, id, baseUrl);
     else if (s.RETURN_MEDIA_AS_BASE64_STRING) {
-      const bytes = await rt.store.files.read(id);
-      if (!bytes) return null;
-      file = Buffer.from(bytes).toString("base64");
+      file = await base64Of(rt, id);
+      if (file === null) return null;
     }
     if (!info.length) return file;
     if (!meta) return null;
@@ -221,6 +262,31 @@ export async function expandMedia(
   await Promise.all(slots.map(async ([holder, key, id]) => {
     holder[key] = await expand(id);
   }));
+}
+
+/**
+ * A file's content as Base64, encoded chunk by chunk as the store streams it (never the
+ * bytes and their encoding whole at once); null when the file is gone.
+ */
+async function base64Of(rt: Runtime, id: ObjectId): Promise<string | null> {
+  const stream = await rt.store.files.stream(id);
+  if (!stream) return null;
+  const parts: string[] = [];
+  let carry = new Uint8Array(0);
+  for await (const chunk of stream) {
+    let bytes = chunk;
+    if (carry.byteLength > 0) {
+      bytes = new Uint8Array(carry.byteLength + chunk.byteLength);
+      bytes.set(carry);
+      bytes.set(chunk, carry.byteLength);
+    }
+    // Whole 3-byte groups encode without padding, so the pieces join into one encoding.
+    const whole = bytes.byteLength - (bytes.byteLength % 3);
+    parts.push(Buffer.from(bytes.buffer, bytes.byteOffset, whole).toString("base64"));
+    carry = bytes.slice(whole);
+  }
+  if (carry.byteLength > 0) parts.push(Buffer.from(carry).toString("base64"));
+  return parts.join("");
 }
 
 /**

@@ -20,7 +20,7 @@ function queryPath(path: string[]): string {
 }
 
 /** The condition "one of `resource`'s media fields holds `id`". */
-function referencing(resource: Resource, id: ObjectId): Filter | null {
+export function referencing(resource: Resource, id: ObjectId): Filter | null {
   const paths = mediaPaths(resource.schema).map(queryPath);
   if (paths.length === 0) return null;
   return paths.length === 1 ? { [paths[0]]: id } : { $or: paths.map((p) => ({ [p]: id })) };
@@ -45,6 +45,22 @@ export async function mayDownload(
     if (!resource.versioning) continue;
     const inVersions = andFilters(resource.filter, owner, refs);
     if (await countVersions(rt, resource, { filter: inVersions, limit: 1 }) > 0) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether any stored document or version (of any resource, soft-deleted ones included)
+ * references file `id`, whoever may read it.
+ */
+export async function isReferenced(rt: Runtime, id: ObjectId): Promise<boolean> {
+  for (const resource of rt.domain.values()) {
+    const refs = referencing(resource, id);
+    if (!refs) continue;
+    if (await rt.store.collection(resource.source).count(refs, { limit: 1 }) > 0) return true;
+    if (resource.versioning && await countVersions(rt, resource, { filter: refs, limit: 1 }) > 0) {
+      return true;
+    }
   }
   return false;
 }

@@ -151,7 +151,7 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   MEDIA_URL: k("string", 'regex("[a-f0-9]{24}")'),
   MULTIPART_FORM_FIELDS_AS_JSON: k("bool", false),
   AUTO_COLLAPSE_MULTI_KEYS: k("bool", false),
-  // Ours: the largest file a multipart body may carry (413 past it); 0: MAX_BODY_SIZE only.
+  // Ours: the largest file of a multipart body (413 past it, nothing stored); 0: MAX_BODY_SIZE.
   MAX_FILE_SIZE: k("int", 0),
   AUTO_CREATE_LISTS: k("bool", false),
   // Budgets: no single request may exhaust memory or block the event loop (issue 8)

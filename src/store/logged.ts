@@ -12,19 +12,24 @@ import { type Collection, DuplicateKeyError, type FileStore, type Store } from "
 
 type AsyncFn = (...args: never[]) => Promise<unknown>;
 
+/** Logs a database error of `operation` on `target`. */
+function logFailure(log: Logger, at: { target: string; operation: string }, error: unknown) {
+  const level: Level = error instanceof DuplicateKeyError ? "warn" : "error";
+  log.log(level, `database error in ${at.operation} on ${at.target}`, {
+    ...logContext(),
+    operation: at.operation,
+    collection: at.target,
+    error: describeError(error),
+  });
+}
+
 /** Wraps `fn` so that a rejection is logged (as `target`.`operation`) and rethrown. */
 function guard<F extends AsyncFn>(log: Logger, target: string, operation: string, fn: F): F {
   return (async (...args: Parameters<F>) => {
     try {
       return await fn(...args);
     } catch (error) {
-      const level: Level = error instanceof DuplicateKeyError ? "warn" : "error";
-      log.log(level, `database error in ${operation} on ${target}`, {
-        ...logContext(),
-        operation,
-        collection: target,
-        error: describeError(error),
-      });
+      logFailure(log, { target, operation }, error);
       throw error;
     }
   }) as F;
@@ -56,9 +61,31 @@ function loggedFiles(inner: FileStore, log: Logger): FileStore {
     guard(log, "files", operation, fn.bind(inner) as F);
   return {
     put: g("put", inner.put),
+    // An error of the source (a refused or aborted upload) is the caller's, not the store's.
+    async putStream(source, info) {
+      let sourceError: unknown;
+      const watched = (async function* () {
+        try {
+          yield* source;
+        } catch (error) {
+          sourceError = error;
+          throw error;
+        }
+      })();
+      try {
+        return await inner.putStream(watched, info);
+      } catch (error) {
+        if (error !== sourceError) {
+          logFailure(log, { target: "files", operation: "putStream" }, error);
+        }
+        throw error;
+      }
+    },
     stat: g("stat", inner.stat),
     read: g("read", inner.read),
+    stream: g("stream", inner.stream),
     delete: g("delete", inner.delete),
+    count: g("count", inner.count),
   };
 }
 

@@ -134,17 +134,44 @@ export interface StoredFile {
   metadata?: Doc;
 }
 
-/** File storage (GridFS on MongoDB, a table on the embedded store). */
+/** What a file is stored with besides its bytes. */
+export interface FileInfo {
+  filename: string;
+  contentType: string;
+  metadata?: Doc;
+}
+
+/** An inclusive byte range `[start, end]` of a file. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** File storage (GridFS on MongoDB, chunk rows on the embedded store). */
 export interface FileStore {
-  put(
-    data: Uint8Array,
-    info: { filename: string; contentType: string; metadata?: Doc },
-  ): Promise<StoredFile>;
+  /** Stores a file held in memory. */
+  put(data: Uint8Array, info: FileInfo): Promise<StoredFile>;
+  /**
+   * Stores a file as its bytes arrive, chunk by chunk, without holding it whole. The file
+   * exists (for `stat`, `read`, `count`) only once `source` has ended and every chunk is
+   * written. When `source` throws, or a write fails, whatever was written is removed and
+   * the error is rethrown (a source's error unchanged).
+   */
+  putStream(source: AsyncIterable<Uint8Array>, info: FileInfo): Promise<StoredFile>;
   /** File metadata, or null when no such file exists. */
   stat(id: ObjectId): Promise<StoredFile | null>;
   /** The file's bytes, or the inclusive byte range `[start, end]` of them. */
-  read(id: ObjectId, range?: { start: number; end: number }): Promise<Uint8Array | null>;
+  read(id: ObjectId, range?: ByteRange): Promise<Uint8Array | null>;
+  /**
+   * The file's bytes (or the inclusive range, clamped to the file) as a stream read from
+   * the store one stored chunk at a time; null when no such file exists. The stream errors
+   * if the file is deleted while it is read.
+   */
+  stream(id: ObjectId, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null>;
+  /** Removes the file; removing a missing file is not an error. */
   delete(id: ObjectId): Promise<void>;
+  /** How many files are stored (uploads still streaming are not counted). */
+  count(): Promise<number>;
 }
 
 /** A document change reported by a store's own change stream. */

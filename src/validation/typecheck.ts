@@ -50,10 +50,11 @@ export function isDbRefShape(v: unknown): v is { $ref: string; $id: unknown; $db
     Object.keys(v).every((k) => k === "$ref" || k === "$id" || k === "$db");
 }
 
-/** The file object the service passes for `media` fields. */
+/** The file object the service passes for `media` fields (its bytes, or its stored id). */
 function isMedia(v: unknown): boolean {
   return isPlainObject(v) && typeof v.filename === "string" &&
-    typeof v.contentType === "string" && v.data instanceof Uint8Array;
+    typeof v.contentType === "string" &&
+    (v.data instanceof Uint8Array || v.id instanceof ObjectId);
 }
 
 /** Checks values against type names; built once per compiled schema. */

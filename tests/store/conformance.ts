@@ -461,6 +461,48 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "files: putStream stores as bytes arrive, stream reads ranges, count",
+    async fn({ store }) {
+      const files = store.files;
+      const before = await files.count();
+      const data = new Uint8Array(600_000); // several chunks, pieces not chunk-aligned
+      for (let i = 0; i < data.length; i++) data[i] = (i * 13 + 5) & 0xff;
+      async function* pieces() {
+        for (let at = 0; at < data.length; at += 70_001) yield data.slice(at, at + 70_001);
+      }
+      const stored = await files.putStream(pieces(), { filename: "s.bin", contentType: "x/y" });
+      assert.equal(stored.length, data.length);
+      assert.equal(await files.count(), before + 1);
+      assert.deepEqual(await files.read(stored.id), data);
+      const read = async (range?: { start: number; end: number }) =>
+        new Uint8Array(await new Response(await files.stream(stored.id, range)).arrayBuffer());
+      assert.deepEqual(await read(), data);
+      assert.deepEqual(await read({ start: 261_000, end: 530_000 }), data.slice(261_000, 530_001));
+      assert.deepEqual(await read({ start: 599_999, end: 900_000 }), data.slice(599_999));
+      assert.equal(await files.stream(new ObjectId()), null);
+      await files.delete(stored.id);
+      assert.equal(await files.count(), before);
+    },
+  },
+  {
+    name: "files: a putStream whose source fails leaves nothing and rethrows its error",
+    async fn({ store }) {
+      const files = store.files;
+      const before = await files.count();
+      const refused = new Error("source refused");
+      async function* failing() {
+        yield new Uint8Array(300_000);
+        yield new Uint8Array(10);
+        throw refused;
+      }
+      await assert.rejects(
+        files.putStream(failing(), { filename: "f", contentType: "x/y" }),
+        (error) => error === refused,
+      );
+      assert.equal(await files.count(), before);
+    },
+  },
+  {
     name: "drop removes documents; dropping a missing collection is fine",
     needs: ["drop"],
     async fn({ coll }) {

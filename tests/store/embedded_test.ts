@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
 import { Binary, Decimal128, ObjectId } from "../../src/store/bson.ts";
 import { DuplicateKeyError, type Store } from "../../src/store/store.ts";
@@ -569,6 +570,38 @@ Deno.test("embedded files: bytes are kept in chunks; files stored before chunkin
     const after = new DatabaseSync(`${dir}/store.sqlite`);
     const left = after.prepare("SELECT count(*) AS n FROM file_chunks WHERE file_id = ?").get(key);
     assert.equal((left as { n: number }).n, 0);
+    after.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("embedded: chunks of an upload a crash interrupted are removed at the next open", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "eve_embedded_" });
+  try {
+    let store = await openEmbeddedStore(dir);
+    const kept = await store.files.put(new Uint8Array(300_000).fill(1), {
+      filename: "kept",
+      contentType: "x/y",
+    });
+    await store.close();
+    // What a process killed mid-upload leaves: chunk rows with no file row.
+    const db = new DatabaseSync(`${dir}/store.sqlite`);
+    db.prepare("INSERT INTO file_chunks (file_id, n, data) VALUES (?, ?, ?)")
+      .run(new ObjectId().toHexString(), 0, new Uint8Array(10));
+    const chunks = () =>
+      (db.prepare("SELECT count(*) AS n FROM file_chunks").get() as { n: number }).n;
+    assert.equal(chunks(), 3);
+    db.close();
+    store = await openEmbeddedStore(dir);
+    assert.equal(await store.files.count(), 1);
+    assert.equal((await store.files.read(kept.id))?.byteLength, 300_000);
+    await store.close();
+    const after = new DatabaseSync(`${dir}/store.sqlite`);
+    assert.equal(
+      (after.prepare("SELECT count(*) AS n FROM file_chunks").get() as { n: number }).n,
+      2,
+    );
     after.close();
   } finally {
     await Deno.remove(dir, { recursive: true });

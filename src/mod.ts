@@ -96,7 +96,10 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
   const settings = checked.settings;
   addOplogResource(settings);
   hideSecrets(settings);
-  const domain = buildDomain(settings, problems, { parseSortText: parseSort });
+  const domain = buildDomain(settings, problems, {
+    parseSortText: parseSort,
+    types: options.extensions?.types,
+  });
   const auth = authConfig(settings, { custom: options.authenticate, problems });
   const schemas = new Map<string, CompiledSchema>();
   for (const resource of domain.values()) {
@@ -112,14 +115,14 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
         resources: [...domain.keys()],
         rules: options.extensions?.rules,
         types: options.extensions?.types,
+        model: resource.schemaModel,
       });
       schemas.set(resource.name, schema);
-      Object.assign(resource.relations, schema.relations);
     } catch (error) {
       if (error instanceof SchemaError) problems.push(...error.problems);
       else throw error;
     }
-    for (const [field, relation] of Object.entries(resource.relations)) {
+    for (const [field, relation] of Object.entries(resource.schemaModel.relations)) {
       // Internal documents are never served over HTTP, embedded ones included.
       if (relation.embeddable && domain.get(relation.resource)?.internal) {
         problems.push(
@@ -179,7 +182,7 @@ export async function createService(
     schemas,
     log,
     formatDate: cachedDateFormatter(dateFormat),
-    parseDate: (text) => parseDate(text, dateFormat),
+    parseDate: (text, format) => parseDate(text, format ?? dateFormat),
   };
   if (auth) rt.auth = await Auth.create(rt, auth);
   await ensureIndexes(rt);

@@ -5,7 +5,9 @@
 import type { Settings } from "../settings/check.ts";
 import { isPlainObject } from "../settings/check.ts";
 import { RESOURCE_KEYS } from "../settings/keys.ts";
-import type { FieldSchema, Method, Resource, ResourceSchema } from "./types.ts";
+import type { Method, Resource, ResourceSchema } from "./types.ts";
+import { type CustomType, TypeTable } from "./field-types.ts";
+import { buildSchemaModel, expandShorthand } from "./schema.ts";
 import { parseRegexCall, parseUrl } from "./url.ts";
 import type { Doc, Sort } from "../store/store.ts";
 
@@ -21,12 +23,21 @@ export type SortTextParser = (text: string) => Sort;
 export function buildDomain(
   settings: Settings,
   problems: string[],
-  options: { parseSortText: SortTextParser },
+  options: { parseSortText: SortTextParser; types?: Record<string, CustomType> },
 ): Domain {
   const domain = new Map<string, Resource>();
   const urls = new Map<string, string>();
+  const types = new TypeTable({
+    custom: options.types,
+    allowCustomGeo: settings.ALLOW_CUSTOM_FIELDS_IN_GEOJSON,
+  });
   for (const [name, raw] of Object.entries(settings.DOMAIN as Record<string, Doc>)) {
-    const resource = buildResource(name, raw, { settings, problems, ...options });
+    const resource = buildResource(name, raw, {
+      settings,
+      problems,
+      parseSortText: options.parseSortText,
+      types,
+    });
     if (!resource) continue;
     const other = urls.get(resource.url);
     if (other) problems.push(`DOMAIN.${name}.url: "${resource.url}" is already used by ${other}`);
@@ -72,7 +83,12 @@ function applyReadPolicy(resource: Resource, domain: Map<string, Resource>) {
 function buildResource(
   name: string,
   raw: Doc,
-  options: { settings: Settings; problems: string[]; parseSortText: SortTextParser },
+  options: {
+    settings: Settings;
+    problems: string[];
+    parseSortText: SortTextParser;
+    types: TypeTable;
+  },
 ): Resource | null {
   const { settings, problems } = options;
   const path = `DOMAIN.${name}`;
@@ -96,7 +112,7 @@ function buildResource(
   const datasource = (raw.datasource ?? {}) as Doc;
   checkDatasource(datasource, `${path}.datasource`, problems);
   const schema = isPlainObject(raw.schema)
-    ? fieldsOf(raw.schema)
+    ? expandShorthand(raw.schema)
     : (raw.schema ?? {}) as ResourceSchema;
   checkUrlFields(urlParts, schema, { path, allowUnknown: get("allow_unknown"), problems });
   const additional = raw.additional_lookup as Doc | undefined;
@@ -139,6 +155,17 @@ function buildResource(
     defaultSort: sort,
     aggregation,
     schema,
+    schemaModel: buildSchemaModel(schema, {
+      types: options.types,
+      idField,
+      allowUnknown: get("allow_unknown"),
+      metaFields: {
+        [settings.DATE_CREATED]: "datetime",
+        [settings.DATE_UPDATED]: "datetime",
+        [settings.ETAG]: "string",
+        [settings.DELETED]: "boolean",
+      },
+    }),
     resourceTitle,
     itemTitle: (raw.item_title as string | undefined) ?? (givenTitle ?? name).replace(/s$/, ""),
     // As in Eve, an aggregation endpoint is read-only whatever RESOURCE_METHODS says.
@@ -177,7 +204,6 @@ function buildResource(
     normalizeDotted: get("normalize_dotted_fields"),
     extraResponseFields: get("extra_response_fields"),
     queryObjectIdAsString: get("query_objectid_as_string"),
-    relations: {},
     extra: { mongo_indexes: raw.mongo_indexes, rate_limit: raw.rate_limit },
   };
 }
@@ -262,24 +288,4 @@ function toSort(
   }
   for (const [field, direction] of pairs) sort[field] = direction;
   return sort;
-}
-
-/** Eve's shorthand `"price": "integer"` is `"price": {"type": "integer"}`, at any depth. */
-function fieldsOf(schema: Doc): ResourceSchema {
-  return Object.fromEntries(
-    Object.entries(schema).map(([field, rules]) => [field, rulesOf(rules)]),
-  );
-}
-
-function rulesOf(rules: unknown): FieldSchema {
-  if (typeof rules === "string") return { type: rules };
-  if (!isPlainObject(rules)) return rules as FieldSchema;
-  const inner = rules.schema;
-  const type = rules.type;
-  const list = type === "list" ||
-    (Array.isArray(type) && type.includes("list") && !type.includes("dict"));
-  if (typeof inner === "string") return { ...rules, schema: { type: inner } };
-  if (!isPlainObject(inner)) return rules;
-  // A list's `schema` holds its members' rules; a dict's holds its fields.
-  return { ...rules, schema: list ? rulesOf(inner) : fieldsOf(inner) };
 }

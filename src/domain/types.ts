@@ -3,6 +3,7 @@
  * once at start-up from the settings. Nothing downstream re-reads raw settings.
  */
 import type { Doc, Filter, Projection, Sort } from "../store/store.ts";
+import type { SchemaModel } from "./schema.ts";
 
 /** One field rule set in the spec's (Eve/Cerberus) schema vocabulary. */
 export type FieldSchema = Record<string, unknown>;
@@ -56,7 +57,10 @@ export interface Resource {
   defaultSort?: Sort;
   /** Aggregation pipeline, when the endpoint is an aggregation endpoint. */
   aggregation?: { pipeline: Doc[]; options?: Doc };
+  /** The schema as written (shorthands expanded): the schema endpoint shows it. */
   schema: ResourceSchema;
+  /** The compiled schema model every field question is asked of (domain/schema.ts). */
+  schemaModel: SchemaModel;
   resourceTitle: string;
   itemTitle: string;
   resourceMethods: Method[];
@@ -101,8 +105,6 @@ export interface Resource {
   extraResponseFields: string[];
   /** `query_objectid_as_string`: `where` keeps 24-hex strings as strings. */
   queryObjectIdAsString: boolean;
-  /** Fields whose type is a data relation, by dotted path. */
-  relations: Record<string, DataRelation>;
   /** Extra per-resource settings kept verbatim (auth, roles, rate limits ...). */
   extra: Doc;
 }

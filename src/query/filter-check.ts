@@ -1,11 +1,12 @@
 /**
  * Post-processing of a parsed `where` filter: operator blacklist, known-operator check,
- * ALLOWED_FILTERS, VALIDATE_FILTERING and schema-driven coercion of dates and ObjectIds.
+ * ALLOWED_FILTERS, VALIDATE_FILTERING and coercion of values to their field's type (dates,
+ * ObjectIds ...), by the schema model and its one table of field types.
  */
 import type { WhereOptions } from "./where.ts";
-import type { ResourceSchema } from "../domain/types.ts";
+import { type CoerceContext, coerceTo } from "../domain/field-types.ts";
+import { type FieldAt, fieldBelow, type SchemaModel } from "../domain/schema.ts";
 import type { Filter } from "../store/store.ts";
-import { ObjectId } from "../store/bson.ts";
 import { QueryError } from "./errors.ts";
 import { isPlainObject } from "./json.ts";
 import {
@@ -23,7 +24,6 @@ import {
   REGEX_EXPRESSION_OPERATORS,
 } from "./sandbox.ts";
 import { compileLinear, RegexError } from "../store/regex.ts";
-import { listMember, type ResolvedField, resolveField } from "./schema-path.ts";
 
 /** Settings the checker applies; see `WhereOptions` for their meaning. */
 export type FilterCheckOptions =
@@ -38,18 +38,19 @@ export type FilterCheckOptions =
   >
   & Partial<Pick<WhereOptions, "expressionLimits">>
   & {
-    /** Top-level schema, already including the key/meta fields. */
-    schema: ResourceSchema;
+    /** The resource's schema model (key and meta fields included). */
+    model: SchemaModel;
     param: string;
   };
 
-const HEX24 = /^[0-9a-fA-F]{24}$/;
+/** How the fields of one query level resolve: a dotted name -> its field. */
+type Scope = (path: string) => FieldAt;
 
 /** Checks and rewrites a parsed filter; returns a new filter with coerced values. */
 export function checkFilter(filter: unknown, opts: FilterCheckOptions): Filter {
   const limits = opts.expressionLimits ?? DEFAULT_EXPRESSION_LIMITS;
   scanOperators(filter, blacklistOf(opts.blacklist), { limits, param: opts.param });
-  return new Checker(opts).query(filter, "", opts.schema);
+  return new Checker(opts).query(filter, "", (path) => opts.model.fieldAt(path));
 }
 
 function blacklistOf(list: string[]): Set<string> {
@@ -93,19 +94,23 @@ function scanOperators(
 }
 
 class Checker {
-  constructor(private readonly o: FilterCheckOptions) {}
+  private readonly coerce: CoerceContext;
+
+  constructor(private readonly o: FilterCheckOptions) {
+    this.coerce = { parseDate: o.parseDate, objectIdAsString: o.objectIdAsString };
+  }
 
   private fail(message: string): QueryError {
     return new QueryError(`${this.o.param}: ${message}`, this.o.param);
   }
 
-  /** A query document; `schema` null means fields are free (no schema to check against). */
-  query(q: unknown, prefix: string, schema: ResourceSchema | null): Filter {
+  /** A query document whose field names resolve in `scope`. */
+  query(q: unknown, prefix: string, scope: Scope): Filter {
     if (!isPlainObject(q)) throw this.fail("a query must be a JSON object");
     const out: Filter = {};
     for (const [key, value] of Object.entries(q)) {
       if (key.startsWith("$")) {
-        out[key] = this.topOperator(key, value, prefix, schema);
+        out[key] = this.topOperator(key, value, prefix, scope);
         continue;
       }
       if (key === "" || key.split(".").some((p) => p === "")) {
@@ -113,8 +118,8 @@ class Checker {
       }
       const path = prefix ? `${prefix}.${key}` : key;
       this.checkAllowed(path);
-      const rules: ResolvedField = schema ? resolveField(schema, key) : "free";
-      if (rules === null && this.o.validateFiltering) {
+      const rules = scope(key);
+      if (rules === undefined && this.o.validateFiltering) {
         throw this.fail(`filter on '${path}' is invalid: unknown field`);
       }
       out[key] = this.condition(value, rules, path);
@@ -122,12 +127,12 @@ class Checker {
     return out;
   }
 
-  private topOperator(op: string, value: unknown, prefix: string, schema: ResourceSchema | null) {
+  private topOperator(op: string, value: unknown, prefix: string, scope: Scope) {
     if (LOGICAL_OPERATORS.has(op)) {
       if (!Array.isArray(value) || value.length === 0) {
         throw this.fail(`${op} needs a non-empty list of queries`);
       }
-      return value.map((sub) => this.query(sub, prefix, schema));
+      return value.map((sub) => this.query(sub, prefix, scope));
     }
     if (OPAQUE_OPERATORS.has(op)) return value;
     throw this.fail(`operator ${op} is not valid at query level`);
@@ -144,7 +149,7 @@ class Checker {
   }
 
   /** The value given for one field: an operator document or a value to match. */
-  private condition(v: unknown, rules: ResolvedField, path: string): unknown {
+  private condition(v: unknown, rules: FieldAt, path: string): unknown {
     if (!isPlainObject(v)) return this.value(v, rules, path);
     const keys = Object.keys(v);
     const ops = keys.filter((k) => k.startsWith("$"));
@@ -162,7 +167,7 @@ class Checker {
     return out;
   }
 
-  private operator(op: string, arg: unknown, rules: ResolvedField, path: string): unknown {
+  private operator(op: string, arg: unknown, rules: FieldAt, path: string): unknown {
     if (VALUE_OPERATORS.has(op)) return this.value(arg, rules, path);
     if (LIST_OPERATORS.has(op)) {
       if (!Array.isArray(arg)) throw this.fail(`${op} on '${path}' needs a list`);
@@ -200,75 +205,34 @@ class Checker {
     }
   }
 
-  private elemMatch(arg: unknown, rules: ResolvedField, path: string): unknown {
+  private elemMatch(arg: unknown, rules: FieldAt, path: string): unknown {
     if (!isPlainObject(arg)) throw this.fail(`$elemMatch on '${path}' needs an object`);
-    const member = rules && rules !== "free" ? listMember(rules) : undefined;
-    const memberRules: ResolvedField = member ?? "free";
+    const member = rules && rules !== "free" && rules.isList ? rules.member : undefined;
     const keys = Object.keys(arg);
     const operatorForm = keys.length > 0 &&
       keys.every((k) => k.startsWith("$") && !LOGICAL_OPERATORS.has(k) && !OPAQUE_OPERATORS.has(k));
-    if (operatorForm) return this.condition(arg, memberRules, path);
-    const sub = member && isPlainObject(member.schema) ? member.schema as ResourceSchema : null;
-    return this.query(arg, path, sub);
+    if (operatorForm) return this.condition(arg, member ?? "free", path);
+    return this.query(arg, path, member ? (key) => fieldBelow(member, key) : () => "free");
   }
 
-  /** Coerces a value to the field's type (dates, ObjectIds) and checks it fits. */
-  private value(v: unknown, rules: ResolvedField, path: string): unknown {
+  /** Coerces a value to the field's type (dates, ObjectIds ...) and checks it fits. */
+  private value(v: unknown, rules: FieldAt, path: string): unknown {
     if (!rules || rules === "free" || v === null) return v;
-    if (rules.type === "list") {
-      const member = listMember(rules);
+    if (rules.isList) {
+      const member = rules.member;
       if (Array.isArray(v)) return member ? v.map((x) => this.value(x, member, path)) : v;
       // Equality with one value matches lists containing it.
       return member ? this.value(v, member, path) : v;
     }
-    const types = Array.isArray(rules.type) ? rules.type as unknown[] : [rules.type];
-    const coerced = this.coerce(v, types);
-    if (this.o.validateFiltering && !types.some((t) => fits(t, coerced))) {
-      const hint = types.some(isDateType) ? ` (DATE_FORMAT ${this.o.dateFormat})` : "";
-      throw this.fail(`value of '${path}' is not a valid ${types.join(" or ")}${hint}`);
+    const types = rules.types;
+    const coerced = coerceTo(v, types, this.coerce);
+    if (this.o.validateFiltering && types.length && !types.some((t) => t.stored(coerced))) {
+      const hint = types.some((t) => t.base === "datetime")
+        ? ` (DATE_FORMAT ${this.o.dateFormat})`
+        : "";
+      const names = types.map((t) => t.name).join(" or ");
+      throw this.fail(`value of '${path}' is not a valid ${names}${hint}`);
     }
     return coerced;
-  }
-
-  private coerce(v: unknown, types: unknown[]): unknown {
-    if (typeof v !== "string") return v;
-    if (types.some(isDateType)) {
-      const d = this.o.parseDate(v);
-      if (d) return d;
-    }
-    if (types.includes("objectid") && HEX24.test(v) && !this.o.objectIdAsString) {
-      return new ObjectId(v);
-    }
-    return v;
-  }
-}
-
-/** `date` is Eve's alias of `datetime`. */
-function isDateType(type: unknown): boolean {
-  return type === "datetime" || type === "date";
-}
-
-function fits(type: unknown, v: unknown): boolean {
-  switch (type) {
-    case "string":
-      return typeof v === "string";
-    case "integer":
-      return Number.isInteger(v);
-    case "float":
-    case "number":
-      return typeof v === "number";
-    case "boolean":
-      return typeof v === "boolean";
-    case "datetime":
-    case "date":
-      return v instanceof Date;
-    case "objectid":
-      return v instanceof ObjectId;
-    case "dict":
-      return isPlainObject(v);
-    case "decimal128":
-      return typeof v === "number" || (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v));
-    default:
-      return true; // media, geo types, custom types: no check
   }
 }

@@ -5,5 +5,5 @@ export { QueryError } from "./errors.ts";
 export { type JsonLimits, parseJsonParam } from "./json.ts";
 export { parseWhere, type WhereOptions } from "./where.ts";
 export { parseSort } from "./sort.ts";
-export { DEFAULT_KEY_FIELDS, effectiveProjection, parseProjection } from "./projection.ts";
+export { effectiveProjection, parseProjection } from "./projection.ts";
 export { type Paging, parseEmbedded, parsePaging } from "./paging.ts";

@@ -6,32 +6,22 @@ import type { Projection } from "../store/store.ts";
 import { QueryError } from "./errors.ts";
 import { isPlainObject, parseJsonParam } from "./json.ts";
 
-/** Key/meta fields a client may list on either side of a projection by default. */
-export const DEFAULT_KEY_FIELDS: readonly string[] = [
-  "_id",
-  "_created",
-  "_updated",
-  "_etag",
-  "_deleted",
-  "_version",
-  "_latest_version",
-];
-
 /** Maximum number of fields in a projection. */
 const MAX_PROJECTION_FIELDS = 200;
 
 /**
  * Parses a JSON projection `{"field": 0|1}`. Inclusive and exclusive fields cannot be
- * mixed, except for `keyFields`, which are always returned anyway.
+ * mixed, except for the resource's `keyFields` (its ID_FIELD and the meta fields it
+ * keeps), which are always returned anyway.
  * @throws QueryError (400) on bad JSON, values other than 0/1, `$` names, or mixing.
  */
 export function parseProjection(
   raw: string,
-  opts: { keyFields?: readonly string[]; maxLength?: number } = {},
+  opts: { keyFields: readonly string[]; maxLength?: number },
 ): Projection {
   const value = parseJsonParam("projection", raw, { maxLength: opts.maxLength, maxDepth: 1 });
   const projection = toFlagObject("projection", value, MAX_PROJECTION_FIELDS);
-  const keyFields = opts.keyFields ?? DEFAULT_KEY_FIELDS;
+  const keyFields = opts.keyFields;
   const modes = new Set(
     Object.entries(projection).filter(([k]) => !keyFields.includes(k)).map(([, v]) => v),
   );

@@ -2,7 +2,7 @@
  * The `where` query parameter: JSON form (`{"name": "x"}`) or expression form
  * (`name == "x" and age > 3`), turned into a checked MongoDB filter.
  */
-import type { ResourceSchema } from "../domain/types.ts";
+import type { SchemaModel } from "../domain/schema.ts";
 import type { Filter } from "../store/store.ts";
 import { QueryError } from "./errors.ts";
 import { parseExpression } from "./expression.ts";
@@ -18,12 +18,15 @@ import {
 
 /** How `where` is parsed and checked for one resource. */
 export interface WhereOptions {
-  /** The resource schema (dotted paths walk `dict` and `list` member schemas). */
-  schema: ResourceSchema;
+  /**
+   * The resource's schema model: the fields a filter may name (key and meta fields
+   * included) and the types their values are read as.
+   */
+  model: SchemaModel;
   /** DATE_FORMAT, named in error messages. */
   dateFormat: string;
-  /** Parses a DATE_FORMAT string; null when it does not fit. */
-  parseDate(s: string): Date | null;
+  /** Parses a DATE_FORMAT string (or one in `format`); null when it does not fit. */
+  parseDate(s: string, format?: string): Date | null;
   /** ALLOWED_FILTERS: filterable field names; `"*"` allows all. */
   allowedFilters: string[];
   /** VALIDATE_FILTERING: fields must exist in the schema and values fit their type. */
@@ -36,23 +39,9 @@ export interface WhereOptions {
   maxLength?: number;
   /** Maximum nesting depth (default 32). */
   maxDepth?: number;
-  /** ID_FIELD (default `_id`); typed `objectid` unless the schema declares it. */
-  idField?: string;
-  /**
-   * Rules of the automatic fields, used unless the schema declares them. Default:
-   * `_created`/`_updated` datetime, `_etag` string, `_deleted` boolean.
-   */
-  metaFields?: ResourceSchema;
   /** `query_objectid_as_string`: 24-hex strings stay strings, even on objectid fields. */
   objectIdAsString?: boolean;
 }
-
-const DEFAULT_META_FIELDS: ResourceSchema = {
-  _created: { type: "datetime" },
-  _updated: { type: "datetime" },
-  _etag: { type: "string" },
-  _deleted: { type: "boolean" },
-};
 
 /**
  * Parses and checks a `where` parameter; an empty parameter is the empty filter.
@@ -77,13 +66,8 @@ export function parseWhere(raw: string, opts: WhereOptions): Filter {
     });
   }
   if (!isPlainObject(parsed)) throw new QueryError("where must be a JSON object", "where");
-  const idField = opts.idField ?? "_id";
   return checkFilter(parsed, {
-    schema: {
-      [idField]: { type: "objectid" },
-      ...(opts.metaFields ?? DEFAULT_META_FIELDS),
-      ...opts.schema,
-    },
+    model: opts.model,
     dateFormat: opts.dateFormat,
     parseDate: opts.parseDate,
     allowedFilters: opts.allowedFilters,

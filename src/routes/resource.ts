@@ -7,6 +7,7 @@ import { bodyBudget, readBody } from "../http/body.ts";
 import type { Method, Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import { castUrlValue } from "../services/meta.ts";
+import { singleType } from "../domain/schema.ts";
 import { getCollection, getItem } from "../services/read.ts";
 import { RequestUploads } from "../services/uploads.ts";
 import type { Reply, RequestContext, Runtime } from "../services/runtime.ts";
@@ -126,9 +127,7 @@ async function serve(rt: Runtime, service: Service, ctx: RequestContext): Promis
 export function typeHookLookup(resource: Resource, lookup: Doc) {
   for (const [field, value] of Object.entries(lookup)) {
     if (typeof value !== "string" || !/^[0-9a-f]{24}$/i.test(value)) continue;
-    const declared = resource.schema[field]?.type;
-    const objectId = declared === "objectid" ||
-      (declared === undefined && field === resource.idField);
-    if (objectId) lookup[field] = castUrlValue(resource, field, value);
+    const type = singleType(resource.schemaModel.root.fields.get(field));
+    if (type === "objectid") lookup[field] = castUrlValue(resource, field, value);
   }
 }

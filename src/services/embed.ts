@@ -7,7 +7,8 @@ import { publicBase } from "./links.ts";
 import { parseEmbedded } from "../query/paging.ts";
 import { QueryError } from "../query/errors.ts";
 import { EJSON } from "../store/bson.ts";
-import type { DataRelation, FieldSchema, Resource, ResourceSchema } from "../domain/types.ts";
+import type { DataRelation, Resource } from "../domain/types.ts";
+import type { FieldAt } from "../domain/schema.ts";
 import { isPlainObject } from "../settings/check.ts";
 import { legacyVersion, versionsMatching } from "./versions.ts";
 import type { Doc, Projection } from "../store/store.ts";
@@ -16,32 +17,10 @@ import { defaultProjection, policyFilter } from "./policy.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 import { HttpError } from "../http/errors.ts";
 
-/** The rules of the field at a dotted path, walking dict and list member schemas. */
-export function fieldAt(schema: ResourceSchema, path: string): FieldSchema | undefined {
-  let rules: FieldSchema | undefined;
-  let current: ResourceSchema | undefined = schema;
-  for (const segment of path.split(".")) {
-    rules = current?.[segment];
-    if (!rules) return undefined;
-    current = nestedSchema(rules);
-  }
-  return rules;
-}
-
-function nestedSchema(rules: FieldSchema): ResourceSchema | undefined {
-  const inner = rules.schema as FieldSchema | undefined;
-  if (!inner) return undefined;
-  // A list's `schema` holds member rules; a dict's holds field rules.
-  if (rules.type === "list") return (inner.schema as ResourceSchema | undefined) ?? undefined;
-  return inner as ResourceSchema;
-}
-
-/** The data relation a (possibly list) field points through, if any. */
-export function relationOf(rules: FieldSchema): DataRelation | undefined {
-  const direct = rules.data_relation as DataRelation | undefined;
-  if (direct) return direct;
-  const member = rules.type === "list" ? rules.schema as FieldSchema | undefined : undefined;
-  return member?.data_relation as DataRelation | undefined;
+/** The data relation a field (or the members of a list field) points through, if any. */
+export function relationOf(field: FieldAt): DataRelation | undefined {
+  if (!field || field === "free") return undefined;
+  return field.relation ?? field.member?.relation;
 }
 
 /** Which fields a request embeds: defaults plus `{f: 1}`, minus `{f: 0}`. */
@@ -76,17 +55,19 @@ function requestedFields(rt: Runtime, ctx: RequestContext): string[] {
  * The data relation at a dotted path, walking dicts and lists and, through relations
  * already crossed (`note.author`), the referenced resource's schema.
  */
-function relationAt(rt: Runtime, schema: ResourceSchema, path: string): DataRelation | undefined {
-  let current: ResourceSchema | undefined = schema;
-  const segments = path.split(".");
-  for (let i = 0; i < segments.length; i++) {
-    const rules: FieldSchema | undefined = current && Object.hasOwn(current, segments[i])
-      ? current[segments[i]]
-      : undefined;
-    if (!rules) return undefined;
-    const relation = relationOf(rules);
-    if (i === segments.length - 1) return relation;
-    current = relation ? rt.domain.get(relation.resource)?.schema : nestedSchema(rules);
+function relationAt(rt: Runtime, resource: Resource, path: string): DataRelation | undefined {
+  let model = resource.schemaModel;
+  let rest = path.split(".");
+  // The longest prefix still in `model` that is a relation leads into its target.
+  for (let i = 1; i <= rest.length; i++) {
+    const relation = relationOf(model.fieldAt(rest.slice(0, i).join(".")));
+    if (i === rest.length) return relation;
+    if (!relation) continue;
+    const target = rt.domain.get(relation.resource);
+    if (!target) return undefined;
+    model = target.schemaModel;
+    rest = rest.slice(i);
+    i = 0;
   }
   return undefined;
 }
@@ -147,7 +128,7 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
   const fields = requestedFields(rt, ctx);
   const budget = embedBudget(rt);
   for (const field of fields) {
-    const relation = relationAt(rt, ctx.resource.schema, field);
+    const relation = relationAt(rt, ctx.resource, field);
     if (!relation || !relation.embeddable) {
       // As in Eve, a field that can't be embedded is left as it is.
       rt.log.log("debug", "embedded ignored: the field is not embeddable", {

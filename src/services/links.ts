@@ -52,7 +52,7 @@ export function relatedLinks(
   versionField: string,
 ): Record<string, Link | Link[]> | undefined {
   const related: Record<string, Link | Link[]> = {};
-  for (const [field, rules] of Object.entries(resource.schema)) {
+  for (const [field, rules] of resource.schemaModel.root.fields) {
     const relation = relationOf(rules);
     const value = doc[field];
     if (!relation || value === null || value === undefined) continue;

@@ -4,7 +4,7 @@
  * id back into what the settings ask for (by default the file as a Base64 string).
  */
 import { Buffer } from "node:buffer";
-import type { FieldSchema, Resource, ResourceSchema } from "../domain/types.ts";
+import type { Resource } from "../domain/types.ts";
 import { ObjectId } from "../store/bson.ts";
 import type { Doc } from "../store/store.ts";
 import { isPlainObject } from "../settings/check.ts";
@@ -42,45 +42,10 @@ export function releaseUpload(id: ObjectId): boolean {
   return claimed;
 }
 
-/** Where media values sit in a document: a path of field names, `[]` for list members. */
-type MediaPath = string[];
-
-const cache = new WeakMap<ResourceSchema, MediaPath[]>();
-
-function hasType(rules: FieldSchema, name: string): boolean {
-  const t = rules.type;
-  return t === name || (Array.isArray(t) && t.includes(name));
-}
-
-/** The media field paths of a schema (nested dicts and list members included). */
-export function mediaPaths(schema: ResourceSchema): MediaPath[] {
-  let paths = cache.get(schema);
-  if (!paths) {
-    paths = [];
-    collect(schema, [], paths);
-    cache.set(schema, paths);
-  }
-  return paths;
-}
-
-function collect(schema: ResourceSchema, prefix: string[], out: MediaPath[]) {
-  for (const [name, rules] of Object.entries(schema)) {
-    if (isPlainObject(rules)) visit(rules, [...prefix, name], out);
-  }
-}
-
-function visit(rules: FieldSchema, path: string[], out: MediaPath[]) {
-  if (hasType(rules, "media")) out.push(path);
-  const inner = rules.schema;
-  if (!isPlainObject(inner)) return;
-  if (hasType(rules, "list")) visit(inner, [...path, "[]"], out);
-  else if (hasType(rules, "dict")) collect(inner as ResourceSchema, path, out);
-}
-
 /** Calls `fn` with the holder and key of every value at `path` in `doc`. */
 function eachValue(
   node: unknown,
-  path: string[],
+  path: readonly string[],
   fn: (holder: Record<string | number, unknown>, key: string | number) => void | Promise<void>,
 ): Promise<void>[] {
   if (node === null || typeof node !== "object") return [];
@@ -106,7 +71,7 @@ function isUpload(v: unknown): v is UploadedFile {
 /** File ids held by the media fields of `doc`. */
 export function mediaIds(resource: Resource, doc: Doc): ObjectId[] {
   const ids: ObjectId[] = [];
-  for (const path of mediaPaths(resource.schema)) {
+  for (const path of resource.schemaModel.mediaPaths) {
     eachValue(doc, path, (holder, key) => {
       if (holder[key] instanceof ObjectId) ids.push(holder[key] as ObjectId);
     });
@@ -120,7 +85,7 @@ export function mediaIds(resource: Resource, doc: Doc): ObjectId[] {
  */
 export function wrapSingleUploads(rt: Runtime, resource: Resource, body: unknown): void {
   if (!rt.settings.AUTO_CREATE_LISTS || !isPlainObject(body)) return;
-  for (const path of mediaPaths(resource.schema)) {
+  for (const path of resource.schemaModel.mediaPaths) {
     if (path.length !== 2 || path[1] !== "[]") continue;
     if (isUpload(body[path[0]])) body[path[0]] = [body[path[0]]];
   }
@@ -137,7 +102,7 @@ export async function storeMedia(
   docs: Doc[],
 ): Promise<ObjectId[]> {
   const saved: ObjectId[] = [];
-  const paths = mediaPaths(resource.schema);
+  const paths = resource.schemaModel.mediaPaths;
   if (paths.length === 0) return saved;
   try {
     for (const doc of docs) {
@@ -229,7 +194,7 @@ export async function expandMedia(
   docs: Doc[],
   baseUrl?: string,
 ): Promise<void> {
-  const paths = mediaPaths(resource.schema);
+  const paths = resource.schemaModel.mediaPaths;
   if (paths.length === 0) return;
   const s = rt.settings;
   const info = s.EXTENDED_MEDIA_INFO as string[];

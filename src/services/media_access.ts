@@ -9,19 +9,18 @@ import { canRead } from "../auth/policy.ts";
 import type { ObjectId } from "../store/bson.ts";
 import type { Filter } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
-import { mediaPaths } from "./media.ts";
 import { policyFilter } from "./policy.ts";
 import { countVersions } from "./versions.ts";
 import type { Runtime } from "./runtime.ts";
 
 /** The dotted query path of a media path (`["files", "[]"]` -> `files`). */
-function queryPath(path: string[]): string {
+function queryPath(path: readonly string[]): string {
   return path.filter((segment) => segment !== "[]").join(".");
 }
 
 /** The condition "one of `resource`'s media fields holds `id`". */
 export function referencing(resource: Resource, id: ObjectId): Filter | null {
-  const paths = mediaPaths(resource.schema).map(queryPath);
+  const paths = resource.schemaModel.mediaPaths.map(queryPath);
   if (paths.length === 0) return null;
   return paths.length === 1 ? { [paths[0]]: id } : { $or: paths.map((p) => ({ [p]: id })) };
 }

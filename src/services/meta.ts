@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { EJSON, ObjectId } from "../store/bson.ts";
 import type { Doc } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
+import { singleType } from "../domain/schema.ts";
 import type { Runtime } from "./runtime.ts";
 
 /** The current time truncated to whole seconds, as dates travel in DATE_FORMAT. */
@@ -57,7 +58,7 @@ export function stamp(rt: Runtime, resource: Resource, doc: Doc, created?: Date)
 
 /** A new document id for the resource: ObjectId by default, a UUID for `uuid` id fields. */
 export function newId(resource: Resource): unknown {
-  const type = resource.schema[resource.idField]?.type;
+  const type = singleType(resource.schemaModel.fieldAt(resource.idField));
   if (type === "uuid") return crypto.randomUUID();
   return new ObjectId();
 }
@@ -68,9 +69,8 @@ export function newId(resource: Resource): unknown {
  * value cannot be of that type (the caller answers 404).
  */
 export function castUrlValue(resource: Resource, field: string, raw: string): unknown {
-  const declared = resource.schema[field]?.type;
-  const type = declared ?? (field === resource.idField ? "objectid" : "string");
-  switch (type) {
+  // The id field is an objectid unless the schema declares it otherwise.
+  switch (singleType(resource.schemaModel.root.fields.get(field))) {
     case "objectid":
       return ObjectId.isValid(raw) && /^[a-f0-9]{24}$/i.test(raw) ? new ObjectId(raw) : null;
     case "integer":

@@ -83,21 +83,14 @@ export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefine
   const { resource } = ctx;
   const s = rt.settings;
   return parseWhere(raw, {
-    schema: resource.schema,
+    model: resource.schemaModel,
     dateFormat: rt.settings.DATE_FORMAT,
     parseDate: rt.parseDate,
     allowedFilters: resource.allowedFilters,
     validateFiltering: resource.validateFiltering,
     blacklist: resource.queryBlacklist,
     expressionLimits: { maxRange: s.QUERY_MAX_RANGE, maxElements: s.QUERY_EXPR_MAX_ELEMENTS },
-    idField: resource.idField,
     objectIdAsString: resource.queryObjectIdAsString,
-    metaFields: {
-      [s.DATE_CREATED]: { type: "datetime" },
-      [s.DATE_UPDATED]: { type: "datetime" },
-      [s.ETAG]: { type: "string" },
-      [s.DELETED]: { type: "boolean" },
-    },
   });
 }
 

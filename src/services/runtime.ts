@@ -25,7 +25,8 @@ export interface Runtime {
   /** The change feeds' hub; absent when no resource has a feed. */
   changes?: ChangeHub;
   formatDate(date: Date): string;
-  parseDate(text: string): Date | null;
+  /** Reads a date in DATE_FORMAT (or in `format`); null when the text does not fit. */
+  parseDate(text: string, format?: string): Date | null;
 }
 
 export interface RequestContext {

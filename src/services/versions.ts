@@ -56,7 +56,7 @@ export async function withVersions(
 ): Promise<void> {
   if (!resource.versioning) return write();
   const idField = documentIdField(rt, resource);
-  const skipped = unversionedFields(resource);
+  const skipped = resource.schemaModel.unversioned;
   const shadows = docs.map((doc) => {
     const { [resource.idField]: id, ...rest } = doc;
     for (const field of skipped) delete rest[field];
@@ -80,19 +80,12 @@ export function storedVersions(rt: Runtime, resource: Resource, ids: unknown[]):
   });
 }
 
-/** Top-level fields declared `versioned: false`: never copied into versions. */
-export function unversionedFields(resource: Resource): string[] {
-  return Object.entries(resource.schema)
-    .filter(([, rules]) => rules?.versioned === false)
-    .map(([field]) => field);
-}
-
 /**
  * As in Eve, an old version shows the current value of the fields that are not versioned
  * (`versioned: false`), taken from the primary document.
  */
 export function withCurrentFields(resource: Resource, version: Doc, primary: Doc): Doc {
-  for (const field of unversionedFields(resource)) {
+  for (const field of resource.schemaModel.unversioned) {
     if (primary[field] !== undefined) version[field] = primary[field];
   }
   return version;

@@ -16,7 +16,6 @@ import {
   deleteReplacedMedia,
   expandMedia,
   mediaIds,
-  mediaPaths,
   storeMedia,
   wrapSingleUploads,
 } from "./media.ts";
@@ -245,7 +244,7 @@ async function swap(rt: Runtime, ctx: RequestContext, edit: Edit) {
  */
 async function dropRemains(rt: Runtime, resource: Resource, originals: Doc[]) {
   const ids = originals.map((doc) => doc[resource.idField]);
-  const holders = mediaPaths(resource.schema).length
+  const holders = resource.schemaModel.mediaPaths.length
     ? [...originals, ...await storedVersions(rt, resource, ids)]
     : [];
   await dropVersions(rt, resource, ids);
@@ -390,7 +389,7 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
   const collection = rt.store.collection(resource.source);
   const filter = endpointFilter(rt, ctx, { includeDeleted: true });
   const needOriginals = resource.softDelete || resource.versioning ||
-    mediaPaths(resource.schema).length > 0 ||
+    resource.schemaModel.mediaPaths.length > 0 ||
     oplogEnabled(rt, "DELETE") || rt.events.has("on_delete_resource_originals", resource.name) ||
     !!rt.changes?.watches(resource.source);
   const originals = needOriginals ? await collection.find(filter) : undefined;

@@ -1,9 +1,13 @@
 /**
- * Turns an Eve/Cerberus resource schema into (1) a JSON Schema for ajv, using the custom
- * keywords of keywords.ts, and (2) a tree of field nodes driving coercion, defaults and the
- * checks ajv cannot do (read-only, unique, data relations, custom rules).
+ * Turns a resource's schema model (domain/schema.ts) into (1) a JSON Schema for ajv, using
+ * the custom keywords of keywords.ts, and (2) a tree of field nodes driving coercion,
+ * defaults and the checks ajv cannot do (read-only, unique, data relations, custom rules).
+ * The model says what the fields are; the rules as written are read here only for what ajv
+ * checks and for the problems of malformed rules.
  */
 import type { DataRelation, ResourceSchema } from "../domain/types.ts";
+import type { FieldType } from "../domain/field-types.ts";
+import type { SchemaDict, SchemaField, SchemaModel } from "../domain/schema.ts";
 import { isPlainObject, type TypeChecker } from "./typecheck.ts";
 import type { CompileOptions } from "./types.ts";
 import { compileLinear } from "../store/regex.ts";
@@ -12,9 +16,10 @@ import { compileLinear } from "../store/regex.ts";
 export interface FieldNode {
   /** Dotted path, list members share their list's path. */
   path: string;
+  /** Type names as written. */
   types: string[];
-  /** Types to coerce to: `types` plus the types named in *of branches. */
-  coerceTypes: string[];
+  /** Types to coerce to: the field's own plus the types named in *of branches. */
+  coerceTypes: FieldType[];
   nullable: boolean;
   readonly: boolean;
   required: boolean;
@@ -38,25 +43,23 @@ export interface DictNode {
 
 type Json = Record<string, unknown>;
 
-/** Where a rule set sits; branches and key rules cannot hold stateful rules. */
+/** Where a rule set sits: its schema path (for messages) and whether it is in a list. */
 interface Where {
-  path: string; // schema path for messages
-  field: string; // dotted document path
-  plain: boolean; // not inside *of / keysrules / valuesrules / allow_unknown rules
+  path: string;
   inList: boolean;
-  allowUnknown: boolean;
 }
 
-const OF_RULES = ["anyof", "oneof", "allof", "noneof"];
 const OF_JSON: Record<string, string> = { anyof: "anyOf", oneof: "oneOf", allof: "allOf" };
 const ANNOTATIONS = new Set(["meta", "versioned"]);
 
-/** Compiles schemas; collects every problem instead of stopping at the first. */
+/**
+ * Compiles a schema model's fields; collects every problem of the rules as written instead
+ * of stopping at the first (the model leaves malformed rules out).
+ */
 export class SchemaCompiler {
   readonly problems: string[] = [];
   readonly uniqueFields: string[] = [];
   readonly scopedUniqueFields: string[] = [];
-  readonly relations: Record<string, DataRelation> = {};
 
   constructor(private readonly opts: CompileOptions, private readonly tc: TypeChecker) {}
 
@@ -65,44 +68,36 @@ export class SchemaCompiler {
   }
 
   /** Compiles the resource schema; returns the root dict node and its JSON Schema. */
-  compileRoot(schema: ResourceSchema): { node: DictNode; json: Json } {
+  compileRoot(schema: ResourceSchema, model: SchemaModel): { node: DictNode; json: Json } {
     const opts = this.opts;
     if (!isPlainObject(schema)) {
       this.bad(opts.path, "schema must be an object");
       return { node: { fields: new Map(), unknown: true }, json: {} };
     }
-    const empty = Object.keys(schema).length === 0;
-    const where = {
-      path: opts.path,
-      field: "",
-      plain: true,
-      inList: false,
-      allowUnknown: opts.allowUnknown || empty,
-    };
     const withId = Object.hasOwn(schema, opts.idField)
       ? schema
       : { ...schema, [opts.idField]: { type: "objectid" } };
-    return this.dict(withId, where);
+    return this.dict(withId, model.root, { path: opts.path, inList: false });
   }
 
-  /** A dict level from `fields` (name -> rules). */
-  private dict(fields: Record<string, unknown>, w: Where): { node: DictNode; json: Json } {
-    const node: DictNode = { fields: new Map(), unknown: w.allowUnknown };
+  /** A dict level: `raw` as written (for its problems), `dict` as the model reads it. */
+  private dict(raw: Record<string, unknown>, dict: SchemaDict, w: Where) {
+    const node: DictNode = { fields: new Map(), unknown: dict.unknown === true };
     const properties: Json = {};
     const required: string[] = [];
     const requiredUnless: Array<{ field: string; unless: string[] }> = [];
-    for (const [name, rules] of Object.entries(fields)) {
+    for (const [name, rules] of Object.entries(raw)) {
       const path = `${w.path}.${name}`;
+      const field = dict.fields.get(name);
       if (name === "" || name.startsWith("$") || name.includes(".")) {
         this.bad(path, "field names may not be empty, start with '$' or contain '.'");
         continue;
       }
-      if (!isPlainObject(rules)) {
+      if (!isPlainObject(rules) || !field) {
         this.bad(path, "field rules must be an object");
         continue;
       }
-      const field = w.field ? `${w.field}.${name}` : name;
-      const { node: f, json } = this.field(rules, { ...w, path, field });
+      const { node: f, json } = this.field(field, { ...w, path });
       node.fields.set(name, f);
       properties[name] = json;
       if (f.required) {
@@ -117,41 +112,34 @@ export class SchemaCompiler {
     const json: Json = { properties };
     if (required.length) json.required = required;
     if (requiredUnless.length) json.eveRequiredUnless = requiredUnless;
-    if (w.allowUnknown === false) json.additionalProperties = false;
+    if (dict.unknown === false) json.additionalProperties = false;
     return { node, json };
   }
 
   /** A field's rules, wrapped so that null is checked by `nullable` only. */
-  private field(rules: Record<string, unknown>, w: Where): { node: FieldNode; json: Json } {
-    const { node, json } = this.rules(rules, w);
+  private field(field: SchemaField, w: Where): { node: FieldNode; json: Json } {
+    const { node, json } = this.rules(field, w);
     const then = node.nullable ? true : { eveNull: true };
     return { node, json: { if: { type: "null" }, then, else: json } };
   }
 
   /** Compiles one rule set into a node and the JSON Schema applied to non-null values. */
-  private rules(rules: Record<string, unknown>, w: Where): { node: FieldNode; json: Json } {
+  private rules(field: SchemaField, w: Where): { node: FieldNode; json: Json } {
+    const rules = field.rules;
     const node: FieldNode = {
-      path: w.field,
-      types: [],
-      coerceTypes: [],
-      nullable: false,
-      readonly: false,
+      path: field.path,
+      types: field.types.map((t) => t.name),
+      coerceTypes: [...field.types],
+      nullable: field.nullable,
+      readonly: field.readonly,
       required: false,
       unique: false,
+      default: field.default && { value: field.default.value },
+      relation: field.relation,
       custom: [],
     };
     const json: Json = {};
-    const t = rules.type;
-    if (t !== undefined) node.types = this.typeNames(t, `${w.path}.type`);
-    const isList = node.types.includes("list") && !node.types.includes("dict");
     if (node.types.length) json.eveType = node.types;
-    node.coerceTypes = [...node.types];
-    let allowUnknown = w.allowUnknown;
-    if (rules.allow_unknown !== undefined) {
-      const a = rules.allow_unknown;
-      if (typeof a === "boolean") allowUnknown = a;
-      else if (!isPlainObject(a)) this.bad(`${w.path}.allow_unknown`, "must be a boolean or rules");
-    }
     for (const [rule, arg] of Object.entries(rules)) {
       const p = `${w.path}.${rule}`;
       const bool = () => typeof arg === "boolean" ? arg : (this.bad(p, "must be a boolean"), false);
@@ -160,19 +148,25 @@ export class SchemaCompiler {
         this.bad(p, "must be a non-negative integer");
         return 0;
       };
-      const plainOnly = () => w.plain || (this.bad(p, "not allowed inside rule branches"), false);
+      const plainOnly = () =>
+        field.plain || (this.bad(p, "not allowed inside rule branches"), false);
       switch (rule) {
         case "type":
+          this.typeNames(arg, p);
+          break;
         case "allow_unknown":
+          if (typeof arg !== "boolean" && !isPlainObject(arg)) {
+            this.bad(p, "must be a boolean or rules");
+          }
           break;
         case "required":
           node.required = bool() && plainOnly();
           break;
         case "nullable":
-          node.nullable = bool();
+          bool();
           break;
         case "readonly":
-          node.readonly = bool() && plainOnly();
+          bool() && plainOnly();
           break;
         case "unique":
         case "unique_within_resource":
@@ -182,7 +176,7 @@ export class SchemaCompiler {
           if (bool() && plainOnly()) {
             node.unique = true;
             if (!w.inList) {
-              (rule === "unique" ? this.uniqueFields : this.scopedUniqueFields).push(w.field);
+              (rule === "unique" ? this.uniqueFields : this.scopedUniqueFields).push(field.path);
             }
           }
           break;
@@ -206,7 +200,7 @@ export class SchemaCompiler {
           break;
         case "allowed":
           if (!Array.isArray(arg)) this.bad(p, "must be a list");
-          else if (isList) json.eveAllowedMembers = arg;
+          else if (field.isList) json.eveAllowedMembers = arg;
           else json.enum = arg;
           break;
         case "forbidden":
@@ -220,24 +214,32 @@ export class SchemaCompiler {
           this.regex(arg, p, json);
           break;
         case "default":
-          if (plainOnly()) node.default = { value: structuredClone(arg) };
+          plainOnly();
           break;
         case "schema":
-          this.schemaRule(arg, isList, { ...w, path: p, allowUnknown }, node, json);
+          this.schemaRule(arg, field, { ...w, path: p }, { node, json });
           break;
         case "items":
-          this.itemsRule(arg, { ...w, path: p, inList: true, allowUnknown }, node, json);
+          if (!field.items) this.bad(p, "must be a list of rule sets");
+          else {
+            const compiled = field.items.map((item, i) =>
+              this.field(item, { path: `${p}[${i}]`, inList: true })
+            );
+            node.items = compiled.map((c) => c.node);
+            json.items = compiled.map((c) => c.json);
+            json.eveItemsLength = compiled.length;
+          }
           break;
         case "keysrules":
         case "keyschema":
-          if (!isPlainObject(arg)) this.bad(p, "must be rules (an object)");
-          else json.propertyNames = this.rules(arg, { ...w, path: p, plain: false }).json;
+          if (!isPlainObject(arg) || !field.keys) this.bad(p, "must be rules (an object)");
+          else json.propertyNames = this.rules(field.keys, { ...w, path: p }).json;
           break;
         case "valuesrules":
         case "valueschema":
-          if (!isPlainObject(arg)) this.bad(p, "must be rules (an object)");
+          if (!isPlainObject(arg) || !field.values) this.bad(p, "must be rules (an object)");
           else {
-            const v = this.field(arg, { ...w, path: p, plain: false });
+            const v = this.field(field.values, { ...w, path: p });
             node.values = v.node;
             json.patternProperties = { "": v.json };
           }
@@ -252,7 +254,7 @@ export class SchemaCompiler {
           } else this.bad(p, "must be a field name or a list of field names");
           break;
         case "data_relation":
-          if (plainOnly()) this.relation(arg, p, w, node);
+          if (plainOnly()) this.relation(arg, p);
           break;
         case "description":
         case "title":
@@ -261,7 +263,7 @@ export class SchemaCompiler {
           break;
         default:
           if (ANNOTATIONS.has(rule)) break;
-          if (this.ofRule(rule, arg, w, node, json)) break;
+          if (this.ofRule(rule, field, w, { node, json })) break;
           if (this.opts.rules && Object.hasOwn(this.opts.rules, rule)) {
             if (plainOnly()) node.custom.push([rule, arg]);
             break;
@@ -269,12 +271,9 @@ export class SchemaCompiler {
           this.bad(p, `unknown rule '${rule}'`);
       }
     }
-    if (isPlainObject(rules.allow_unknown)) {
-      const u = this.field(rules.allow_unknown, {
-        ...w,
-        path: `${w.path}.allow_unknown`,
-        plain: false,
-      });
+    const unknown = field.dict?.unknown;
+    if (typeof unknown === "object") {
+      const u = this.field(unknown, { ...w, path: `${w.path}.allow_unknown` });
       node.dict ??= { fields: new Map(), unknown: true };
       node.dict.unknown = u.node;
       json.additionalProperties = u.json;
@@ -282,15 +281,13 @@ export class SchemaCompiler {
     return { node, json };
   }
 
-  private typeNames(t: unknown, p: string): string[] {
+  /** Reports a `type` rule that names no type or an unknown one (the model leaves those out). */
+  private typeNames(t: unknown, p: string): void {
     const names = typeof t === "string" ? [t] : t;
     if (!Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== "string")) {
-      this.bad(p, "must be a type name or a list of type names");
-      return [];
+      return this.bad(p, "must be a type name or a list of type names");
     }
-    const unknown = names.filter((n) => !this.tc.knows(n));
-    for (const n of unknown) this.bad(p, `unknown type '${n}'`);
-    return names.filter((n) => this.tc.knows(n));
+    for (const n of names.filter((n) => !this.tc.knows(n))) this.bad(p, `unknown type '${n}'`);
   }
 
   private regex(arg: unknown, p: string, json: Json) {
@@ -311,27 +308,22 @@ export class SchemaCompiler {
     }
   }
 
-  private schemaRule(arg: unknown, isList: boolean, w: Where, node: FieldNode, json: Json) {
+  private schemaRule(
+    arg: unknown,
+    field: SchemaField,
+    w: Where,
+    out: { node: FieldNode; json: Json },
+  ) {
     if (!isPlainObject(arg)) return this.bad(w.path, "must be an object");
-    if (isList) {
-      const m = this.field(arg, { ...w, inList: true });
-      node.member = m.node;
-      json.items = m.json;
-    } else {
-      const d = this.dict(arg, w);
-      node.dict = d.node;
-      Object.assign(json, d.json);
+    if (field.member) {
+      const m = this.field(field.member, { ...w, inList: true });
+      out.node.member = m.node;
+      out.json.items = m.json;
+    } else if (field.dict) {
+      const d = this.dict(arg, field.dict, w);
+      out.node.dict = d.node;
+      Object.assign(out.json, d.json);
     }
-  }
-
-  private itemsRule(arg: unknown, w: Where, node: FieldNode, json: Json) {
-    if (!Array.isArray(arg) || !arg.every(isPlainObject)) {
-      return this.bad(w.path, "must be a list of rule sets");
-    }
-    const compiled = arg.map((r, i) => this.field(r, { ...w, path: `${w.path}[${i}]` }));
-    node.items = compiled.map((c) => c.node);
-    json.items = compiled.map((c) => c.json);
-    json.eveItemsLength = arg.length;
   }
 
   private dependencies(arg: unknown, p: string, json: Json) {
@@ -350,7 +342,8 @@ export class SchemaCompiler {
     json.eveDependencies = deps;
   }
 
-  private relation(arg: unknown, p: string, w: Where, node: FieldNode) {
+  /** Reports what makes a `data_relation` malformed (the model then has none). */
+  private relation(arg: unknown, p: string) {
     if (!isPlainObject(arg)) return this.bad(p, "must be an object");
     const { resource, field = this.opts.idField, embeddable = false, version = false } = arg;
     for (const k of Object.keys(arg)) {
@@ -367,29 +360,32 @@ export class SchemaCompiler {
     if (typeof field !== "string") return this.bad(`${p}.field`, "must be a string");
     if (typeof embeddable !== "boolean") return this.bad(`${p}.embeddable`, "must be a boolean");
     if (typeof version !== "boolean") return this.bad(`${p}.version`, "must be a boolean");
-    node.relation = { resource, field, embeddable, version };
-    this.relations[w.field] = node.relation;
   }
 
   /** anyof/oneof/allof/noneof and their `anyof_<rule>` shorthands; false if not one. */
-  private ofRule(rule: string, arg: unknown, w: Where, node: FieldNode, json: Json): boolean {
-    const m = /^(anyof|oneof|allof|noneof)(?:_(.+))?$/.exec(rule);
-    if (!m || !OF_RULES.includes(m[1])) return false;
+  private ofRule(
+    rule: string,
+    field: SchemaField,
+    w: Where,
+    out: { node: FieldNode; json: Json },
+  ): boolean {
+    const branch = field.branches.find((b) => b.rule === rule);
+    if (!branch && !/^(anyof|oneof|allof|noneof)(_.+)?$/.test(rule)) return false;
     const p = `${w.path}.${rule}`;
-    if (!Array.isArray(arg) || arg.length === 0) {
+    if (!branch || branch.sets.length === 0) {
       this.bad(p, "must be a non-empty list");
       return true;
     }
-    const sets = m[2] ? arg.map((v) => ({ [m[2]]: v })) : arg;
+    const { node, json } = out;
     const branches: Json[] = [];
-    sets.forEach((s, i) => {
-      if (!isPlainObject(s)) return this.bad(`${p}[${i}]`, "must be rules (an object)");
-      const b = this.rules(s, { ...w, path: `${p}[${i}]`, plain: false });
-      node.coerceTypes.push(...b.node.types.filter((t) => !node.coerceTypes.includes(t)));
+    branch.sets.forEach((set, i) => {
+      if (!set) return this.bad(`${p}[${i}]`, "must be rules (an object)");
+      const b = this.rules(set, { ...w, path: `${p}[${i}]` });
+      node.coerceTypes.push(...set.types.filter((t) => !node.coerceTypes.includes(t)));
       branches.push(b.json);
     });
-    const key = m[1] === "noneof" ? "not" : OF_JSON[m[1]];
-    const value = m[1] === "noneof" ? { anyOf: branches } : branches;
+    const key = branch.kind === "noneof" ? "not" : OF_JSON[branch.kind];
+    const value = branch.kind === "noneof" ? { anyOf: branches } : branches;
     // Two *of rules of the same kind (e.g. anyof and anyof_type) are combined with allOf.
     if (key in json) json.allOf = [...(json.allOf as Json[] ?? []), { [key]: value }];
     else json[key] = value;

@@ -7,7 +7,7 @@
 export { compileSchema, showValue } from "./validator.ts";
 export { findBatchDuplicates } from "./batch.ts";
 export { checkDateFormat, formatDate, parseDate, RFC1123 } from "./dates.ts";
-export { GEO_TYPES, geoJsonProblem } from "./geojson.ts";
+export { GEO_TYPES, geoJsonProblem } from "../domain/geojson.ts";
 export {
   type CompiledSchema,
   type CompileOptions,

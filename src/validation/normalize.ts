@@ -6,7 +6,8 @@ import type { Doc } from "../store/store.ts";
 import type { DictNode, FieldNode } from "./compiler.ts";
 import { addIssue } from "./issues.ts";
 import { forbiddenSegment, getOwn, setOwn } from "../domain/keys.ts";
-import { coerce, isDbRefShape, isPlainObject, type TypeChecker } from "./typecheck.ts";
+import { type CoerceContext, coerceTo } from "../domain/field-types.ts";
+import { isDbRefShape, isPlainObject } from "./typecheck.ts";
 import type { Issues } from "./types.ts";
 
 /** Deepest nesting accepted in a submitted document. */
@@ -20,8 +21,8 @@ export interface PendingCheck {
 }
 
 export interface NormalizeEnv {
-  tc: TypeChecker;
-  dateFormat: string;
+  /** How values are read for their types (DATE_FORMAT). */
+  coerce: CoerceContext;
   applyDefaults: boolean;
   /** replace: stored document, whose read-only values survive a PUT that omits them. */
   original?: Doc;
@@ -40,7 +41,7 @@ export function canon(v: unknown): string {
 
 /** Coerces the value of `node`'s field and its sub-fields, applying defaults inside dicts. */
 export function normField(v: unknown, node: FieldNode, path: string[], env: NormalizeEnv): unknown {
-  v = coerce(v, node.coerceTypes, env.tc, env.dateFormat);
+  v = coerceTo(v, node.coerceTypes, env.coerce);
   if (v === null || v === undefined) return v;
   v = normChildren(v, node, path, env);
   // Checked with its sub-fields coerced (a versioned reference's `_id` is an ObjectId).
@@ -125,7 +126,7 @@ export function readonlyIssues(
     const stored = isPlainObject(original) ? original[k] : undefined;
     if (node.readonly) {
       const same = stored !== undefined &&
-        canon(coerce(v, node.coerceTypes, env.tc, env.dateFormat)) === canon(stored);
+        canon(coerceTo(v, node.coerceTypes, env.coerce)) === canon(stored);
       if (!same) addIssue(issues, [...path, k], "field is read-only");
     } else if (node.dict && isPlainObject(v)) {
       readonlyIssues(v, node.dict, stored, [...path, k], env, issues);

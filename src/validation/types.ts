@@ -2,6 +2,8 @@
  * Public types of the validation engine.
  */
 import type { DataRelation } from "../domain/types.ts";
+import type { CustomType } from "../domain/field-types.ts";
+import type { SchemaModel } from "../domain/schema.ts";
 import type { Doc } from "../store/store.ts";
 import type { DictNode } from "./compiler.ts";
 
@@ -46,19 +48,7 @@ export interface CustomRule {
   ): string | null | Promise<string | null>;
 }
 
-/**
- * A custom field type, used as `type: "<name>"` (alone or in a type list).
- *
- * @example
- * ```ts
- * const types = { even: { check: (v) => Number.isInteger(v) && (v as number) % 2 === 0 } };
- * compileSchema({ n: { type: "even" } }, { ...options, types });
- * // { n: 3 } -> issues { n: "must be of even type" }
- * ```
- */
-export interface CustomType {
-  check(value: unknown): boolean;
-}
+export type { CustomType } from "../domain/field-types.ts";
 
 export interface CompileOptions {
   /** Location used in SchemaError messages, e.g. `"DOMAIN.people.schema"`. */
@@ -81,6 +71,11 @@ export interface CompileOptions {
   rules?: Record<string, CustomRule>;
   /** Extra types, by type name. */
   types?: Record<string, CustomType>;
+  /**
+   * The resource's schema model, built at start-up with the same types; built from the
+   * schema when absent.
+   */
+  model?: SchemaModel;
 }
 
 export interface ValidationContext {
@@ -116,8 +111,8 @@ export interface CompiledSchema {
   uniqueFields: string[];
   /** Fields with `unique_within_resource`: checked by query only, never indexed. */
   scopedUniqueFields: string[];
-  /** Dotted path -> data_relation, for embedding. */
-  relations: Record<string, DataRelation>;
+  /** Dotted path -> data_relation (the schema model's). */
+  relations: Readonly<Record<string, DataRelation>>;
   /**
    * Defaults of fields missing from `doc` (for normalize_on_patch): top-level fields by name,
    * fields of nested dicts present in `doc` by dotted path; read-only fields excluded.

@@ -4,10 +4,11 @@
  */
 import type { ValidateFunction } from "ajv";
 import type { ResourceSchema } from "../domain/types.ts";
+import type { SchemaModel } from "../domain/schema.ts";
 import type { Doc } from "../store/store.ts";
 import { Decimal128, ObjectId } from "../store/bson.ts";
 import { type DictNode, SchemaCompiler } from "./compiler.ts";
-import { checkDateFormat, formatDate } from "./dates.ts";
+import { checkDateFormat, formatDate, parseDate } from "./dates.ts";
 import { addIssue, ajvIssues, filterIssues, hasIssue, mergeIssues } from "./issues.ts";
 import { createAjv } from "./keywords.ts";
 import {
@@ -25,6 +26,8 @@ import {
   touchedPaths,
 } from "./normalize.ts";
 import { isPlainObject, TypeChecker } from "./typecheck.ts";
+import { type CoerceContext, TypeTable } from "../domain/field-types.ts";
+import { buildSchemaModel } from "../domain/schema.ts";
 import {
   type CompiledSchema,
   type CompileOptions,
@@ -52,9 +55,18 @@ export function showValue(v: unknown, dateFormat: string): string {
  * @throws SchemaError listing every problem found (with its path) when the schema is invalid.
  */
 export function compileSchema(schema: ResourceSchema, options: CompileOptions): CompiledSchema {
-  const tc = new TypeChecker(options.types ?? {}, options.allowCustomFieldsInGeojson);
+  const table = new TypeTable({
+    custom: options.types,
+    allowCustomGeo: options.allowCustomFieldsInGeojson,
+  });
+  const tc = new TypeChecker(table);
+  const model = options.model ?? buildSchemaModel(schema, {
+    types: table,
+    idField: options.idField,
+    allowUnknown: options.allowUnknown,
+  });
   const compiler = new SchemaCompiler(options, tc);
-  const { node: root, json } = compiler.compileRoot(schema);
+  const { node: root, json } = compiler.compileRoot(schema, model);
   const problems = [...compiler.problems];
   const fmtProblem = checkDateFormat(options.dateFormat);
   if (fmtProblem) problems.push(`DATE_FORMAT: ${fmtProblem}`);
@@ -74,7 +86,16 @@ export function compileSchema(schema: ResourceSchema, options: CompileOptions): 
     }
   }
   if (problems.length || !validateFn) throw new SchemaError(problems);
-  return new Compiled(root, validateFn, compiler, options, tc, { described, json, show });
+  const coerce: CoerceContext = {
+    parseDate: (text, format) => parseDate(text, format ?? options.dateFormat),
+  };
+  return new Compiled(root, validateFn, {
+    compiler,
+    model,
+    options,
+    coerce,
+    forms: { described, json, show },
+  });
 }
 
 function deepFreeze<T>(v: T): T {
@@ -90,23 +111,32 @@ class Compiled implements CompiledSchema {
   readonly scopedUniqueFields: string[];
   readonly relations: CompiledSchema["relations"];
   private readonly meta: Set<string>;
+  private readonly opts: CompileOptions;
+  private readonly coerce: CoerceContext;
+  private readonly forms: {
+    described: unknown;
+    json: Record<string, unknown>;
+    show: (v: unknown) => string;
+  };
 
   constructor(
     private readonly root: DictNode,
     private readonly ajvValidate: ValidateFunction,
-    compiler: SchemaCompiler,
-    private readonly opts: CompileOptions,
-    private readonly tc: TypeChecker,
-    private readonly forms: {
-      described: unknown;
-      json: Record<string, unknown>;
-      show: (v: unknown) => string;
+    parts: {
+      compiler: SchemaCompiler;
+      model: SchemaModel;
+      options: CompileOptions;
+      coerce: CoerceContext;
+      forms: { described: unknown; json: Record<string, unknown>; show: (v: unknown) => string };
     },
   ) {
-    this.uniqueFields = [...compiler.uniqueFields];
-    this.scopedUniqueFields = [...compiler.scopedUniqueFields];
-    this.relations = { ...compiler.relations };
-    this.meta = new Set(opts.metaFields.filter((f) => f !== opts.idField));
+    this.uniqueFields = [...parts.compiler.uniqueFields];
+    this.scopedUniqueFields = [...parts.compiler.scopedUniqueFields];
+    this.relations = parts.model.relations;
+    this.opts = parts.options;
+    this.coerce = parts.coerce;
+    this.forms = parts.forms;
+    this.meta = new Set(this.opts.metaFields.filter((f) => f !== this.opts.idField));
   }
 
   describe(): unknown {
@@ -122,7 +152,7 @@ class Compiled implements CompiledSchema {
   }
 
   private env(applyDefaults: boolean, original?: Doc): NormalizeEnv {
-    return { tc: this.tc, dateFormat: this.opts.dateFormat, applyDefaults, original, checks: [] };
+    return { coerce: this.coerce, applyDefaults, original, checks: [] };
   }
 
   async validate(input: Doc, ctx: ValidationContext): Promise<{ doc: Doc; issues: Issues | null }> {

@@ -1,5 +1,8 @@
 /** Shared fixtures for the query tests. */
 import type { WhereOptions } from "../../src/query/where.ts";
+import type { ResourceSchema } from "../../src/domain/types.ts";
+import { TypeTable } from "../../src/domain/field-types.ts";
+import { buildSchemaModel, type SchemaModel } from "../../src/domain/schema.ts";
 
 const RFC1123 = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
@@ -28,16 +31,37 @@ export const SCHEMA = {
   extra: { type: "dict" },
 };
 
-/** Where options with everything allowed and validation off, overridable. */
-export function opts(over: Partial<WhereOptions> = {}): WhereOptions {
+/** The schema model of `schema`, with the default key and meta fields. */
+export function modelOf(schema: ResourceSchema, idField = "_id"): SchemaModel {
+  return buildSchemaModel(schema, {
+    types: new TypeTable(),
+    idField,
+    allowUnknown: false,
+    metaFields: {
+      _created: "datetime",
+      _updated: "datetime",
+      _etag: "string",
+      _deleted: "boolean",
+    },
+  });
+}
+
+/**
+ * Where options with everything allowed and validation off, overridable; `schema` and
+ * `idField` give the model.
+ */
+export function opts(
+  over: Partial<WhereOptions> & { schema?: ResourceSchema; idField?: string } = {},
+): WhereOptions {
+  const { schema = SCHEMA, idField, ...rest } = over;
   return {
-    schema: SCHEMA,
+    model: modelOf(schema, idField),
     dateFormat: "%a, %d %b %Y %H:%M:%S GMT",
     parseDate: parseRfc1123,
     allowedFilters: ["*"],
     validateFiltering: false,
     blacklist: ["$where", "$regex"],
-    ...over,
+    ...rest,
   };
 }
 

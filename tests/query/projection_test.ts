@@ -5,7 +5,7 @@ import { QueryError } from "../../src/query/errors.ts";
 const KEYS = ["_id", "_created", "_updated", "_etag"];
 
 function refused(raw: string, pattern: RegExp): void {
-  assert.throws(() => parseProjection(raw), (e: unknown) => {
+  assert.throws(() => parseProjection(raw, { keyFields: KEYS }), (e: unknown) => {
     assert.ok(e instanceof QueryError);
     assert.equal(e.status, 400);
     assert.match(e.message, pattern);
@@ -14,15 +14,32 @@ function refused(raw: string, pattern: RegExp): void {
 }
 
 Deno.test("parseProjection: inclusive and exclusive objects", () => {
-  assert.deepEqual(parseProjection('{"name": 1, "age": 1}'), { name: 1, age: 1 });
-  assert.deepEqual(parseProjection('{"name": 0}'), { name: 0 });
-  assert.deepEqual(parseProjection('{"name": true, "a.b": 1}'), { name: 1, "a.b": 1 });
+  assert.deepEqual(parseProjection('{"name": 1, "age": 1}', { keyFields: KEYS }), {
+    name: 1,
+    age: 1,
+  });
+  assert.deepEqual(parseProjection('{"name": 0}', { keyFields: KEYS }), { name: 0 });
+  assert.deepEqual(parseProjection('{"name": true, "a.b": 1}', { keyFields: KEYS }), {
+    name: 1,
+    "a.b": 1,
+  });
 });
 
 Deno.test("parseProjection: mixing refused except for key fields", () => {
   refused('{"name": 1, "age": 0}', /cannot mix/);
-  assert.deepEqual(parseProjection('{"name": 1, "_id": 0}'), { name: 1, _id: 0 });
-  assert.deepEqual(parseProjection('{"name": 0, "_created": 1}'), { name: 0, _created: 1 });
+  assert.deepEqual(parseProjection('{"name": 1, "_id": 0}', { keyFields: KEYS }), {
+    name: 1,
+    _id: 0,
+  });
+  assert.deepEqual(parseProjection('{"name": 0, "_created": 1}', { keyFields: KEYS }), {
+    name: 0,
+    _created: 1,
+  });
+  // A custom ID_FIELD is a key field too: the caller names the resource's key fields.
+  assert.deepEqual(parseProjection('{"uid": 1, "name": 0}', { keyFields: ["uid"] }), {
+    uid: 1,
+    name: 0,
+  });
   assert.throws(() => parseProjection('{"name": 1, "_id": 0}', { keyFields: [] }), QueryError);
 });
 

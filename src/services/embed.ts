@@ -9,8 +9,7 @@ import { QueryError } from "../query/errors.ts";
 import { EJSON } from "../store/bson.ts";
 import type { DataRelation, Resource } from "../domain/types.ts";
 import type { FieldAt } from "../domain/schema.ts";
-import { isPlainObject } from "../settings/check.ts";
-import { legacyVersion, versionsMatching } from "./versions.ts";
+import { referencedVersions, versionKey, type VersionRef, versionRef } from "./versions.ts";
 import type { Doc, Projection } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import { defaultProjection, policyFilter } from "./policy.ts";
@@ -188,55 +187,27 @@ async function embedVersions(
   options: { target: Resource; field: string; docs: Doc[]; budget: EmbedBudget },
 ) {
   const { target, field, docs, budget } = options;
-  const s = rt.settings;
-  const slots: Array<[Record<string | number, unknown>, string | number, Doc]> = [];
+  const slots: Array<[Record<string | number, unknown>, string | number, VersionRef]> = [];
   for (const doc of docs) {
     eachSlot(doc, field.split("."), (holder, key) => {
       const h = holder as Record<string | number, unknown>;
-      const ref = h[key];
-      if (isPlainObject(ref) && typeof ref[s.VERSION] === "number") {
+      const ref = versionRef(rt, { field: target.idField, ref: h[key] });
+      if (ref) {
         slots.push([h, key, ref]);
         budget.count(1);
-      } else if (ref !== null && ref !== undefined) h[key] = null;
+      } else if (h[key] !== null && h[key] !== undefined) h[key] = null;
     });
   }
   if (slots.length === 0) return;
-  const refKey = (id: unknown, version: unknown) => keyOf({ id, version });
-  const wanted = new Map(slots.map(([, , ref]) => [
-    refKey(ref[target.idField], ref[s.VERSION]),
-    { [target.idField]: ref[target.idField], [s.VERSION]: ref[s.VERSION] },
-  ]));
-  const found = new Map<string, Doc>();
-  // The target's read policy: its filter and default projection.
-  const projection = defaultProjection(rt, target);
-  // AUTH_FIELD on the target: only versions the requester owned.
-  const owner = ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account);
-  const versions = await versionsMatching(rt, target, {
-    or: [...wanted.values()],
-    projection,
-    filter: owner,
+  // The target's read policy: its filter and default projection; AUTH_FIELD on the
+  // target: only versions the requester owned.
+  const found = await referencedVersions(rt, target, {
+    refs: slots.map(([, , ref]) => ref),
+    projection: defaultProjection(rt, target),
+    filter: ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account),
   });
-  for (const version of versions) {
-    found.set(refKey(version[target.idField], version[s.VERSION]), version);
-  }
-  // Version 1 of documents stored before versioning was enabled: the documents themselves.
-  const legacyIds = slots.filter(([, , ref]) =>
-    ref[s.VERSION] === 1 && !found.has(refKey(ref[target.idField], 1))
-  ).map(([, , ref]) => ref[target.idField]);
-  if (legacyIds.length > 0) {
-    const current = await rt.store.collection(target.source).find(
-      andFilters(target.filter, owner, { [target.idField]: { $in: legacyIds } }),
-      { projection },
-    );
-    for (const doc of current) {
-      const legacy = legacyVersion(rt, target, doc);
-      if (legacy) found.set(refKey(doc[target.idField], 1), legacy);
-    }
-  }
   await expandMedia(rt, target, [...found.values()], publicBase(rt) + "/");
-  for (const [holder, key, ref] of slots) {
-    holder[key] = found.get(refKey(ref[target.idField], ref[s.VERSION])) ?? null;
-  }
+  for (const [holder, key, ref] of slots) holder[key] = found.get(versionKey(ref)) ?? null;
 }
 
 /** `projection` widened to keep `field` (the reference being resolved), if it is inclusive. */

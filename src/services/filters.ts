@@ -5,6 +5,7 @@
  */
 import type { Filter } from "../store/store.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
+import { softDeleteOf } from "./soft-delete.ts";
 
 /** Combines filters with `$and`, skipping empty ones. */
 export function andFilters(...filters: Array<Filter | undefined>): Filter {
@@ -12,11 +13,6 @@ export function andFilters(...filters: Array<Filter | undefined>): Filter {
   if (parts.length === 0) return {};
   if (parts.length === 1) return parts[0];
   return { $and: parts };
-}
-
-/** The soft-delete condition: documents without the flag count as not deleted. */
-export function notDeleted(rt: Runtime): Filter {
-  return { [rt.settings.DELETED]: { $ne: true } };
 }
 
 /**
@@ -35,6 +31,6 @@ export function endpointFilter(
     ctx.lookup,
     // AUTH_FIELD: only the requester's documents (in-process calls see every document).
     ctx.internal ? undefined : rt.auth?.ownerFilter(resource, ctx.account),
-    resource.softDelete && !options.includeDeleted ? notDeleted(rt) : undefined,
+    options.includeDeleted ? undefined : softDeleteOf(rt, resource).liveOnly,
   );
 }

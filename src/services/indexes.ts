@@ -6,6 +6,7 @@
  */
 import type { Runtime } from "./runtime.ts";
 import type { IndexSpec } from "../store/store.ts";
+import { softDeleteOf } from "./soft-delete.ts";
 
 export async function ensureIndexes(rt: Runtime): Promise<void> {
   for (const resource of rt.domain.values()) {
@@ -27,7 +28,7 @@ export async function ensureIndexes(rt: Runtime): Promise<void> {
           // absent), and soft-deleted documents are ignored by the uniqueness check.
           partialFilterExpression: {
             [field]: { $exists: true },
-            ...(resource.softDelete ? { [rt.settings.DELETED]: false } : {}),
+            ...softDeleteOf(rt, resource).uniqueIndexCondition,
           },
         });
       }

@@ -9,6 +9,8 @@ import type { Doc } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
 import { singleType } from "../domain/schema.ts";
 import type { Runtime } from "./runtime.ts";
+import { softDeleteOf } from "./soft-delete.ts";
+import { versionFields } from "./versions.ts";
 
 /** The current time truncated to whole seconds, as dates travel in DATE_FORMAT. */
 export function now(): Date {
@@ -39,9 +41,15 @@ export function etagCondition(rt: Runtime, original: Doc): Doc {
 /** Names of the fields clients may never write. */
 export function metaFields(rt: Runtime, resource: Resource): string[] {
   const s = rt.settings;
-  const fields = [s.DATE_CREATED, s.DATE_UPDATED, s.ETAG, s.LINKS, s.DELETED];
-  if (resource.versioning) fields.push(s.VERSION, s.LATEST_VERSION);
-  return fields;
+  // The soft-delete flag is the service's even where the resource does not soft-delete.
+  return [
+    s.DATE_CREATED,
+    s.DATE_UPDATED,
+    s.ETAG,
+    s.LINKS,
+    s.DELETED,
+    ...versionFields(rt, resource),
+  ];
 }
 
 /** Sets `_updated`, `_created` (if given), `_deleted` and `_etag` on `doc`, in that order. */
@@ -50,7 +58,7 @@ export function stamp(rt: Runtime, resource: Resource, doc: Doc, created?: Date)
   const time = now();
   if (created) doc[s.DATE_CREATED] = created;
   doc[s.DATE_UPDATED] = time;
-  if (resource.softDelete && doc[s.DELETED] === undefined) doc[s.DELETED] = false;
+  softDeleteOf(rt, resource).setFlag(doc);
   delete doc[s.ETAG];
   doc[s.ETAG] = computeEtag(doc, s.ETAG);
   return doc;

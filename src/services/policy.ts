@@ -14,21 +14,27 @@ import type { Resource } from "../domain/types.ts";
 import { effectiveProjection } from "../query/projection.ts";
 import { QueryError } from "../query/errors.ts";
 import type { Filter, Projection, Sort } from "../store/store.ts";
-import { andFilters, notDeleted } from "./filters.ts";
+import { andFilters } from "./filters.ts";
+import { softDeleteOf } from "./soft-delete.ts";
+import { versionFields } from "./versions.ts";
 import type { Runtime } from "./runtime.ts";
 
 /** Key fields every projection of `resource` keeps. */
 export function keyFieldsOf(rt: Runtime, resource: Resource): string[] {
   const s = rt.settings;
-  const fields = [resource.idField, s.DATE_CREATED, s.DATE_UPDATED, s.ETAG];
-  if (resource.softDelete) fields.push(s.DELETED);
-  if (resource.versioning) fields.push(s.VERSION, s.LATEST_VERSION);
-  return fields;
+  return [
+    resource.idField,
+    s.DATE_CREATED,
+    s.DATE_UPDATED,
+    s.ETAG,
+    ...softDeleteOf(rt, resource).fields,
+    ...versionFields(rt, resource),
+  ];
 }
 
 /** The rows any read of `resource` may return, before request-specific conditions. */
 export function policyFilter(rt: Runtime, resource: Resource): Filter {
-  return andFilters(resource.filter, resource.softDelete ? notDeleted(rt) : undefined);
+  return andFilters(resource.filter, softDeleteOf(rt, resource).liveOnly);
 }
 
 /** The projection of `resource`'s documents when nobody asks for one (embedding). */

@@ -31,8 +31,10 @@ import {
   legacyVersion,
   parseVersionParam,
   versionPage,
+  versionStamp,
   withCurrentFields,
 } from "./versions.ts";
+import { softDeleteOf } from "./soft-delete.ts";
 
 /** True when a flag query parameter is present and not "false"/"0". */
 export function flag(query: URLSearchParams, name: string): boolean {
@@ -66,7 +68,7 @@ export function decorateItem(
   related?: Record<string, Link | Link[]>,
 ): Doc {
   const s = rt.settings;
-  if (ctx.resource.softDelete && doc[s.DELETED] === undefined) doc[s.DELETED] = false;
+  softDeleteOf(rt, ctx.resource).setFlag(doc);
   if (!ctx.resource.ifMatch) delete doc[s.ETAG];
   if (ctx.resource.hateoas) {
     const links: Doc = itemLinks(ctx.resource, ctx.resourcePath, doc);
@@ -134,9 +136,10 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   const s = rt.settings;
   if (resource.aggregation) return runAggregation(rt, ctx);
   const where = whereFilter(rt, ctx);
-  // As in Eve, a `where` that names the soft-delete flag decides about deleted items itself.
-  const showDeleted = resource.softDelete &&
-    (flag(query, s.SHOW_DELETED_PARAM) || (where !== undefined && namesField(where, s.DELETED)));
+  const showDeleted = softDeleteOf(rt, resource).showsDeleted({
+    showDeleted: flag(query, s.SHOW_DELETED_PARAM),
+    where,
+  });
   const filter = andFilters(endpointFilter(rt, ctx, { includeDeleted: showDeleted }), where);
   let rawSort = query.get(s.QUERY_SORT);
   if (rawSort !== null && rawSort !== "" && !resource.sorting) {
@@ -177,10 +180,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
     if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, query);
   }
   await completeMeta(rt, resource, docs, projection);
-  if (resource.versioning) {
-    // A document stored before versioning was enabled is version 1.
-    for (const doc of docs) doc[s.LATEST_VERSION] = doc[s.VERSION] ??= 1;
-  }
+  for (const doc of docs) Object.assign(doc, versionStamp(rt, resource, { doc }));
   const related = docs.map((doc) => relatedOf(rt, ctx, doc));
   await embedDocuments(rt, ctx, docs);
   await expandMedia(rt, resource, docs, publicBase(rt) + "/");
@@ -192,15 +192,6 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   // As in Eve, a HEAD on a collection tells the total in a header.
   if (ctx.method === "HEAD" && typeof total === "number") headers["x-total-count"] = String(total);
   return { status: 200, body: envelope, headers };
-}
-
-/** Whether a filter names `field` anywhere (top level or inside `$and`/`$or`/`$nor`). */
-function namesField(filter: unknown, field: string): boolean {
-  if (Array.isArray(filter)) return filter.some((f) => namesField(f, field));
-  if (typeof filter !== "object" || filter === null) return false;
-  return Object.entries(filter).some(([key, value]) =>
-    key === field || (key.startsWith("$") && namesField(value, field))
-  );
 }
 
 /** `Cache-Control` and `Expires` from the resource's `cache_control` / `cache_expires`. */
@@ -223,7 +214,7 @@ export async function findItem(
 ): Promise<Doc | null> {
   const collection = rt.store.collection(ctx.resource.source);
   // A live document wins over a soft-deleted one sharing the looked-up value.
-  if (ctx.resource.softDelete) {
+  if (softDeleteOf(rt, ctx.resource).enabled) {
     const live = await collection.findOne(endpointFilter(rt, ctx), { projection });
     if (live) return live;
   }
@@ -243,13 +234,13 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   if (versionParam !== null && versionParam !== "") {
     return getItemVersions(rt, ctx, { primary: doc, raw: versionParam, projection });
   }
-  if (ctx.resource.softDelete && doc[s.DELETED] === true) {
+  if (softDeleteOf(rt, ctx.resource).isDeleted(doc)) {
     // As in Eve, the 404 carries the deleted document and its ETag and Last-Modified.
     const headers = conditionalHeaders(rt, ctx, doc);
     decorateItem(rt, ctx, doc);
     throw new HttpError(404, "The requested item was deleted.", { body: doc, headers });
   }
-  if (ctx.resource.versioning) doc[s.LATEST_VERSION] = doc[s.VERSION] ??= 1;
+  Object.assign(doc, versionStamp(rt, ctx.resource, { doc }));
   const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
   if (notModified(ctx.request.headers, headers)) return { status: 304, headers };
   const related = relatedOf(rt, ctx, doc);
@@ -277,7 +268,7 @@ async function getItemVersions(
   const id = primary[resource.idField];
   // A document stored before versioning was enabled is its own (only) version 1.
   const legacy = legacyVersion(rt, resource, primary);
-  const latest = legacy ? 1 : primary[s.VERSION];
+  const latest = versionStamp(rt, resource, { doc: primary })[s.VERSION];
   const lastModified = conditionalHeaders(rt, ctx, primary)["last-modified"];
   // Versions are read under the same policy as the document: its filter and projection.
   const filter = andFilters(resource.filter, ctx.urlValues);
@@ -288,7 +279,7 @@ async function getItemVersions(
     if (!doc) throw notFound(`version ${wanted} of this document does not exist`);
     withCurrentFields(resource, doc, primary);
     await completeMeta(rt, resource, [doc], undefined);
-    doc[s.LATEST_VERSION] = latest;
+    Object.assign(doc, versionStamp(rt, resource, { doc, latest }));
     const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
     if (lastModified) headers["last-modified"] = lastModified;
     if (notModified(ctx.request.headers, headers)) return { status: 304, headers };
@@ -334,7 +325,7 @@ async function getItemVersions(
     for (const version of versions) withCurrentFields(resource, version, primary);
   }
   for (const version of versions) {
-    version[s.LATEST_VERSION] = latest;
+    Object.assign(version, versionStamp(rt, resource, { doc: version, latest }));
     decorateItem(rt, ctx, version);
   }
   const envelope: Doc = { [s.ITEMS]: versions };

@@ -5,7 +5,9 @@
 import { HttpError, type Issues } from "../http/errors.ts";
 import type { DataRelation } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
-import { andFilters, notDeleted } from "./filters.ts";
+import { andFilters } from "./filters.ts";
+import { softDeleteOf } from "./soft-delete.ts";
+import { versionExists, versionRef } from "./versions.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 import { showValue, type ValidationContext } from "../validation/mod.ts";
 import { getOwn, setOwn } from "../domain/keys.ts";
@@ -28,7 +30,7 @@ export function validationContext(
         resource.filter,
         { [field]: value },
         excludeId === undefined ? undefined : { [resource.idField]: { $ne: excludeId } },
-        resource.softDelete ? notDeleted(rt) : undefined,
+        softDeleteOf(rt, resource).liveOnly,
       );
       return (await rt.store.collection(resource.source).count(filter, { limit: 1 })) > 0;
     },
@@ -36,17 +38,14 @@ export function validationContext(
       const target = rt.domain.get(relation.resource);
       if (!target) return false;
       const field = relation.field ?? target.idField;
-      let filter: Doc = { [field]: value };
-      let source = target.source;
-      if (relation.version && value && typeof value === "object") {
-        const ref = value as Doc;
-        const s = rt.settings;
-        source = `${target.source}${s.VERSIONS}`;
-        filter = { [`${field}${s.VERSION_ID_SUFFIX}`]: ref[field], [s.VERSION]: ref[s.VERSION] };
+      const live = softDeleteOf(rt, target).liveOnly;
+      // A versioned reference is an object naming the id and the version.
+      if (relation.version && typeof value === "object" && value !== null) {
+        const ref = versionRef(rt, { field, ref: value });
+        return !!ref && await versionExists(rt, target, { field, ref, filter: live });
       }
-      const live = target.softDelete ? notDeleted(rt) : undefined;
-      const query = andFilters(target.filter, filter, live);
-      return (await rt.store.collection(source).count(query, { limit: 1 })) > 0;
+      const query = andFilters(target.filter, { [field]: value }, live);
+      return (await rt.store.collection(target.source).count(query, { limit: 1 })) > 0;
     },
   };
 }

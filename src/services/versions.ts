@@ -2,14 +2,39 @@
  * Document versioning: every POST, PUT, PATCH (and soft delete) of a versioned resource
  * stores a copy in the shadow collection `<source><VERSIONS>` (`people_versions`), keyed
  * by the document id (`_id_document`) and the version number. Reads of `?version=<n>`,
- * `all` and `diffs` come from there.
+ * `all` and `diffs`, versioned references (`data_relation` with `version: true`) and their
+ * embedding come from there. Every service asks this module about versions; none reads the
+ * version fields or the shadow collection itself.
  */
 import { HttpError } from "../http/errors.ts";
-import { ObjectId } from "../store/bson.ts";
+import { EJSON, ObjectId } from "../store/bson.ts";
 import type { Doc, Filter, Projection, Sort } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Runtime } from "./runtime.ts";
+
+/** The version fields a versioned resource's documents carry (key fields, service-written). */
+export function versionFields(rt: Runtime, resource: Resource): string[] {
+  return resource.versioning ? [rt.settings.VERSION, rt.settings.LATEST_VERSION] : [];
+}
+
+/**
+ * The version fields to show on `doc`: its number (a document stored before versioning was
+ * enabled is version 1) and the latest number (`latest`, by default its own). Empty for a
+ * resource without versioning.
+ */
+export function versionStamp(
+  rt: Runtime,
+  resource: Resource,
+  options: { doc: Doc; latest?: unknown },
+): Doc {
+  if (!resource.versioning) return {};
+  const version = options.doc[rt.settings.VERSION] ?? 1;
+  return {
+    [rt.settings.VERSION]: version,
+    [rt.settings.LATEST_VERSION]: options.latest ?? version,
+  };
+}
 
 /** The shadow collection of a resource. */
 export function versionsSource(rt: Runtime, resource: Resource): string {
@@ -26,7 +51,7 @@ export function documentIdField(rt: Runtime, resource: Resource): string {
  * the original's otherwise (an original stored before versioning was enabled is version 1,
  * see {@link legacyVersion}).
  */
-export function nextVersion(rt: Runtime, resource: Resource, doc: Doc, original?: Doc): void {
+function nextVersion(rt: Runtime, resource: Resource, doc: Doc, original?: Doc): void {
   if (!resource.versioning) return;
   const field = rt.settings.VERSION;
   const previous = original?.[field];
@@ -44,11 +69,36 @@ export function legacyVersion(rt: Runtime, resource: Resource, original: Doc): D
 }
 
 /**
+ * Stores new or edited documents with their versions: numbers each `doc` (after its
+ * `original`), lets `stamp` finish it (its ETag covers the number), then runs `write`
+ * keeping the version copies, the original's too when it predates versioning.
+ */
+export function storeVersioned(
+  rt: Runtime,
+  resource: Resource,
+  options: {
+    edits: Array<{ doc: Doc; original?: Doc }>;
+    stamp(doc: Doc): void;
+    write(): Promise<void>;
+  },
+): Promise<void> {
+  const copies: Doc[] = [];
+  for (const { doc, original } of options.edits) {
+    nextVersion(rt, resource, doc, original);
+    options.stamp(doc);
+    const legacy = original && legacyVersion(rt, resource, original);
+    if (legacy) copies.push(legacy);
+    copies.push(doc);
+  }
+  return withVersions(rt, resource, copies, options.write);
+}
+
+/**
  * Runs `write` for `docs` (already carrying their version numbers) and keeps their shadow
  * copies. The copies are stored first and removed again if the write fails, so a failed
  * request leaves no version behind.
  */
-export async function withVersions(
+async function withVersions(
   rt: Runtime,
   resource: Resource,
   docs: Doc[],
@@ -166,6 +216,94 @@ export function countVersions(
     andFilters(onShadowFilter(rt, resource, options.filter)),
     { limit: options.limit },
   );
+}
+
+/** A versioned reference: the referenced document's `field` value and a version number. */
+export interface VersionRef {
+  id: unknown;
+  version: number;
+}
+
+/**
+ * What a versioned reference (`{"_id": ..., "_version": n}`, the relation's `field` and
+ * VERSION) names; undefined when it is not one.
+ */
+export function versionRef(
+  rt: Runtime,
+  options: { field: string; ref: unknown },
+): VersionRef | undefined {
+  const { ref } = options;
+  if (typeof ref !== "object" || ref === null || Array.isArray(ref)) return undefined;
+  const version = (ref as Doc)[rt.settings.VERSION];
+  return typeof version === "number" ? { id: (ref as Doc)[options.field], version } : undefined;
+}
+
+/**
+ * Whether version `ref.version` of the `target` document whose `field` is `ref.id` exists
+ * (under its predefined filter and `filter`).
+ */
+export async function versionExists(
+  rt: Runtime,
+  target: Resource,
+  options: { field: string; ref: VersionRef; filter?: Filter },
+): Promise<boolean> {
+  const { field, ref } = options;
+  const query = andFilters(
+    onShadowFilter(rt, target, { [field]: ref.id, [rt.settings.VERSION]: ref.version }),
+    onShadowFilter(rt, target, target.filter),
+    options.filter && onShadowFilter(rt, target, options.filter),
+  );
+  return (await rt.store.collection(versionsSource(rt, target)).count(query, { limit: 1 })) > 0;
+}
+
+/**
+ * The versions versioned references name, by {@link versionKey}: read from the stored
+ * versions in one query under `target`'s predefined filter and `filter`, projected; a
+ * document stored before versioning was enabled is its own version 1.
+ */
+export async function referencedVersions(
+  rt: Runtime,
+  target: Resource,
+  options: { refs: VersionRef[]; projection?: Projection; filter?: Filter },
+): Promise<Map<string, Doc>> {
+  const s = rt.settings;
+  const found = new Map<string, Doc>();
+  if (options.refs.length === 0) return found;
+  const wanted = new Map(options.refs.map((ref) => [
+    versionKey(ref),
+    { [target.idField]: ref.id, [s.VERSION]: ref.version },
+  ]));
+  const { projection, filter } = options;
+  for (
+    const version of await versionsMatching(rt, target, {
+      or: [...wanted.values()],
+      projection,
+      filter,
+    })
+  ) {
+    found.set(
+      versionKey({ id: version[target.idField], version: version[s.VERSION] as number }),
+      version,
+    );
+  }
+  const legacyIds = options.refs.filter((ref) => ref.version === 1 && !found.has(versionKey(ref)))
+    .map((ref) => ref.id);
+  if (legacyIds.length > 0) {
+    const current = await rt.store.collection(target.source).find(
+      andFilters(target.filter, filter, { [target.idField]: { $in: legacyIds } }),
+      { projection },
+    );
+    for (const doc of current) {
+      const legacy = legacyVersion(rt, target, doc);
+      if (legacy) found.set(versionKey({ id: doc[target.idField], version: 1 }), legacy);
+    }
+  }
+  return found;
+}
+
+/** A key identifying a versioned reference (ids of any BSON type). */
+export function versionKey(ref: VersionRef): string {
+  return EJSON.stringify({ id: ref.id, version: ref.version } as Doc, { relaxed: false });
 }
 
 /** A filter on the primary document's fields, for shadow documents. */

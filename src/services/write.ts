@@ -22,13 +22,8 @@ import {
 import { etagCondition, idToString, newId, now, stamp } from "./meta.ts";
 import { applyPatch } from "./patch.ts";
 import { oplogEnabled, oplogEntries } from "./oplog.ts";
-import {
-  dropVersions,
-  legacyVersion,
-  nextVersion,
-  storedVersions,
-  withVersions,
-} from "./versions.ts";
+import { dropVersions, storedVersions, storeVersioned, versionStamp } from "./versions.ts";
+import { softDeleteOf } from "./soft-delete.ts";
 import { findItem } from "./read.ts";
 import type { ChangeInput } from "./changes.ts";
 import { cloneValue } from "../store/embedded/clone.ts";
@@ -49,8 +44,8 @@ async function writeResponse(rt: Runtime, ctx: RequestContext, doc: Doc): Promis
     if (doc[field] !== undefined) out[field] = doc[field];
   }
   if (resource.ifMatch) out[s.ETAG] = doc[s.ETAG];
-  if (resource.softDelete) out[s.DELETED] = doc[s.DELETED] ?? false;
-  if (resource.versioning) out[s.VERSION] = out[s.LATEST_VERSION] = doc[s.VERSION];
+  for (const field of softDeleteOf(rt, resource).fields) out[field] = doc[field] ?? false;
+  Object.assign(out, versionStamp(rt, resource, { doc }));
   for (const field of resource.extraResponseFields) {
     if (doc[field] !== undefined) out[field] = doc[field];
   }
@@ -159,19 +154,17 @@ export async function postCollection(
     doc[rt.settings.DATE_UPDATED] = created;
   }
   await rt.events.emitFor("on_insert", resource.name, docs);
-  for (const doc of docs) {
-    nextVersion(rt, resource, doc);
-    stamp(rt, resource, doc, created);
-  }
   const op = ctx.method === "PUT" ? "PUT" : "POST";
   try {
-    const alongside = await oplogEntries(rt, ctx, { op, items: docs.map((doc) => ({ doc })) });
-    await withVersions(
-      rt,
-      resource,
-      docs,
-      () => rt.store.collection(resource.source).insertMany(docs, { alongside }),
-    );
+    await storeVersioned(rt, resource, {
+      edits: docs.map((doc) => ({ doc })),
+      stamp: (doc) => stamp(rt, resource, doc, created),
+      write: async () => {
+        const items = docs.map((doc) => ({ doc }));
+        const alongside = await oplogEntries(rt, ctx, { op, items });
+        await rt.store.collection(resource.source).insertMany(docs, { alongside });
+      },
+    });
   } catch (error) {
     await deleteFiles(rt, files);
     throw asValidationError(rt, error, docs, bulk);
@@ -272,18 +265,17 @@ function withDefaults(schema: CompiledSchema, sent: Doc, updates: Doc, original:
 }
 
 /** Numbers, stamps and stores an edit of `original`, keeping its version copy. */
-async function storeEdit(rt: Runtime, ctx: RequestContext, edit: Edit) {
-  nextVersion(rt, ctx.resource, edit.doc, edit.original);
-  stamp(rt, ctx.resource, edit.doc);
-  const legacy = legacyVersion(rt, ctx.resource, edit.original);
-  const versions = legacy ? [legacy, edit.doc] : [edit.doc];
-  await withVersions(rt, ctx.resource, versions, () => swap(rt, ctx, edit));
+function storeEdit(rt: Runtime, ctx: RequestContext, edit: Edit): Promise<void> {
+  return storeVersioned(rt, ctx.resource, {
+    edits: [edit],
+    stamp: (doc) => stamp(rt, ctx.resource, doc),
+    write: () => swap(rt, ctx, edit),
+  });
 }
 
 /** PATCH on an item endpoint. */
 export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const { resource } = ctx;
-  const s = rt.settings;
   const updates = requireObject(ctx.body);
   wrapSingleUploads(rt, resource, updates);
   const original = await originalFor(rt, ctx);
@@ -309,7 +301,7 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
   // Callbacks may add to the changes: they are applied after them.
   await rt.events.emitFor("on_update", resource.name, changes, original);
   const doc = applyPatch(original, changes, resource.mergeNestedDocuments);
-  if (resource.softDelete) doc[s.DELETED] = false;
+  softDeleteOf(rt, resource).setFlag(doc, { restore: true });
   await storeEdit(rt, ctx, { original, doc, files, op: "PATCH", changes });
   await rt.events.emitFor("on_updated", resource.name, changes, original);
   return editReply(rt, ctx, doc);
@@ -345,7 +337,7 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   if (original[s.DATE_CREATED] !== undefined) doc[s.DATE_CREATED] = original[s.DATE_CREATED];
   const files = await storeMedia(rt, resource, [doc]);
   await rt.events.emitFor("on_replace", resource.name, doc, original);
-  if (resource.softDelete) doc[s.DELETED] = false;
+  softDeleteOf(rt, resource).setFlag(doc, { restore: true });
   await storeEdit(rt, ctx, { original, doc, files, op: "PUT" });
   await rt.events.emitFor("on_replaced", resource.name, doc, original);
   return editReply(rt, ctx, doc);
@@ -354,13 +346,13 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
 /** DELETE on an item endpoint (soft delete marks the document instead). */
 export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const { resource } = ctx;
-  const s = rt.settings;
+  const softDelete = softDeleteOf(rt, resource);
   const original = await originalFor(rt, ctx);
-  if (resource.softDelete && original[s.DELETED] === true) throw notFound();
+  if (softDelete.isDeleted(original)) throw notFound();
   checkIfMatch(rt, ctx, original);
   await rt.events.emitFor("on_delete_item", resource.name, original);
-  if (resource.softDelete) {
-    const doc: Doc = { ...original, [s.DELETED]: true };
+  if (softDelete.enabled) {
+    const doc = softDelete.marked(original);
     await storeEdit(rt, ctx, { original, doc, op: "DELETE", changes: original });
   } else {
     const filter = {
@@ -385,10 +377,10 @@ export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Repl
 /** DELETE on a resource endpoint: every document of the endpoint (its URL variables apply). */
 export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const { resource } = ctx;
-  const s = rt.settings;
+  const softDelete = softDeleteOf(rt, resource);
   const collection = rt.store.collection(resource.source);
   const filter = endpointFilter(rt, ctx, { includeDeleted: true });
-  const needOriginals = resource.softDelete || resource.versioning ||
+  const needOriginals = softDelete.enabled || resource.versioning ||
     resource.schemaModel.mediaPaths.length > 0 ||
     oplogEnabled(rt, "DELETE") || rt.events.has("on_delete_resource_originals", resource.name) ||
     !!rt.changes?.watches(resource.source);
@@ -401,19 +393,18 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
   if (originals) {
     await rt.events.emitFor("on_delete_resource_originals", resource.name, originals, ctx.lookup);
   }
-  if (resource.softDelete) {
-    for (const original of originals!.filter((d) => d[s.DELETED] !== true)) {
-      const doc: Doc = { ...original, [s.DELETED]: true };
-      nextVersion(rt, resource, doc, original);
-      stamp(rt, resource, doc);
-      const alongside = await oplogEntries(rt, ctx, {
-        op: "DELETE",
-        items: [{ doc, changes: original }],
-      });
-      const legacy = legacyVersion(rt, resource, original);
-      await withVersions(rt, resource, legacy ? [legacy, doc] : [doc], async () => {
-        const id = { [resource.idField]: original[resource.idField] };
-        await collection.replaceOne(id, doc, { alongside });
+  if (softDelete.enabled) {
+    for (const original of originals!.filter((d) => !softDelete.isDeleted(d))) {
+      const doc = softDelete.marked(original);
+      await storeVersioned(rt, resource, {
+        edits: [{ doc, original }],
+        stamp: (doc) => stamp(rt, resource, doc),
+        write: async () => {
+          const items = [{ doc, changes: original }];
+          const alongside = await oplogEntries(rt, ctx, { op: "DELETE", items });
+          const id = { [resource.idField]: original[resource.idField] };
+          await collection.replaceOne(id, doc, { alongside });
+        },
       });
       announce(rt, resource, [{ op: "update", id: doc[resource.idField], doc, before: original }]);
     }

@@ -1,14 +1,14 @@
 /** Shared fixtures for the query tests. */
 import type { WhereOptions } from "../../src/query/where.ts";
+import { RFC1123_DATE } from "../support/assertions.ts";
 import type { ResourceSchema } from "../../src/domain/types.ts";
 import { TypeTable } from "../../src/domain/field-types.ts";
 import { buildSchemaModel, type SchemaModel } from "../../src/domain/schema.ts";
 
-const RFC1123 = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 /** Strict RFC 1123 date parser, as the settings layer would pass. */
 export function parseRfc1123(s: string): Date | null {
-  if (!RFC1123.test(s)) return null;
+  if (!RFC1123_DATE.test(s)) return null;
   const d = new Date(s);
   return Number.isNaN(d.getTime()) ? null : d;
 }

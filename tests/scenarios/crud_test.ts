@@ -1,6 +1,7 @@
 /** Core CRUD through HTTP: resource and item endpoints, envelopes, meta fields, links. */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
+import { RFC1123_DATE } from "../support/assertions.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -23,7 +24,6 @@ const SETTINGS = {
 };
 
 const HEX24 = /^[a-f0-9]{24}$/;
-const RFC1123 = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 scenario("home lists every resource", SETTINGS, async (api) => {
   const res = await api.get("/");
@@ -40,8 +40,8 @@ scenario("POST creates a document with meta fields and Location", SETTINGS, asyn
   const body = res.body;
   assert.equal(body._status, "OK");
   assert.match(body._id, HEX24);
-  assert.match(body._created, RFC1123);
-  assert.match(body._updated, RFC1123);
+  assert.match(body._created, RFC1123_DATE);
+  assert.match(body._updated, RFC1123_DATE);
   assert.match(body._etag, /^[a-f0-9]{40}$/);
   assert.deepEqual(body._links.self, { href: `people/${body._id}`, title: "person" });
   // Path-absolute: never built from the request's Host (PUBLIC_BASE_URL makes it absolute).

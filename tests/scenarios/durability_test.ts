@@ -4,6 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { freePort } from "../support/net.ts";
+import { until, withDeadline } from "../support/wait.ts";
+
+/** How long a process may take to start, stop, or answer. */
+const PROCESS_MS = 20_000;
+/** Bounds one request to a service under test. */
+const request = () => ({ signal: AbortSignal.timeout(PROCESS_MS) });
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST"],
@@ -26,10 +32,11 @@ async function start(settingsFile: string, dataDir: string): Promise<Started> {
   }).spawn();
   const reader = process.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let seen = "";
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + PROCESS_MS;
   while (!seen.includes("serving")) {
-    const { value, done } = await reader.read();
-    if (done || Date.now() > deadline) throw new Error(`service did not start: ${seen}`);
+    const left = Math.max(1, deadline - Date.now());
+    const { value, done } = await withDeadline(reader.read(), left, `service start (${seen})`);
+    if (done) throw new Error(`service did not start: ${seen}`);
     seen += value;
   }
   // Keep reading: a full pipe would block the service on its request log.
@@ -65,6 +72,7 @@ Deno.test({
             method: "POST",
             headers: { "content-type": "application/json" },
             body: JSON.stringify({ n }),
+            ...request(),
           });
           const body = await res.json();
           if (res.status === 201) acknowledged.push(body._id);
@@ -73,37 +81,39 @@ Deno.test({
         }
       }
     })();
-    while (acknowledged.length < 150) await new Promise((r) => setTimeout(r, 10));
+    await until(() => acknowledged.length >= 150, "150 acknowledged writes", { ms: 60_000 });
 
     const second = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "src/main.ts", "--settings", settingsFile],
       env: { DATA_DIR: dataDir, PORT: String(freePort()), STORE: "embedded" },
       stdout: "null",
       stderr: "piped",
+      // A second process that does not give up is killed at the deadline (and fails below).
+      signal: AbortSignal.timeout(PROCESS_MS),
     });
     const refused = await second.output();
     assert.equal(refused.code, 1);
     assert.match(new TextDecoder().decode(refused.stderr), /in use by another process/);
 
     first.process.kill("SIGKILL");
-    await first.process.status;
-    await writer;
+    await withDeadline(first.process.status, PROCESS_MS, "the killed process");
+    await withDeadline(writer, PROCESS_MS, "the writers after the kill");
     const count = acknowledged.length;
     assert.ok(count >= 150);
 
     const restarted = await start(settingsFile, dataDir);
     try {
-      const res = await fetch(`${restarted.base}events?max_results=1`);
+      const res = await fetch(`${restarted.base}events?max_results=1`, request());
       const body = await res.json();
       assert.ok(body._meta.total >= count, `${body._meta.total} stored, ${count} acknowledged`);
       for (const id of acknowledged) {
-        const item = await fetch(`${restarted.base}events/${id}`);
+        const item = await fetch(`${restarted.base}events/${id}`, request());
         await item.body?.cancel();
         assert.equal(item.status, 200, `acknowledged ${id} is missing after kill -9`);
       }
     } finally {
       restarted.process.kill("SIGTERM");
-      await restarted.process.status;
+      await withDeadline(restarted.process.status, PROCESS_MS, "the restarted process");
       await Deno.remove(dir, { recursive: true });
     }
   },
@@ -124,6 +134,7 @@ Deno.test({
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ n }),
+          ...request(),
         });
         const body = await res.json();
         if (res.status === 201) acknowledged.push(body._id);
@@ -136,21 +147,23 @@ Deno.test({
         await Promise.all(Array.from({ length: 1000 }, (_, i) => post(round * 1000 + i)));
       }
     })();
-    const deadline = Date.now() + 60_000;
-    while (acknowledged.length < 1500) {
-      assert.ok(Date.now() < deadline, `only ${acknowledged.length} writes acknowledged in 60 s`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await until(() => acknowledged.length >= 1500, "1,500 acknowledged writes", {
+      ms: 60_000,
+      everyMs: 5,
+    });
     first.process.kill("SIGKILL");
-    await first.process.status;
-    await writers;
+    await withDeadline(first.process.status, PROCESS_MS, "the killed process");
+    await withDeadline(writers, PROCESS_MS, "the writers after the kill");
     const count = acknowledged.length;
 
     const restarted = await start(settingsFile, dataDir);
     try {
       const stored = new Set<string>();
       for (let page = 1;; page++) {
-        const res = await fetch(`${restarted.base}events?max_results=50&page=${page}`);
+        const res = await fetch(
+          `${restarted.base}events?max_results=50&page=${page}`,
+          request(),
+        );
         const body = await res.json();
         for (const item of body._items) stored.add(item._id);
         if (body._items.length < 50) break;
@@ -160,7 +173,7 @@ Deno.test({
       assert.ok(stored.size >= count);
     } finally {
       restarted.process.kill("SIGTERM");
-      await restarted.process.status;
+      await withDeadline(restarted.process.status, PROCESS_MS, "the restarted process");
       await Deno.remove(dir, { recursive: true });
     }
   },

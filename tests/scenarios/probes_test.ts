@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { REDIS_SKIP, startRedis } from "../support/redis.ts";
+import { skipUnless } from "../support/skip.ts";
 
 const SETTINGS = {
   READY_TIMEOUT_MS: 100,
@@ -50,10 +51,7 @@ scenario("probe paths are settings", {
 });
 
 Deno.test({
-  name: `ready reports Redis when rate limiting uses it${
-    REDIS_SKIP ? ` (skipped: ${REDIS_SKIP})` : ""
-  }`,
-  ignore: REDIS_SKIP !== null,
+  ...skipUnless("ready reports Redis when rate limiting uses it", REDIS_SKIP),
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {

@@ -9,10 +9,10 @@ import type { Answer, Client } from "../support/client.ts";
 import { REDIS_SKIP, redisServer, type RedisTestServer, startRedis } from "../support/redis.ts";
 import { createService, type Service, SettingsError } from "../../src/mod.ts";
 import { createLogger } from "../../src/log.ts";
+import { skipUnless } from "../support/skip.ts";
 
 // Without redis-server the Redis runs are skipped, the reason in their names (CI installs it).
 const redis = REDIS_SKIP ? null! as RedisTestServer : await redisServer();
-const skipped = REDIS_SKIP ? ` (skipped: ${REDIS_SKIP})` : "";
 const LIMITERS = ["redis", "memory"] as const;
 type LimiterKind = typeof LIMITERS[number];
 
@@ -44,8 +44,7 @@ function limitScenario(
   for (const store of STORES) {
     for (const limiter of LIMITERS) {
       Deno.test({
-        name: `[${store}/${limiter}] ${name}${limiter === "redis" ? skipped : ""}`,
-        ignore: limiter === "redis" && REDIS_SKIP !== null,
+        ...skipUnless(`[${store}/${limiter}] ${name}`, limiter === "redis" ? REDIS_SKIP : null),
         sanitizeOps: false,
         sanitizeResources: false,
         async fn() {
@@ -295,8 +294,10 @@ async function twoInstances(limiter: Record<string, unknown>, requests: number) 
 }
 
 Deno.test({
-  name: "rate limit: two instances sharing one Redis accept exactly `limit` in total" + skipped,
-  ignore: REDIS_SKIP !== null,
+  ...skipUnless(
+    "rate limit: two instances sharing one Redis accept exactly `limit` in total",
+    REDIS_SKIP,
+  ),
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
@@ -350,9 +351,10 @@ async function timed(api: Client, path: string): Promise<Answer> {
 }
 
 Deno.test({
-  name: 'rate limit: Redis killed, policy "allow" serves without limit headers, never hangs' +
-    skipped,
-  ignore: REDIS_SKIP !== null,
+  ...skipUnless(
+    'rate limit: Redis killed, policy "allow" serves without limit headers, never hangs',
+    REDIS_SKIP,
+  ),
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
@@ -369,8 +371,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: 'rate limit: Redis killed, policy "refuse" answers 503, never hangs' + skipped,
-  ignore: REDIS_SKIP !== null,
+  ...skipUnless('rate limit: Redis killed, policy "refuse" answers 503, never hangs', REDIS_SKIP),
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
@@ -389,8 +390,10 @@ Deno.test({
 });
 
 Deno.test({
-  name: "rate limit: a frozen Redis (no answer at all) is bounded by the timeout" + skipped,
-  ignore: REDIS_SKIP !== null,
+  ...skipUnless(
+    "rate limit: a frozen Redis (no answer at all) is bounded by the timeout",
+    REDIS_SKIP,
+  ),
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { ObjectId } from "../../src/store/bson.ts";
 import { scenario } from "../support/harness.ts";
+import { issuesOf } from "../support/assertions.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -37,12 +38,6 @@ const SETTINGS = {
 };
 
 const MISSING = "5f1d2c3b4a5f1d2c3b4a5f1d";
-
-function issuesOf(res: { status: number; body: any }) {
-  assert.equal(res.status, 422, JSON.stringify(res.body));
-  assert.equal(res.body._status, "ERR");
-  return res.body._issues;
-}
 
 const mustExist = (value: string, field = "_id") =>
   `value '${value}' must exist in resource 'people', field '${field}'`;

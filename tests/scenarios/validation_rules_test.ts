@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { createService, SettingsError } from "../../src/mod.ts";
 import { scenario } from "../support/harness.ts";
+import { assertInvalid } from "../support/assertions.ts";
 
 const METHODS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -83,18 +84,7 @@ const SETTINGS = {
   },
 };
 
-const ONE = "Insertion failure: 1 document(s) contain(s) error(s)";
-
 /** Asserts a single-document validation error with exactly `issues`. */
-function assertInvalid(res: { status: number; body: any }, issues: unknown, status = 422) {
-  assert.equal(res.status, status, JSON.stringify(res.body));
-  assert.deepEqual(res.body, {
-    _status: "ERR",
-    _error: { code: status, message: ONE },
-    _issues: issues,
-  });
-}
-
 async function assertValid(
   api: { post(p: string, b: unknown): Promise<any> },
   path: string,

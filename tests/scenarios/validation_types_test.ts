@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { Decimal128, ObjectId } from "../../src/store/bson.ts";
 import { scenario } from "../support/harness.ts";
+import { assertInvalid } from "../support/assertions.ts";
 
 const METHODS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -50,21 +51,11 @@ const SETTINGS = {
   },
 };
 
-const ERR = "Insertion failure: 1 document(s) contain(s) error(s)";
 const HEX = "5f1d2c3b4a5f1d2c3b4a5f1d";
 const DATE = "Tue, 02 Apr 2013 10:29:13 GMT";
 const UUID = "123e4567-e89b-12d3-a456-426614174000";
 
 /** Asserts the standard single-document validation error with exactly `issues`. */
-function assertInvalid(res: { status: number; body: any }, issues: unknown) {
-  assert.equal(res.status, 422, JSON.stringify(res.body));
-  assert.deepEqual(res.body, {
-    _status: "ERR",
-    _error: { code: 422, message: ERR },
-    _issues: issues,
-  });
-}
-
 scenario("plain types: valid values are stored and read back as sent", SETTINGS, async (api) => {
   const doc = {
     s: "x",

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
+import { RFC1123_DATE } from "../support/assertions.ts";
 
 const SCHEMA = {
   name: { type: "string" },
@@ -30,8 +31,6 @@ const SETTINGS = {
     versioned: { versioning: true, schema: { name: { type: "string" } } },
   },
 };
-
-const RFC1123 = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 /** The stored document as the API shows it, without meta fields. */
 async function fields(api: any, path: string) {
@@ -85,7 +84,7 @@ scenario("PATCH changes only the fields it names", SETTINGS, async (api) => {
   const res = await api.patch(path, { name: "b" }, { "if-match": a._etag });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.body._status, "OK");
-  assert.match(res.body._updated, RFC1123);
+  assert.match(res.body._updated, RFC1123_DATE);
   assert.deepEqual(await fields(api, path), {
     name: "b",
     status: "new",

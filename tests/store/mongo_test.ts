@@ -9,10 +9,10 @@ import { duplicateFields, fieldsFromMessage } from "../../src/store/mongo/errors
 import { openMongoStore } from "../../src/store/mongo/mod.ts";
 import { databaseFromUri, redactUri, resolveTarget } from "../../src/store/mongo/uri.ts";
 import { DuplicateKeyError, StoreError } from "../../src/store/store.ts";
-import { JONGODB_GAPS, mongoTarget } from "../support/jongodb.ts";
+import { JONGODB_GAPS, sharedMongoTarget } from "../support/jongodb.ts";
 import { conformanceGaps, storeConformance } from "./conformance.ts";
 
-const target = await mongoTarget();
+const target = await sharedMongoTarget();
 const gaps = target.emulator ? new Set(JONGODB_GAPS.keys()) : new Set<string>();
 
 storeConformance("mongo", () => openMongoStore({ uri: target.uri }), gaps);
@@ -228,11 +228,4 @@ Deno.test("mongo store: MONGO_WRITE_CONCERN reaches the driver", async () => {
   } finally {
     await store.close();
   }
-});
-
-Deno.test({
-  name: "mongo store: stop the test server",
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: () => target.stop(),
 });

@@ -10,7 +10,8 @@
  * ```
  */
 import { createService, type Service, type ServiceOptions } from "../../src/mod.ts";
-import { JONGODB_GAPS, mongoTarget, type MongoTestTarget } from "./jongodb.ts";
+import { JONGODB_GAPS, type MongoTestTarget, sharedMongoTarget } from "./jongodb.ts";
+import { jongodbGap, skipUnless } from "./skip.ts";
 import { Client } from "./client.ts";
 import { createLogger } from "../../src/log.ts";
 
@@ -18,16 +19,9 @@ export type StoreKind = "embedded" | "mongo";
 export const STORES: StoreKind[] = (Deno.env.get("TEST_STORES")?.split(",") as StoreKind[]) ??
   ["embedded", "mongo"];
 
-let mongo: Promise<MongoTestTarget> | undefined;
 /** The shared MongoDB target of this test process, started on first use. */
 export function mongoServer(): Promise<MongoTestTarget> {
-  if (!mongo) {
-    mongo = mongoTarget();
-    globalThis.addEventListener("unload", () => {
-      mongo?.then((m) => m.stop());
-    });
-  }
-  return mongo;
+  return sharedMongoTarget();
 }
 
 let counter = 0;
@@ -112,8 +106,7 @@ export function scenario(
     const emulated = kind === "mongo" && !Deno.env.get("MONGO_URI");
     const gap = emulated ? gaps.find((g) => JONGODB_GAPS.has(g)) : undefined;
     Deno.test({
-      name: `[${kind}] ${name}${gap ? ` (skipped: jongodb gap "${gap}")` : ""}`,
-      ignore: !!gap,
+      ...skipUnless(`[${kind}] ${name}`, gap && jongodbGap(gap)),
       only,
       sanitizeOps: false,
       sanitizeResources: false,

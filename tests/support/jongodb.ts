@@ -149,6 +149,22 @@ export async function startJongodb(): Promise<Jongodb> {
   }
 }
 
+let shared: Promise<MongoTestTarget> | undefined;
+
+/**
+ * The MongoDB target of this test process: started on first use and stopped when the
+ * process unloads, so no test file registers a clean-up step as a test.
+ */
+export function sharedMongoTarget(): Promise<MongoTestTarget> {
+  if (!shared) {
+    shared = mongoTarget();
+    globalThis.addEventListener("unload", () => {
+      shared?.then((m) => m.stop());
+    });
+  }
+  return shared;
+}
+
 /**
  * The MongoDB server for tests: `MONGO_URI` when set (a real server, no gaps), else a
  * freshly started jongodb.

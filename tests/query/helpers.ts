@@ -5,7 +5,6 @@ import type { ResourceSchema } from "../../src/domain/types.ts";
 import { TypeTable } from "../../src/domain/field-types.ts";
 import { buildSchemaModel, type SchemaModel } from "../../src/domain/schema.ts";
 
-
 /** Strict RFC 1123 date parser, as the settings layer would pass. */
 export function parseRfc1123(s: string): Date | null {
   if (!RFC1123_DATE.test(s)) return null;

@@ -1,6 +1,8 @@
 /** Bad input gets a clear 4xx with the standard error body, and changes nothing. */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
+import { GENERIC_500 } from "../support/assertions.ts";
+import { memoryLogger } from "../events/record.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -86,13 +88,47 @@ scenario("an unknown override method is 400", SETTINGS, async (api) => {
   assertError(res, 400);
 });
 
-scenario("errors never leak a stack trace", SETTINGS, async (api) => {
+scenario("a client mistake answers without a stack trace", SETTINGS, async (api) => {
   const res = await api.request("POST", "notes", {
     raw: "{bad",
     headers: { "content-type": "application/json" },
   });
+  assertError(res, 400);
   assert.doesNotMatch(res.text, /at .*\.ts:\d+/);
 });
+
+const internal = memoryLogger();
+/** A secret-looking message an internal failure might carry. */
+const SECRET = "connect failed: mongodb://admin:hunter2@10.0.0.5:27017/prod";
+
+scenario(
+  "an internal error answers a generic 500 without its message or stack; the log has both",
+  SETTINGS,
+  async (api, { service }) => {
+    await api.create("notes", { text: "kept" });
+    internal.clear();
+    // A store that fails the way a broken driver would: a real Error, with a stack.
+    const store = service.store;
+    const open = store.collection.bind(store);
+    store.collection = (name) => ({
+      ...open(name),
+      find: () => Promise.reject(new Error(SECRET)),
+    });
+    for (const path of ["notes", 'notes?where={"text":"kept"}']) {
+      const res = await api.get(path);
+      assert.equal(res.status, 500, res.text);
+      assert.deepEqual(res.body, GENERIC_500);
+      assert.ok(!res.text.includes("hunter2") && !res.text.includes("connect failed"), res.text);
+      assert.doesNotMatch(res.text, /\bat .*\.ts:\d+|Error:/);
+    }
+    const errors = internal.records.filter((r) => r.level === "error");
+    assert.equal(errors.length, 2);
+    for (const record of errors) {
+      assert.match(String(record.error), /^Error: connect failed: .*\n\s+at /);
+    }
+  },
+  { logger: internal.logger },
+);
 
 scenario("a query the store refuses is 400, not 500", {
   ...SETTINGS,

@@ -7,6 +7,7 @@ import { Events, HttpError } from "../../src/mod.ts";
 import { ObjectId } from "../../src/store/bson.ts";
 import { scenario } from "../support/harness.ts";
 import { memoryLogger, record } from "../events/record.ts";
+import { GENERIC_500 } from "../support/assertions.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -16,11 +17,6 @@ const SETTINGS = {
       schema: { text: { type: "string", required: true }, owner: { type: "string" } },
     },
   },
-};
-
-const GENERIC_500 = {
-  _status: "ERR",
-  _error: { code: 500, message: "The server could not complete the request." },
 };
 
 /** The If-Match header for a document's current representation. */

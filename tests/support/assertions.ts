@@ -41,3 +41,9 @@ export function issuesOf(res: { status: number; body: any }): any {
   assert.deepEqual(res.body._error, { code: 422, message: ONE_INVALID });
   return res.body._issues;
 }
+
+/** The body of every internal error: nothing of the failure itself. */
+export const GENERIC_500 = {
+  _status: "ERR",
+  _error: { code: 500, message: "The server could not complete the request." },
+};

@@ -26,6 +26,11 @@ export interface CoerceContext {
   parseDate(text: string, format?: string): Date | null;
   /** `query_objectid_as_string`: 24-hex strings stay strings, even for objectid fields. */
   objectIdAsString?: boolean;
+  /**
+   * The value is compared with stored ones (a filter), not stored: what a type holds as
+   * stored (a number in a decimal field) stays as it is.
+   */
+  compared?: boolean;
 }
 
 /** One field type, with its aliases resolved. */
@@ -36,7 +41,10 @@ export interface FieldType {
   readonly base: string;
   /** Whether `v` is a value of this type as a client sends it (after coercion). */
   is(v: unknown): boolean;
-  /** Whether `v` is a value of this type as stored (differs for `media`: a file id). */
+  /**
+   * Whether `v` is a value of this type as stored and compared: a file id for `media`; any
+   * number for `decimal128` (MongoDB compares numbers and decimals as numbers).
+   */
   stored(v: unknown): boolean;
   /** Turns a JSON or text value into the stored value; returned unchanged when it cannot. */
   coerce(v: unknown, ctx: CoerceContext): unknown;
@@ -105,6 +113,7 @@ type Entry = Omit<FieldType, "name" | "stored"> & { stored?: (v: unknown) => boo
 
 const isDate = (v: unknown) => v instanceof Date && !Number.isNaN(v.getTime());
 const isDecimal = (v: unknown) => v instanceof Decimal128;
+const isNumeric = (v: unknown) => isDecimal(v) || (typeof v === "number" && Number.isFinite(v));
 
 /** The built-in types, by every name the schema may use. */
 const BUILTIN: Record<string, Entry> = {
@@ -120,9 +129,9 @@ const BUILTIN: Record<string, Entry> = {
   // Eve's alias of datetime; it also reads a calendar day (`2013-04-02`).
   date: { base: "datetime", is: isDate, coerce: (v, ctx) => toDate(v, ctx, true) },
   objectid: { base: "objectid", is: (v) => v instanceof ObjectId, coerce: toObjectId },
-  decimal128: { base: "decimal128", is: isDecimal, coerce: toDecimal },
+  decimal128: { base: "decimal128", is: isDecimal, stored: isNumeric, coerce: toDecimal },
   // Eve's name for Decimal128.
-  decimal: { base: "decimal128", is: isDecimal, coerce: toDecimal },
+  decimal: { base: "decimal128", is: isDecimal, stored: isNumeric, coerce: toDecimal },
   dbref: { base: "dbref", is: (v) => v instanceof DBRef, coerce: toDbRef },
   // Sent as an uploaded file, stored as the file's id.
   media: { base: "media", is: isUpload, stored: (v) => v instanceof ObjectId, coerce: keep },
@@ -171,7 +180,8 @@ export class TypeTable {
  * (the type check then reports them).
  */
 export function coerceTo(v: unknown, types: readonly FieldType[], ctx: CoerceContext): unknown {
-  if (v === null || types.length === 0 || types.some((t) => t.is(v))) return v;
+  const fits = (t: FieldType) => ctx.compared ? t.stored(v) : t.is(v);
+  if (v === null || types.length === 0 || types.some(fits)) return v;
   for (const type of types) {
     const converted = type.coerce(v, ctx);
     if (converted !== v) return converted;

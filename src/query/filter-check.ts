@@ -97,7 +97,11 @@ class Checker {
   private readonly coerce: CoerceContext;
 
   constructor(private readonly o: FilterCheckOptions) {
-    this.coerce = { parseDate: o.parseDate, objectIdAsString: o.objectIdAsString };
+    this.coerce = {
+      parseDate: o.parseDate,
+      objectIdAsString: o.objectIdAsString,
+      compared: true,
+    };
   }
 
   private fail(message: string): QueryError {

@@ -24,6 +24,10 @@ Deno.test("field types: objectid unless kept as a string; decimal is decimal128"
   assert.ok(coerceTo(hex, types("objectid"), CTX) instanceof ObjectId);
   assert.equal(coerceTo(hex, types("objectid"), { ...CTX, objectIdAsString: true }), hex);
   assert.ok(coerceTo("1.50", types("decimal"), CTX) instanceof Decimal128);
+  assert.ok(coerceTo(1.5, types("decimal"), CTX) instanceof Decimal128);
+  // A filter compares numbers with stored decimals as they are.
+  assert.equal(coerceTo(1.5, types("decimal"), { ...CTX, compared: true }), 1.5);
+  assert.ok(coerceTo("1.50", types("decimal"), { ...CTX, compared: true }) instanceof Decimal128);
   assert.equal(table.get("decimal")!.base, "decimal128");
 });
 

@@ -121,6 +121,28 @@ scenario("where JSON: custom ID_FIELD values are ObjectIds too", {
   assert.deepEqual(await names(api, `{"uid": "${created.uid}"}`), ["zed"]);
 });
 
+scenario("where JSON: values are read as their field's type, aliases included", {
+  ...SETTINGS,
+  VALIDATE_FILTERING: true,
+  DOMAIN: {
+    people: {
+      schema: { name: "string", day: { type: "date" }, price: { type: "decimal" } },
+    },
+  },
+}, async (api) => {
+  await api.create("people", { name: "ann", day: "2013-04-02", price: "12.50" });
+  await api.create("people", { name: "bob", day: "Wed, 03 Apr 2013 00:00:00 GMT", price: 3 });
+  // `date` is a datetime: DATE_FORMAT text or a calendar day, as a POST reads it.
+  assert.deepEqual(await names(api, '{"day": "Tue, 02 Apr 2013 00:00:00 GMT"}'), ["ann"]);
+  assert.deepEqual(await names(api, '{"day": {"$gt": "2013-04-02"}}'), ["bob"]);
+  // `decimal` is a decimal128: numbers and numeric text compare as numbers.
+  assert.deepEqual(await names(api, '{"price": "12.50"}'), ["ann"]);
+  assert.deepEqual(await names(api, '{"price": {"$lt": 10}}'), ["bob"]);
+  const refused = await api.get(`people?where=${encodeURIComponent('{"day": "someday"}')}`);
+  assert.equal(refused.status, 400);
+  assert.match(refused.body._error.message, /not a valid date \(DATE_FORMAT/);
+});
+
 scenario("where expression: comparisons, and/or/not, parentheses", SETTINGS, async (api) => {
   await seed(api);
   assert.deepEqual(await names(api, 'name == "ann"'), ["ann"]);

@@ -3,6 +3,7 @@
  * otherwise the jongodb emulator (an npm-installed native binary) is started on a free port.
  */
 import { freePort } from "./net.ts";
+import { processShared } from "./shared.ts";
 
 /**
  * The one list of jongodb emulator gaps: scenarios needing one of these are skipped on the
@@ -149,21 +150,8 @@ export async function startJongodb(): Promise<Jongodb> {
   }
 }
 
-let shared: Promise<MongoTestTarget> | undefined;
-
-/**
- * The MongoDB target of this test process: started on first use and stopped when the
- * process unloads, so no test file registers a clean-up step as a test.
- */
-export function sharedMongoTarget(): Promise<MongoTestTarget> {
-  if (!shared) {
-    shared = mongoTarget();
-    globalThis.addEventListener("unload", () => {
-      shared?.then((m) => m.stop());
-    });
-  }
-  return shared;
-}
+/** The MongoDB target of this test process: started on first use, stopped at unload. */
+export const sharedMongoTarget: () => Promise<MongoTestTarget> = processShared(() => mongoTarget());
 
 /**
  * The MongoDB server for tests: `MONGO_URI` when set (a real server, no gaps), else a

@@ -3,6 +3,7 @@
  * persistence; killed when the process ends. `REDIS_URL` selects an existing server
  * instead (only for the shared one: tests that kill Redis always start their own).
  */
+import { processShared } from "./shared.ts";
 import { freePort } from "./net.ts";
 
 /** A running redis-server. */
@@ -99,16 +100,10 @@ export async function startRedis(): Promise<RedisTestServer> {
   return { url: `redis://127.0.0.1:${port}`, stop, freeze: () => child.kill("SIGSTOP") };
 }
 
-let shared: Promise<RedisTestServer> | undefined;
-/** The shared Redis of this test process, started on first use. */
+const sharedRedis = processShared(startRedis);
+/** The shared Redis of this test process (REDIS_URL, or started on first use). */
 export function redisServer(): Promise<RedisTestServer> {
   const url = Deno.env.get("REDIS_URL");
   if (url) return Promise.resolve({ url, stop: () => Promise.resolve() });
-  if (!shared) {
-    shared = startRedis();
-    globalThis.addEventListener("unload", () => {
-      shared?.then((r) => r.stop());
-    });
-  }
-  return shared;
+  return sharedRedis();
 }

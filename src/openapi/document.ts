@@ -107,7 +107,7 @@ class Describer {
         asBase64: s.RETURN_MEDIA_AS_BASE64_STRING,
         info: s.EXTENDED_MEDIA_INFO,
       },
-      relations: resource.relations,
+      relations: resource.schemaModel.relations,
       embeddedRef: (name) => {
         const target = this.rt.domain.get(name);
         return target && !target.internal ? `#/components/schemas/${name}.item` : null;
@@ -311,7 +311,7 @@ class Describer {
     }
     if (
       resource.embedding && !resource.aggregation &&
-      Object.values(resource.relations).some((r) => r.embeddable)
+      Object.values(resource.schemaModel.relations).some((r) => r.embeddable)
     ) params.push(parameterRef("embedded"));
     if (!collection) {
       if (resource.versioning) params.push(parameterRef("version"));
@@ -622,17 +622,7 @@ function pathOf(resource: Resource): string {
 }
 
 function hasMedia(resource: Resource): boolean {
-  const walk = (schema: Record<string, Record<string, unknown>>): boolean =>
-    Object.values(schema).some((rules) => {
-      const type = rules.type;
-      if (type === "media" || (Array.isArray(type) && type.includes("media"))) return true;
-      const nested = rules.schema;
-      if (typeof nested !== "object" || nested === null) return false;
-      return "type" in nested && typeof nested.type === "string"
-        ? walk({ member: nested as Record<string, unknown> })
-        : walk(nested as Record<string, Record<string, unknown>>);
-    });
-  return walk(resource.schema);
+  return resource.schemaModel.mediaPaths.length > 0;
 }
 
 const str = (): Json => ({ type: "string" });

@@ -15,6 +15,7 @@ import { expandMedia } from "./media.ts";
 import { publicBase } from "./links.ts";
 import { decorateItem } from "./read.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
+import { versionStamp } from "./versions.ts";
 
 /** A feed's selector and event renderer. */
 export interface FeedView {
@@ -65,7 +66,7 @@ async function renderEvent(
   if (latest?.[s.DATE_UPDATED] !== undefined) out[s.DATE_UPDATED] = latest[s.DATE_UPDATED];
   if (options.documents && kind !== "delete" && change.doc) {
     const doc = projected(change.doc, options.projection);
-    if (resource.versioning) doc[s.LATEST_VERSION] = doc[s.VERSION] ??= 1;
+    Object.assign(doc, versionStamp(rt, resource, { doc }));
     await expandMedia(rt, resource, [doc], publicBase(rt) + "/");
     out.document = decorateItem(rt, ctx, doc);
   }

@@ -138,6 +138,8 @@ scenario("where JSON: values are read as their field's type, aliases included", 
   // `decimal` is a decimal128: numbers and numeric text compare as numbers.
   assert.deepEqual(await names(api, '{"price": "12.50"}'), ["ann"]);
   assert.deepEqual(await names(api, '{"price": {"$lt": 10}}'), ["bob"]);
+  assert.deepEqual(await names(api, '{"price": {"$lt": "12.5"}}'), ["bob"]);
+  assert.deepEqual(await names(api, '{"price": {"$gte": "12.5"}}'), ["ann"]);
   const refused = await api.get(`people?where=${encodeURIComponent('{"day": "someday"}')}`);
   assert.equal(refused.status, 400);
   assert.match(refused.body._error.message, /not a valid date \(DATE_FORMAT/);

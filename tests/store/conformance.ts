@@ -415,6 +415,39 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "Decimal128 ranges and equality, top level and nested",
+    async fn({ coll }) {
+      const c = coll("decimals");
+      const dec = (text: string) => Decimal128.fromString(text);
+      await c.insertMany([
+        { _id: 1, price: dec("9.99"), box: { price: dec("9.99") } },
+        { _id: 2, price: dec("12.50"), box: { price: dec("12.50") } },
+        { _id: 3, price: dec("100"), box: { price: dec("100") } },
+      ]);
+      const ids = async (filter: Record<string, unknown>) =>
+        (await c.find(filter, { sort: { _id: 1 } })).map((d) => d._id);
+      assert.deepEqual(await ids({ price: { $lt: dec("12.5") } }), [1]);
+      assert.deepEqual(await ids({ price: { $gte: dec("12.5") } }), [2, 3]);
+      assert.deepEqual(await ids({ price: dec("12.50") }), [2]);
+      assert.deepEqual(await ids({ price: { $in: [dec("100"), dec("9.99")] } }), [1, 3]);
+      assert.deepEqual(await ids({ "box.price": { $gt: dec("10"), $lt: dec("100") } }), [2]);
+      assert.deepEqual(await ids({ $or: [{ price: { $lte: dec("9.99") } }, { _id: 3 }] }), [1, 3]);
+    },
+  },
+  {
+    name: "Decimal128 equality compares numbers, not their written scale",
+    needs: ["decimal-scale"],
+    async fn({ coll }) {
+      const c = coll("decimal_scale");
+      await c.insertMany([{ _id: 1, price: Decimal128.fromString("12.50") }]);
+      assert.equal((await c.find({ price: Decimal128.fromString("12.5") })).length, 1);
+      assert.equal(
+        (await c.find({ "price": { $in: [Decimal128.fromString("12.500")] } })).length,
+        1,
+      );
+    },
+  },
+  {
     name: "files: put, stat, read, ranges, delete",
     async fn({ store }) {
       const files = store.files;

@@ -25,6 +25,7 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "createIndex with changed options on existing keys is silently ignored (no conflict error)",
   ],
   ["dropIndexes", "dropIndexes is not implemented"],
+  ["decimal-scale", "Decimal128 values equal in number but not in scale (12.5, 12.50) differ"],
   ["$expr-operators", "most aggregation operators inside $expr ($size, $range, $reduce) fail"],
 ]);
 

@@ -17,6 +17,7 @@ import { sortDocs } from "./compare.ts";
 import { geoQueryOperators } from "./geo.ts";
 import { compileSimple } from "./fastmatch.ts";
 import { linearExpressionOperators, linearQueryOperators } from "./linear-regex.ts";
+import { bsonNumberOperators } from "./bson-numbers.ts";
 import { cloneValue } from "./clone.ts";
 
 /** Builds mingo options; `resolve` returns the documents of another collection. */
@@ -46,7 +47,12 @@ const CONTEXT = Context.init({
   expression: { ...expressionOperators, ...linearExpressionOperators } as unknown as Ops,
   pipeline: { ...pipelineOperators, $sort: sortStage } as unknown as Ops,
   projection: projectionOperators as unknown as Ops,
-  query: { ...queryOperators, ...geoQueryOperators, ...linearQueryOperators } as unknown as Ops,
+  query: {
+    ...queryOperators,
+    ...geoQueryOperators,
+    ...linearQueryOperators,
+    ...bsonNumberOperators,
+  } as unknown as Ops,
   window: windowOperators as unknown as Ops,
 });
 

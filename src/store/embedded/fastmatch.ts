@@ -59,18 +59,22 @@ function anyValue(test: Test): Test {
   };
 }
 
-function operatorTest(op: string, x: unknown): Test | null {
+/**
+ * The test of one comparison operator against operand `x`, applied to a field's value (an
+ * array matches when one element does); null when the operand is not handled here.
+ */
+export function operatorTest(op: string, x: unknown): Test | null {
   if (op === "$exists") {
     return x ? (v) => v !== undefined : (v) => v === undefined;
   }
   if (op === "$in" || op === "$nin") {
     if (!Array.isArray(x) || x.length > 1000) return null;
-    const classes = x.map(typeClass);
+    const classes = x.map(classOf);
     if (classes.some((c) => c === null)) return null;
     const inTest = anyValue((v) => x.some((w, i) => equals(v, w, classes[i]!)));
     return op === "$in" ? inTest : (v) => !inTest(v);
   }
-  const cls = typeClass(x);
+  const cls = classOf(x);
   if (cls === null) return null;
   switch (op) {
     case "$eq":

@@ -26,7 +26,7 @@ options:
   -h, --help            show this help
 
 environment: SETTINGS, HOST, PORT, STORE, DATA_DIR, MONGO_URI, DB_HOST, DB_PORT, DB_USERNAME,
-DB_PASSWORD, DB_AUTH_SOURCE, DB_DBNAME (and MONGO_* names), REDIS_URL`;
+DB_PASSWORD, DB_AUTH_SOURCE, DB_DBNAME (and MONGO_* names), REDIS_URL, METRICS_TOKEN`;
 
 /** In-flight requests get this long to finish on SIGINT / SIGTERM. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -110,6 +110,7 @@ async function main(): Promise<number> {
     return fail(`cannot listen on ${settings.HOST}:${settings.PORT}: ${reason}`);
   }
   const running = server;
+  service.metrics?.trackConnections(() => running.connections());
   let stopping = false;
   const stop = () => {
     if (stopping) return;

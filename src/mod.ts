@@ -34,6 +34,7 @@ import { authConfig, hideSecrets } from "./auth/config.ts";
 import { openApiConfig } from "./openapi/config.ts";
 import { changesConfig } from "./services/changes_config.ts";
 import { ChangeHub } from "./services/changes.ts";
+import { Metrics, metricsConfig } from "./metrics/mod.ts";
 
 export { HttpError } from "./http/errors.ts";
 export { Events } from "./events.ts";
@@ -44,6 +45,7 @@ export type { DataAccess, DataReply, Target } from "./services/data.ts";
 export { accountOf } from "./auth/mod.ts";
 export type { Account, AuthenticateFn } from "./auth/mod.ts";
 export { canRead } from "./auth/policy.ts";
+export type { Metrics } from "./metrics/mod.ts";
 
 export interface ServiceOptions {
   /** A store to use instead of the one the settings name (tests, custom stores). */
@@ -80,6 +82,8 @@ export interface Service {
    * never ends by itself: call this when shutdown starts. `close()` does it too.
    */
   endStreams(): void;
+  /** The Prometheus metrics (README "Metrics"), or null when METRICS is off. */
+  metrics: Metrics | null;
   close(): Promise<void>;
 }
 
@@ -134,6 +138,7 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
   }
   const rateLimit = rateLimitConfig(settings, problems);
   const changes = changesConfig(settings, problems);
+  const metrics = metricsConfig(settings, problems);
   const cors = corsConfig(settings, { problems, warnings: checked.warnings }, {
     extraExpose: rateLimitingOn(rateLimit) ? RATE_LIMIT_HEADERS : [],
   });
@@ -150,6 +155,7 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
     cors,
     rateLimit,
     changes,
+    metrics,
   };
 }
 
@@ -158,6 +164,7 @@ export async function createService(
   raw: Record<string, unknown>,
   options: ServiceOptions = {},
 ): Promise<Service> {
+  const prepared = prepare(raw, options);
   const {
     settings,
     domain,
@@ -169,9 +176,12 @@ export async function createService(
     rateLimit,
     openapi,
     changes,
-  } = prepare(raw, options);
+  } = prepared;
   const log = options.logger ?? createLogger(undefined, settings.DEBUG ? "debug" : "info");
-  const store = loggedStore(options.store ?? await openStore(settings, hostGiven), log);
+  const metrics = prepared.metrics ? new Metrics() : null;
+  const store = loggedStore(options.store ?? await openStore(settings, hostGiven), log, {
+    observe: metrics ? (o) => metrics.observeStore(o) : undefined,
+  });
   const events = options.events ?? new Events();
   const dateFormat = settings.DATE_FORMAT as string;
   const rt: Runtime = {
@@ -195,7 +205,12 @@ export async function createService(
     rt.changes.start(store, log);
   }
   const limiter = openLimiter(rateLimit, settings, log);
-  const app = createApp(rt, { cors, rateLimit: { config: rateLimit, limiter, log }, openapi });
+  const app = createApp(rt, {
+    cors,
+    rateLimit: { config: rateLimit, limiter, log },
+    openapi,
+    metrics: metrics && prepared.metrics && { metrics, config: prepared.metrics },
+  });
   return {
     fetch: (request, info) => Promise.resolve(app.fetch(request, info)),
     events,
@@ -204,6 +219,7 @@ export async function createService(
     data: createDataAccess(rt),
     warnings,
     endStreams: () => rt.changes?.closeAll(),
+    metrics,
     close: async () => {
       await rt.changes?.close();
       await limiter?.close();

@@ -13,6 +13,8 @@ import { cors, type CorsConfig } from "./middleware/cors.ts";
 import { rateLimit, rateLimitHeaders, type RateLimitOptions } from "./middleware/rate-limit.ts";
 import type { Hit } from "../ratelimit/mod.ts";
 import { requestLog } from "./middleware/request-log.ts";
+import { metrics, type MetricsTarget } from "./middleware/metrics.ts";
+import type { Metrics, MetricsConfig } from "../metrics/mod.ts";
 import { clientIp } from "./client-address.ts";
 import { authenticate } from "./middleware/auth.ts";
 import type { Account, AuthTarget } from "../auth/mod.ts";
@@ -46,6 +48,8 @@ export interface AppOptions {
   rateLimit: RateLimitOptions;
   /** The API description and docs page; null when OPENAPI_PATH is off. */
   openapi?: OpenApiConfig | null;
+  /** Null when METRICS is off. */
+  metrics?: { metrics: Metrics; config: MetricsConfig } | null;
 }
 
 /** Strips the API prefix (URL_PREFIX / API_VERSION) from a path; null when absent. */
@@ -96,6 +100,15 @@ function authTarget(
   const match = matchRoute(endpoints, path);
   if (!match) return null;
   return { kind: match.endpoint.kind, resource: match.endpoint.resource, method };
+}
+
+/** The metric labels of a request: its resource name and endpoint kind, never its URL. */
+function metricsTarget(rt: Runtime, endpoints: Endpoint[], c: Context<AppEnv>): MetricsTarget {
+  const target = authTarget(rt, endpoints, c);
+  return target ? { resource: target.resource?.name ?? "", endpoint: target.kind } : {
+    resource: "",
+    endpoint: "none",
+  };
 }
 
 /** The liveness and readiness probes of this service. */
@@ -164,6 +177,11 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
 
   // Probes first: exempt from logging, authentication and rate limits.
   app.use("*", probes(probeOptions(rt, options)));
+  // Metrics next: the scrape is exempt like the probes; every other request is counted.
+  if (options.metrics) {
+    const target = (c: Context<AppEnv>) => metricsTarget(rt, endpoints, c);
+    app.use("*", metrics({ ...options.metrics, target }));
+  }
   app.use("*", requestLog(rt.log));
   // gzip/deflate for answers over COMPRESS_MIN_BYTES when the client accepts it (0: off).
   if (rt.settings.COMPRESS_MIN_BYTES > 0) {

@@ -238,6 +238,10 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   CHANGES_QUEUE_LIMIT: k("int", 256),
   CHANGES_MAX_CONNECTIONS: k("int", 100),
   CHANGES_SOURCE: k("string", "auto"),
+  // Prometheus metrics (README "Metrics"): off by default; METRICS_TOKEN protects the path.
+  METRICS: k("bool", false),
+  METRICS_PATH: k("string", "/metrics"),
+  METRICS_TOKEN: k("string?", null),
 };
 
 /** Eve's names for settings that we call otherwise. */

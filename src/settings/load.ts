@@ -36,6 +36,7 @@ const ENV_OVERRIDES: Record<string, "string" | "int"> = {
   STORE: "string",
   DATA_DIR: "string",
   REDIS_URL: "string",
+  METRICS_TOKEN: "string",
 };
 
 /** Reads a settings file; `.json` is parsed, anything else is imported as a module. */

@@ -6,9 +6,19 @@
  *
  * A unique-index violation (`DuplicateKeyError`) is logged at "warn": the client gets a
  * validation error for it; anything else at "error".
+ *
+ * An optional `observe` hook hears of every operation, failed or not, with its duration
+ * (the metrics use it).
  */
 import { describeError, type Level, logContext, type Logger } from "../log.ts";
-import { type Collection, DuplicateKeyError, type FileStore, type Store } from "./store.ts";
+import {
+  type Collection,
+  DuplicateKeyError,
+  type FileStore,
+  InvalidQueryError,
+  QueryTimeoutError,
+  type Store,
+} from "./store.ts";
 
 type AsyncFn = (...args: never[]) => Promise<unknown>;
 
@@ -23,21 +33,58 @@ function logFailure(log: Logger, at: { target: string; operation: string }, erro
   });
 }
 
+/** One store operation as the `observe` hook hears of it. */
+export interface StoreObservation {
+  operation: string;
+  /** The collection's name, "files" for the file store, "store" for the store itself. */
+  collection: string;
+  seconds: number;
+  outcome: "ok" | "duplicate_key" | "invalid_query" | "timeout" | "error";
+}
+
+/** Options of {@link loggedStore}. */
+export interface LoggedStoreOptions {
+  /** Called after every operation; must not throw. */
+  observe?: (observation: StoreObservation) => void;
+}
+
+function outcomeOf(error: unknown): StoreObservation["outcome"] {
+  if (error instanceof DuplicateKeyError) return "duplicate_key";
+  if (error instanceof InvalidQueryError) return "invalid_query";
+  if (error instanceof QueryTimeoutError) return "timeout";
+  return "error";
+}
+
+interface Target {
+  log: Logger;
+  name: string;
+  observe?: LoggedStoreOptions["observe"];
+}
+
 /** Wraps `fn` so that a rejection is logged (as `target`.`operation`) and rethrown. */
-function guard<F extends AsyncFn>(log: Logger, target: string, operation: string, fn: F): F {
+function guard<F extends AsyncFn>(target: Target, operation: string, fn: F): F {
+  const { log, observe } = target;
+  const collection = target.name;
   return (async (...args: Parameters<F>) => {
+    const started = observe ? performance.now() : 0;
+    const done = (outcome: StoreObservation["outcome"]) =>
+      observe?.({ operation, collection, outcome, seconds: (performance.now() - started) / 1000 });
     try {
-      return await fn(...args);
+      const result = await fn(...args);
+      done("ok");
+      return result;
     } catch (error) {
-      logFailure(log, { target, operation }, error);
+      done(outcomeOf(error));
+      logFailure(log, { target: collection, operation }, error);
       throw error;
     }
   }) as F;
 }
 
-function loggedCollection(inner: Collection, log: Logger): Collection {
+function loggedCollection(inner: Collection, options: Omit<Target, "name">): Collection {
+  const target = { ...options, name: inner.name };
   const g = <F extends AsyncFn>(operation: string, fn: F) =>
-    guard(log, inner.name, operation, fn.bind(inner) as F);
+    guard(target, operation, fn.bind(inner) as F);
   return {
     name: inner.name,
     find: g("find", inner.find),
@@ -56,13 +103,22 @@ function loggedCollection(inner: Collection, log: Logger): Collection {
   };
 }
 
-function loggedFiles(inner: FileStore, log: Logger): FileStore {
+function loggedFiles(inner: FileStore, options: Omit<Target, "name">): FileStore {
+  const target = { ...options, name: "files" };
   const g = <F extends AsyncFn>(operation: string, fn: F) =>
-    guard(log, "files", operation, fn.bind(inner) as F);
+    guard(target, operation, fn.bind(inner) as F);
   return {
     put: g("put", inner.put),
     // An error of the source (a refused or aborted upload) is the caller's, not the store's.
     async putStream(source, info) {
+      const started = performance.now();
+      const observe = (outcome: StoreObservation["outcome"]) =>
+        options.observe?.({
+          operation: "putStream",
+          collection: "files",
+          outcome,
+          seconds: (performance.now() - started) / 1000,
+        });
       let sourceError: unknown;
       const watched = (async function* () {
         try {
@@ -73,10 +129,13 @@ function loggedFiles(inner: FileStore, log: Logger): FileStore {
         }
       })();
       try {
-        return await inner.putStream(watched, info);
+        const result = await inner.putStream(watched, info);
+        observe("ok");
+        return result;
       } catch (error) {
         if (error !== sourceError) {
-          logFailure(log, { target: "files", operation: "putStream" }, error);
+          observe(outcomeOf(error));
+          logFailure(options.log, { target: "files", operation: "putStream" }, error);
         }
         throw error;
       }
@@ -89,8 +148,10 @@ function loggedFiles(inner: FileStore, log: Logger): FileStore {
   };
 }
 
-/** Returns `store` with every database exception logged to `log`. */
-export function loggedStore(store: Store, log: Logger): Store {
+/** Returns `store` with every database exception logged to `log` (and `observe`d). */
+export function loggedStore(store: Store, log: Logger, options: LoggedStoreOptions = {}): Store {
+  const base = { log, observe: options.observe };
+  const self = { ...base, name: "store" };
   const collections = new Map<string, Collection>();
   let files: FileStore | undefined;
   return {
@@ -98,16 +159,16 @@ export function loggedStore(store: Store, log: Logger): Store {
     collection(name) {
       let collection = collections.get(name);
       if (!collection) {
-        collection = loggedCollection(store.collection(name), log);
+        collection = loggedCollection(store.collection(name), base);
         collections.set(name, collection);
       }
       return collection;
     },
     get files() {
-      return files ??= loggedFiles(store.files, log);
+      return files ??= loggedFiles(store.files, base);
     },
-    collectionNames: guard(log, "store", "collectionNames", () => store.collectionNames()),
-    ping: guard(log, "store", "ping", () => store.ping()),
+    collectionNames: guard(self, "collectionNames", () => store.collectionNames()),
+    ping: guard(self, "ping", () => store.ping()),
     close: () => store.close(),
     watch: store.watch ? (collections, handlers) => store.watch!(collections, handlers) : undefined,
   };

@@ -1,8 +1,13 @@
 /** The logging store decorator: database exceptions are logged with context and rethrown. */
 import assert from "node:assert/strict";
 import { withLogContext } from "../../src/log.ts";
-import { loggedStore } from "../../src/store/logged.ts";
-import { type Collection, DuplicateKeyError, type Store } from "../../src/store/store.ts";
+import { loggedStore, type StoreObservation } from "../../src/store/logged.ts";
+import {
+  type Collection,
+  DuplicateKeyError,
+  QueryTimeoutError,
+  type Store,
+} from "../../src/store/store.ts";
 import { memoryLogger } from "./record.ts";
 
 /** A store whose collections answer `find` with one document and fail everything else. */
@@ -116,4 +121,26 @@ Deno.test("every operation is guarded: collections, files and the store itself",
   assert.deepEqual(records.map((r) => r.operation), attempts.map(([name]) => name));
   assert.equal(records.at(-3)!.collection, "files");
   assert.equal(records.at(-1)!.collection, "store");
+});
+
+Deno.test("the observe hook hears every operation with its outcome and duration", async () => {
+  const { logger } = memoryLogger();
+  const seen: StoreObservation[] = [];
+  const errors = [new DuplicateKeyError(["email"]), new QueryTimeoutError("slow")];
+  let next = 0;
+  const store = loggedStore(fakeStore(() => errors[next++] ?? new Error("down")), logger, {
+    observe: (o) => seen.push(o),
+  });
+  const c = store.collection("people");
+  await c.find({});
+  await assert.rejects(c.insertMany([{ _id: 1 }]));
+  await assert.rejects(c.count({}));
+  await assert.rejects(store.ping());
+  assert.deepEqual(seen.map((o) => [o.operation, o.collection, o.outcome]), [
+    ["find", "people", "ok"],
+    ["insertMany", "people", "duplicate_key"],
+    ["count", "people", "timeout"],
+    ["ping", "store", "error"],
+  ]);
+  assert.ok(seen.every((o) => o.seconds >= 0 && o.seconds < 5));
 });

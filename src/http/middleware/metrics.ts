@@ -1,0 +1,63 @@
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../app.ts";
+import { HttpError } from "../errors.ts";
+import { accepted } from "../../ratelimit/mod.ts";
+import { safeEqual } from "../../auth/secrets.ts";
+import type { Metrics, MetricsConfig } from "../../metrics/mod.ts";
+
+/** What a request addressed, for the labels: a configured resource name, never a URL. */
+export interface MetricsTarget {
+  /** The resource name, "" for endpoints of no resource. */
+  resource: string;
+  /** collection, item, lookup, home, schema, media, or none. */
+  endpoint: string;
+}
+
+/** Options of {@link metrics}. */
+export interface MetricsOptions {
+  metrics: Metrics;
+  config: MetricsConfig;
+  /** What the request addressed; called once the answer is known. */
+  target: (c: Context<AppEnv>) => MetricsTarget;
+}
+
+/** The bearer token of an `Authorization` header, or null. */
+function bearer(header: string | undefined): string | null {
+  const match = header === undefined ? null : /^Bearer +(\S+) *$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+/**
+ * Serves the metrics at METRICS_PATH (GET and HEAD; with METRICS_TOKEN, only to a request
+ * sending `Authorization: Bearer <token>`, compared in constant time), before logging,
+ * authentication and rate limits; counts and times every other request but the probes,
+ * which answer before it.
+ */
+export function metrics(options: MetricsOptions): MiddlewareHandler<AppEnv> {
+  const { metrics, config, target } = options;
+  return async function metricsMiddleware(c, next) {
+    const method = c.req.method;
+    if (c.req.path === config.path && (method === "GET" || method === "HEAD")) {
+      if (config.token !== null) {
+        const sent = bearer(c.req.header("authorization"));
+        if (sent === null || !safeEqual(sent, config.token)) {
+          throw new HttpError(401, "The metrics need a valid bearer token.", {
+            headers: { "www-authenticate": 'Bearer realm="metrics"' },
+          });
+        }
+      }
+      const { text, contentType } = await metrics.exposition();
+      return new Response(method === "HEAD" ? null : text, {
+        headers: { "content-type": contentType, "cache-control": "no-store" },
+      });
+    }
+    const started = performance.now();
+    await next();
+    const seconds = (performance.now() - started) / 1000;
+    const { resource, endpoint } = target(c);
+    const counted = c.get("method") ?? method;
+    metrics.observeRequest({ resource, endpoint, method: counted, status: c.res.status, seconds });
+    const hit = c.get("rateLimit");
+    if (hit && !accepted(hit)) metrics.rateLimited(resource, counted);
+  };
+}

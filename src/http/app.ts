@@ -3,7 +3,6 @@
  * routes. Errors of every kind become responses in `onError`, the one place for that.
  */
 import { type Context, Hono } from "hono";
-import { compress } from "hono/compress";
 import { ClientAbortError, HttpError, REASONS } from "./errors.ts";
 import { jsonpCallback, toResponse } from "./respond.ts";
 import { methodOverride } from "./middleware/method-override.ts";
@@ -13,6 +12,7 @@ import { cors, type CorsConfig } from "./middleware/cors.ts";
 import { rateLimit, rateLimitHeaders, type RateLimitOptions } from "./middleware/rate-limit.ts";
 import type { Hit } from "../ratelimit/mod.ts";
 import { requestLog } from "./middleware/request-log.ts";
+import { compress } from "./middleware/compress.ts";
 import { metrics, type MetricsTarget } from "./middleware/metrics.ts";
 import type { Metrics, MetricsConfig } from "../metrics/mod.ts";
 import { clientIp } from "./client-address.ts";
@@ -183,7 +183,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     app.use("*", metrics({ ...options.metrics, target }));
   }
   app.use("*", requestLog(rt.log));
-  // gzip/deflate for answers over COMPRESS_MIN_BYTES when the client accepts it (0: off).
+  // br/gzip/deflate for answers over COMPRESS_MIN_BYTES when the client accepts it (0: off).
   if (rt.settings.COMPRESS_MIN_BYTES > 0) {
     app.use("*", compress({ threshold: rt.settings.COMPRESS_MIN_BYTES }));
   }

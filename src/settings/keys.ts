@@ -218,7 +218,7 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   AUTH_JWT: k("object?", null),
   AUTH_CACHE_SECONDS: k("int", 60),
   AUTH_HMAC_MAX_SKEW: k("int", 300),
-  // Ours: answers at least this long are compressed (gzip/deflate) when accepted; 0: off.
+  // Ours: answers at least this long are compressed (br/gzip/deflate) when accepted; 0: off.
   COMPRESS_MIN_BYTES: k("int", 1024),
   // Probes for orchestrators (README "Health and readiness")
   HEALTH_PATH: k("string", "/health"),

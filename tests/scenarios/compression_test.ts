@@ -1,6 +1,9 @@
-/** Compression: answers over COMPRESS_MIN_BYTES are gzip'd when the client accepts it. */
+/**
+ * Compression: answers over COMPRESS_MIN_BYTES are compressed with brotli or gzip when the
+ * client accepts it (the higher quality value wins; brotli on a tie).
+ */
 import assert from "node:assert/strict";
-import { gunzipSync } from "node:zlib";
+import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { Buffer } from "node:buffer";
 import { scenario } from "../support/harness.ts";
 
@@ -81,3 +84,45 @@ scenario(
     assert.doesNotMatch(res.head, /content-encoding/i);
   },
 );
+
+scenario("brotli when the client accepts it and prefers it (or does not mind)", SETTINGS, async (
+  api,
+  running,
+) => {
+  for (let i = 0; i < 20; i++) await api.create("notes", { text: `note number ${i} `.repeat(5) });
+  const decode: Record<string, (b: Buffer) => Buffer> = {
+    br: brotliDecompressSync,
+    gzip: gunzipSync,
+    deflate: inflateSync,
+  };
+  const cases: [string, string | null][] = [
+    ["gzip, deflate, br", "br"], // equal quality: brotli
+    ["br", "br"],
+    ["br;q=1.0, gzip;q=0.8", "br"],
+    ["gzip;q=1, br;q=0.5", "gzip"],
+    ["br;q=0, gzip;q=0.1", "gzip"],
+    ["deflate, br;q=0.2", "deflate"],
+    ["*", "br"],
+    ["gzip;q=0, *;q=0.5", "br"],
+    ["identity", null],
+    ["br;q=0", null],
+    ["br;q=banana", null], // a malformed quality counts as "not acceptable"
+  ];
+  for (const [accept, expected] of cases) {
+    const res = await raw(running.url, "notes", accept);
+    const encoding = /content-encoding: (\S+)/i.exec(res.head)?.[1] ?? null;
+    assert.equal(encoding, expected, accept);
+    assert.match(res.head, /vary: .*accept-encoding/i);
+    const body = encoding ? decode[encoding](res.body) : res.body;
+    assert.equal(JSON.parse(body.toString())._items.length, 20, accept);
+  }
+  // A large item: its ETag becomes weak when compressed, and still works for If-None-Match.
+  const big = await api.create("notes", { text: "x".repeat(2000) });
+  const item = await raw(running.url, `notes/${big._id}`, "br");
+  assert.match(item.head, /content-encoding: br/i);
+  const etag = /etag: (\S+)/i.exec(item.head)![1];
+  assert.match(etag, /^W\//);
+  assert.equal(JSON.parse(brotliDecompressSync(item.body).toString()).text.length, 2000);
+  const again = await api.get(`notes/${big._id}`, { "if-none-match": etag });
+  assert.equal(again.status, 304);
+});

@@ -1,0 +1,96 @@
+/**
+ * Response compression (README "Compression"): brotli, gzip or deflate, for answers of at
+ * least `threshold` bytes with a compressible type, when the client's `Accept-Encoding`
+ * allows it. The encoding with the highest quality value wins; on a tie brotli goes first
+ * (the smallest output), then gzip, then deflate.
+ */
+import type { MiddlewareHandler } from "hono";
+import { Duplex } from "node:stream";
+import { constants, createBrotliCompress } from "node:zlib";
+import type { AppEnv } from "../app.ts";
+
+/** The encodings offered, in order of preference on equal quality values. */
+export const ENCODINGS = ["br", "gzip", "deflate"] as const;
+export type Encoding = typeof ENCODINGS[number];
+
+/** Types worth compressing: text, JSON, XML, JavaScript (and `+json` / `+xml` types). */
+const COMPRESSIBLE =
+  /^\s*(?:text\/(?!event-stream\b)[^;\s]+|application\/(?:json|xml|javascript|x-javascript|ecmascript|x-www-form-urlencoded)|[^;\s/]+\/[^;\s]+\+(?:json|xml|text))\s*(?:;|$)/i;
+const NO_TRANSFORM = /(?:^|,)\s*no-transform\s*(?:,|$)/i;
+const VARY_ENCODING = /(?:^|,)\s*accept-encoding\s*(?:,|$)/i;
+/** `Accept-Encoding` members read at most (the rest are ignored). */
+const MAX_MEMBERS = 32;
+
+/**
+ * Brotli quality for answers made per request: 4 compresses JSON close to gzip's best at a
+ * fraction of brotli's default (11) cost.
+ */
+const BROTLI_QUALITY = 4;
+
+/** The encoding `header` accepts best among ours, or null (see the module comment). */
+export function chooseEncoding(header: string | undefined): Encoding | null {
+  if (!header) return null;
+  const q = new Map<string, number>();
+  for (const member of header.split(",").slice(0, MAX_MEMBERS)) {
+    const [name, ...params] = member.split(";").map((p) => p.trim().toLowerCase());
+    if (!name || q.has(name)) continue;
+    let quality = 1;
+    for (const param of params) {
+      const m = /^q=(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/.exec(param);
+      if (param.startsWith("q=")) quality = m ? Number(m[1]) : 0;
+    }
+    q.set(name, quality);
+  }
+  let best: Encoding | null = null;
+  let bestQ = 0;
+  for (const encoding of ENCODINGS) {
+    const quality = q.get(encoding) ?? q.get("*") ?? 0;
+    if (quality > bestQ) [best, bestQ] = [encoding, quality];
+  }
+  return best;
+}
+
+function brotli(sizeHint: number | null): ReadableWritablePair<Uint8Array, Uint8Array> {
+  const params: Record<number, number> = {
+    [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+    [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+  };
+  if (sizeHint !== null) params[constants.BROTLI_PARAM_SIZE_HINT] = sizeHint;
+  return Duplex.toWeb(createBrotliCompress({ params })) as unknown as ReadableWritablePair<
+    Uint8Array,
+    Uint8Array
+  >;
+}
+
+/**
+ * Compresses answers of at least `threshold` bytes (see the module comment). HEAD, 206,
+ * already encoded and `Cache-Control: no-transform` answers never are; a compressed
+ * answer's strong `ETag` becomes weak, and `Vary` names `Accept-Encoding`.
+ */
+export function compress(options: { threshold: number }): MiddlewareHandler<AppEnv> {
+  return async function compress(c, next) {
+    await next();
+    const res = c.res;
+    const length = res.headers.get("content-length");
+    const size = length === null ? null : Number(length);
+    if (
+      c.req.method === "HEAD" || res.status === 206 || !res.body ||
+      res.headers.has("content-encoding") || res.headers.has("transfer-encoding") ||
+      (size !== null && size < options.threshold) ||
+      !COMPRESSIBLE.test(res.headers.get("content-type") ?? "") ||
+      NO_TRANSFORM.test(res.headers.get("cache-control") ?? "")
+    ) return;
+    const vary = res.headers.get("vary");
+    if (vary !== "*" && !(vary && VARY_ENCODING.test(vary))) {
+      res.headers.set("vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
+    }
+    const encoding = chooseEncoding(c.req.header("accept-encoding"));
+    if (!encoding) return;
+    const stream = encoding === "br" ? brotli(size) : new CompressionStream(encoding);
+    c.res = new Response(res.body.pipeThrough(stream), res);
+    c.res.headers.delete("content-length");
+    c.res.headers.set("content-encoding", encoding);
+    const etag = c.res.headers.get("etag");
+    if (etag && !etag.startsWith("W/")) c.res.headers.set("etag", `W/${etag}`);
+  };
+}

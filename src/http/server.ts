@@ -67,6 +67,8 @@ const CRLF2 = [13, 10, 13, 10];
 const encoder = new TextEncoder();
 const latin1 = new TextDecoder("latin1");
 const BUFFER = 16 * 1024;
+/** On shutdown, how long connections get to relay their last answers before being closed. */
+const SETTLE_MS = 2000;
 
 const answer = (status: string) =>
   encoder.encode(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
@@ -94,6 +96,8 @@ export async function serve(handler: FetchHandler, options: ServeOptions): Promi
       front.stop();
       await accepting;
       await inner.shutdown();
+      // The inner server has answered everything; let the front relay the last answers.
+      await front.settle(SETTLE_MS);
       front.closeAll();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     })();
@@ -193,6 +197,7 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 class Front {
   readonly active = new Set<Connection>();
+  private readonly running = new Set<Promise<void>>();
   private closed = false;
   private readonly sweeper: ReturnType<typeof setInterval>;
 
@@ -223,7 +228,11 @@ class Front {
       }
       const connection = new Connection(conn, this.o);
       this.active.add(connection);
-      connection.run().finally(() => this.active.delete(connection));
+      const running = connection.run().finally(() => {
+        this.active.delete(connection);
+        this.running.delete(running);
+      });
+      this.running.add(running);
     }
   }
 
@@ -238,6 +247,17 @@ class Front {
     try {
       this.listener.close();
     } catch { /* already closed */ }
+  }
+
+  /**
+   * Waits (at most `ms`) for the connections to end by themselves: once the inner server
+   * has shut down, each one still has to pass its last answer on to its client.
+   */
+  async settle(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<void>((resolve) => timer = setTimeout(resolve, ms));
+    await Promise.race([Promise.all([...this.running]), deadline]);
+    clearTimeout(timer);
   }
 
   closeAll(): void {

@@ -1,0 +1,129 @@
+/**
+ * Graceful shutdown of the command line (`src/main.ts` as a child process): on SIGTERM a
+ * request in flight completes with 200, new connections are refused while it drains, and
+ * the process exits 0. The request is held in flight by a settings module whose
+ * `on_pre_GET` hook waits for the test to release it (through a file), so the timing
+ * never depends on sleeps. Every wait has a deadline.
+ */
+import assert from "node:assert/strict";
+import { freePort } from "../support/net.ts";
+import { STORES, storeSettings } from "../support/harness.ts";
+
+const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
+const EVENTS = new URL("../../src/events.ts", import.meta.url).href;
+
+/** A settings module: `on_pre_GET` marks `started`, then waits (at most 20 s) for `release`. */
+const settingsModule = (dir: string) => `
+import { Events } from ${JSON.stringify(EVENTS)};
+
+export default { RESOURCE_METHODS: ["GET"], DOMAIN: { people: {} } };
+
+export const events = new Events().on("on_pre_GET_people", async () => {
+  await Deno.writeTextFile(${JSON.stringify(`${dir}/started`)}, "");
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    try {
+      await Deno.stat(${JSON.stringify(`${dir}/release`)});
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+});
+`;
+
+/** Resolves once `check` holds; fails with `what` after `ms`. */
+async function until(what: string, check: () => Promise<boolean>, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const exists = (path: string) => () => Deno.stat(path).then(() => true, () => false);
+
+/** Whether a TCP connection to `port` is refused right now. */
+async function refused(port: number): Promise<boolean> {
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    conn.close();
+    return false;
+  } catch (error) {
+    return error instanceof Deno.errors.ConnectionRefused;
+  }
+}
+
+/** Collects a child's stderr as text, in the background. */
+function collect(stream: ReadableStream<Uint8Array>): { text: () => string } {
+  let text = "";
+  void stream.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (chunk) => void (text += chunk) }),
+  ).catch(() => {});
+  return { text: () => text };
+}
+
+for (const kind of STORES) {
+  Deno.test({
+    name: `[${kind}] SIGTERM drains the request in flight, refuses new connections, exits 0`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      const dir = await Deno.makeTempDir({ prefix: "restsvc-shutdown-" });
+      const store = await storeSettings(kind);
+      await Deno.writeTextFile(`${dir}/settings.ts`, settingsModule(dir));
+      const port = freePort();
+      const env: Record<string, string> = {
+        DENO_NO_UPDATE_CHECK: "1",
+        NO_COLOR: "1",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+      };
+      for (const [key, value] of Object.entries(store)) env[key] = String(value);
+      const child = new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", MAIN, "--settings", `${dir}/settings.ts`],
+        env,
+        stdout: "null",
+        stderr: "piped",
+        signal: AbortSignal.timeout(60_000),
+      }).spawn();
+      const stderr = collect(child.stderr);
+      const client = Deno.createHttpClient({});
+      try {
+        await until("the service listens", async () => /serving /.test(stderr.text()), 30_000);
+        const inFlight = fetch(`http://127.0.0.1:${port}/people`, { client }).then(
+          async (res) => ({ status: res.status, body: await res.json() }),
+        );
+        await until("the request reaches the hook", exists(`${dir}/started`), 10_000);
+        child.kill("SIGTERM");
+        await until("new connections are refused", () => refused(port), 5_000);
+        // Still draining: the request has not been answered and the process still runs.
+        const early = await Promise.race([
+          inFlight.then(() => "answered"),
+          child.status.then(() => "exited"),
+          new Promise((resolve) => setTimeout(() => resolve("waiting"), 200)),
+        ]);
+        assert.equal(early, "waiting", stderr.text());
+        assert.ok(await refused(port));
+        await Deno.writeTextFile(`${dir}/release`, "");
+        const answer = await inFlight;
+        assert.equal(answer.status, 200);
+        assert.deepEqual(answer.body._items, []);
+        const status = await Promise.race([
+          child.status,
+          new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000)),
+        ]);
+        assert.ok(status, `the process did not exit within 10 s: ${stderr.text()}`);
+        assert.equal(status.code, 0, stderr.text());
+      } finally {
+        client.close();
+        try {
+          child.kill("SIGKILL");
+        } catch { /* already exited */ }
+        await child.status;
+        await Deno.remove(dir, { recursive: true });
+        if (kind === "embedded") await Deno.remove(store.DATA_DIR as string, { recursive: true });
+      }
+    },
+  });
+}

@@ -90,7 +90,8 @@ for (const kind of STORES) {
       const stderr = collect(child.stderr);
       const client = Deno.createHttpClient({});
       try {
-        await until("the service listens", async () => /serving /.test(stderr.text()), 30_000);
+        const listening = () => Promise.resolve(/serving /.test(stderr.text()));
+        await until("the service listens", listening, 30_000);
         const inFlight = fetch(`http://127.0.0.1:${port}/people`, { client }).then(
           async (res) => ({ status: res.status, body: await res.json() }),
         );

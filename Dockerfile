@@ -1,7 +1,9 @@
 # The service: the official Deno image (denoland/deno, from a container registry) plus sources.
-# This project's own machines reach only npm, so they get Deno from npm instead; no image is
-# built or run there. Note: `deno install` also installs the test-only MongoDB emulator
-# (jongodb) listed in deno.json; it is never started by the service.
+# This project's own machines reach only npm, so they get Deno from npm instead; no container
+# engine runs there, so this image has never been built by the project: CI only lints this file.
+# Only what the service needs is installed: tools/runtime-deps.ts removes the test-only MongoDB
+# emulator (jongodb) from the image's copy of deno.json first, and Deno drops it from the lock
+# (tests/container_test.ts runs the same install steps outside a container).
 FROM denoland/deno:debian-2.9.6
 
 ENV DENO_NO_UPDATE_CHECK=1 \
@@ -13,7 +15,10 @@ ENV DENO_NO_UPDATE_CHECK=1 \
 WORKDIR /app
 # Dependencies first, so they stay cached while sources change.
 COPY deno.json deno.lock ./
-RUN deno install --frozen
+COPY tools/runtime-deps.ts ./tools/
+RUN deno run --allow-read=deno.json --allow-write=deno.json tools/runtime-deps.ts \
+  && deno install \
+  && deno install --frozen
 COPY src ./src
 COPY config /config
 RUN deno cache src/main.ts \

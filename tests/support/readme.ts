@@ -1,0 +1,170 @@
+/**
+ * Reads the README's examples for `tests/readme_test.ts`: shell commands of ```sh blocks
+ * (split the way a POSIX shell splits them: quotes, backslash-newlines, comments) and the
+ * `GET /path?query` lines of indented blocks, and the fields a request names.
+ */
+
+/** One shell command: its words (quotes removed) and its source text. */
+export interface ShellCommand {
+  words: string[];
+  source: string;
+}
+
+/** The commands of a shell snippet. Expansions (`$X`) are kept as written. */
+export function shellCommands(text: string): ShellCommand[] {
+  const commands: ShellCommand[] = [];
+  let words: string[] = [];
+  let word: string | null = null;
+  let start = 0;
+  const endWord = () => {
+    if (word !== null) words.push(word);
+    word = null;
+  };
+  const endCommand = (at: number) => {
+    endWord();
+    if (words.length) commands.push({ words, source: text.slice(start, at).trim() });
+    words = [];
+    start = at + 1;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "'") {
+      const close = text.indexOf("'", i + 1);
+      if (close === -1) throw new Error(`unclosed ' in: ${text.slice(start)}`);
+      word = (word ?? "") + text.slice(i + 1, close);
+      i = close;
+    } else if (ch === '"') {
+      let value = "";
+      for (i++; i < text.length && text[i] !== '"'; i++) {
+        if (text[i] === "\\" && '"\\$`'.includes(text[i + 1])) i++;
+        value += text[i];
+      }
+      if (i >= text.length) throw new Error(`unclosed " in: ${text.slice(start)}`);
+      word = (word ?? "") + value;
+    } else if (ch === "\\") {
+      if (text[i + 1] !== "\n") word = (word ?? "") + text[i + 1];
+      i++;
+    } else if (ch === "#" && word === null) {
+      const nl = text.indexOf("\n", i);
+      i = (nl === -1 ? text.length : nl) - 1;
+    } else if (ch === "\n" || ch === ";") endCommand(i);
+    else if (ch === " " || ch === "\t") endWord();
+    else word = (word ?? "") + ch;
+  }
+  endCommand(text.length);
+  return commands;
+}
+
+/** The body of every fenced block whose info string is `lang`, with its line number. */
+export function fencedBlocks(markdown: string, lang: string): { line: number; text: string }[] {
+  const blocks: { line: number; text: string }[] = [];
+  const lines = markdown.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].trim() !== "```" + lang) continue;
+    const end = lines.findIndex((l, j) => j > i && l.trim() === "```");
+    blocks.push({ line: i + 1, text: lines.slice(i + 1, end).join("\n") });
+    i = end;
+  }
+  return blocks;
+}
+
+/** The text of the `## title` section (up to the next `## ` heading). */
+export function section(markdown: string, title: string): string {
+  const start = markdown.indexOf(`\n## ${title}\n`);
+  if (start === -1) throw new Error(`no section "${title}"`);
+  const end = markdown.indexOf("\n## ", start + 1);
+  return markdown.slice(start, end === -1 ? undefined : end);
+}
+
+/** A `GET` example line of an indented block: its target and the status shown after it. */
+export interface GetExample {
+  target: string;
+  /** The status on the next line (e.g. `400 {...}`), or null. */
+  status: number | null;
+}
+
+/** The `GET /...` lines of the indented code blocks of `text`. */
+export function getExamples(text: string): GetExample[] {
+  const lines = text.split("\n");
+  const examples: GetExample[] = [];
+  lines.forEach((line, i) => {
+    const m = /^ {4,}GET +(\/.*)$/.exec(line);
+    if (!m) return;
+    // Annotations follow two or more spaces or an arrow: `GET /x   (Accept: ...)`.
+    const target = m[1].split(/ {2,}| -> /)[0].trim();
+    const next = /^ {4,}(\d{3}) /.exec(lines[i + 1] ?? "");
+    examples.push({ target, status: next ? Number(next[1]) : null });
+  });
+  return examples;
+}
+
+/** Whether an example holds a placeholder (`<id>`, `6b01...`, `$TOKEN`). */
+export const hasPlaceholder = (text: string): boolean => /<[^>]*>|\.\.\.|\$[A-Z_]/.test(text);
+
+/** Field paths named by a `where` value (JSON or the expression form). */
+function whereFields(where: string): string[] {
+  const text = where.trim();
+  if (!text.startsWith("{")) {
+    const names = text.replace(/"(?:[^"\\]|\\.)*"/g, '""').matchAll(
+      /([A-Za-z_][\w.]*)\s*(?:==|!=|<=|>=|<|>|\bin\b|\bnot in\b)/g,
+    );
+    return [...names].map((m) => m[1]).filter((n) => !["and", "or", "not"].includes(n));
+  }
+  const fields: string[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (node === null || typeof node !== "object") return;
+    for (const [key, value] of Object.entries(node)) {
+      if (!key.startsWith("$")) fields.push(key);
+      walk(value);
+    }
+  };
+  try {
+    walk(JSON.parse(text));
+  } catch { /* not JSON: a malformed example, its expected status says so */ }
+  return fields;
+}
+
+/** Field paths named by a `sort` value (`-a,b` or `[("a", -1)]` / `[["a", -1]]`). */
+function sortFields(sort: string): string[] {
+  const text = sort.trim();
+  if (text.startsWith("[")) return [...text.matchAll(/[("[]\s*"([^"]+)"/g)].map((m) => m[1]);
+  return text.split(",").map((f) => f.trim().replace(/^-/, "")).filter(Boolean);
+}
+
+/** Every field path a request names in its query (where, sort, projection, embedded). */
+export function queryFields(query: URLSearchParams): { field: string; use: string }[] {
+  const out: { field: string; use: string }[] = [];
+  const where = query.get("where");
+  if (where) { for (const field of whereFields(where)) out.push({ field, use: "where" }); }
+  const sort = query.get("sort");
+  if (sort) { for (const field of sortFields(sort)) out.push({ field, use: "sort" }); }
+  for (const use of ["projection", "embedded"]) {
+    const value = query.get(use);
+    if (!value) continue;
+    for (const field of Object.keys(JSON.parse(value))) out.push({ field, use });
+  }
+  return out;
+}
+
+/** Meta fields every resource has. */
+const META = new Set(["_id", "_created", "_updated", "_etag"]);
+
+/**
+ * The schema rule of the dotted `path` in `schema` (a resource's Eve schema), or null when
+ * the path names no field; meta fields answer `{}`.
+ */
+export function fieldRule(
+  schema: Record<string, any>,
+  path: string,
+): Record<string, any> | null {
+  const [first, ...rest] = path.split(".");
+  if (META.has(first) && rest.length === 0) return {};
+  let rule = Object.hasOwn(schema, first) ? schema[first] : null;
+  for (const part of rest) {
+    if (!rule) return null;
+    const inner = rule.type === "list" ? rule.schema?.schema : rule.schema;
+    rule = inner && Object.hasOwn(inner, part) ? inner[part] : null;
+  }
+  return rule;
+}

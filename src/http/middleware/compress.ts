@@ -74,7 +74,7 @@ export function compress(options: { threshold: number }): MiddlewareHandler<AppE
     const length = res.headers.get("content-length");
     const size = length === null ? null : Number(length);
     if (
-      c.req.method === "HEAD" || res.status === 206 || !res.body ||
+      c.req.method === "HEAD" || res.status === 206 ||
       res.headers.has("content-encoding") || res.headers.has("transfer-encoding") ||
       (size !== null && size < options.threshold) ||
       !COMPRESSIBLE.test(res.headers.get("content-type") ?? "") ||
@@ -85,7 +85,11 @@ export function compress(options: { threshold: number }): MiddlewareHandler<AppE
       res.headers.set("vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
     }
     const encoding = chooseEncoding(c.req.header("accept-encoding"));
-    if (!encoding) return;
+    // `body` is read only now. Reading it turns a byte body into a stream, which Deno sends
+    // with the Content-Length header as set; an error answer thrown after an earlier answer
+    // carries that answer's Content-Length (Hono's `c.res` setter copies the old headers),
+    // which Deno otherwise corrects from the bytes.
+    if (!encoding || !res.body) return;
     const stream = encoding === "br" ? brotli(size) : new CompressionStream(encoding);
     c.res = new Response(res.body.pipeThrough(stream), res);
     c.res.headers.delete("content-length");

@@ -1,9 +1,10 @@
 # The service: the official Deno image (denoland/deno, from a container registry) plus sources.
 # This project's own machines reach only npm, so they get Deno from npm instead; no container
 # engine runs there, so this image has never been built by the project: CI only lints this file.
-# Only what the service needs is installed: tools/runtime-deps.ts removes the test-only MongoDB
-# emulator (jongodb) from the image's copy of deno.json first, and Deno drops it from the lock
-# (tests/container_test.ts runs the same install steps outside a container).
+# Only what the service needs is installed: tools/runtime-deps.ts removes the test-only packages
+# (the jongodb MongoDB emulator, the OpenAPI validator, playwright-core) from the image's copy of
+# deno.json first, and Deno drops them from the lock (tests/container_test.ts runs the same
+# install steps outside a container).
 FROM denoland/deno:debian-2.9.6
 
 ENV DENO_NO_UPDATE_CHECK=1 \

@@ -9,8 +9,15 @@
  * ```
  */
 
-/** Imports the service never loads: the MongoDB emulator of the tests. */
-export const TEST_ONLY_IMPORTS = ["jongodb"];
+/**
+ * Imports the service never loads: the MongoDB emulator, the OpenAPI validator and the
+ * browser driver of the tests.
+ */
+export const TEST_ONLY_IMPORTS = [
+  "jongodb",
+  "@seriousme/openapi-schema-validator",
+  "playwright-core",
+];
 
 /** `config` (deno.json's text) without the test-only imports. */
 export function runtimeConfig(config: string): string {

@@ -103,12 +103,17 @@ function authTarget(
 }
 
 /** The metric labels of a request: its resource name and endpoint kind, never its URL. */
-function metricsTarget(rt: Runtime, endpoints: Endpoint[], c: Context<AppEnv>): MetricsTarget {
-  const target = authTarget(rt, endpoints, c);
-  return target ? { resource: target.resource?.name ?? "", endpoint: target.kind } : {
-    resource: "",
-    endpoint: "none",
-  };
+function metricsTarget(
+  rt: Runtime,
+  c: Context<AppEnv>,
+  routes: { endpoints: Endpoint[]; openapi: OpenApiEndpoints | null },
+): MetricsTarget {
+  const path = apiPath(rt, c.req.path);
+  if (path !== null && path !== "" && routes.openapi?.isDocument(path)) {
+    return { resource: "", endpoint: "openapi" };
+  }
+  const target = authTarget(rt, c, routes);
+  return { resource: target?.resource?.name ?? "", endpoint: target?.kind ?? "none" };
 }
 
 /** The liveness and readiness probes of this service. */
@@ -179,7 +184,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   app.use("*", probes(probeOptions(rt, options)));
   // Metrics next: the scrape is exempt like the probes; every other request is counted.
   if (options.metrics) {
-    const target = (c: Context<AppEnv>) => metricsTarget(rt, endpoints, c);
+    const target = (c: Context<AppEnv>) => metricsTarget(rt, c, { endpoints, openapi });
     app.use("*", metrics({ ...options.metrics, target }));
   }
   app.use("*", requestLog(rt.log));

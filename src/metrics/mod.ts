@@ -103,7 +103,7 @@ function processMemory(registry: Registry): void {
 export interface RequestObservation {
   /** The configured resource name, or "" for endpoints of no resource. */
   resource: string;
-  /** collection, item, lookup, home, schema, media, or none (no endpoint matched). */
+  /** collection, item, lookup, home, schema, media, openapi, or none (no endpoint matched). */
   endpoint: string;
   method: string;
   status: number;

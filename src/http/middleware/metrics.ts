@@ -9,7 +9,7 @@ import type { Metrics, MetricsConfig } from "../../metrics/mod.ts";
 export interface MetricsTarget {
   /** The resource name, "" for endpoints of no resource. */
   resource: string;
-  /** collection, item, lookup, home, schema, media, or none. */
+  /** collection, item, lookup, home, schema, media, openapi, or none. */
   endpoint: string;
 }
 

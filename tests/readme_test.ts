@@ -3,12 +3,14 @@
  * globbing off (`-g`) or sends the query with `--data-urlencode`; the quick start's curl
  * calls (those without placeholders) run, as written, with the real `curl` against a
  * service started with `config/settings.json` and answer 2xx; the Reading examples without
- * placeholders answer what they show (2xx unless a status follows them); and every field
- * they name exists in the example domain (embedded ones are embeddable relations).
+ * placeholders answer what they show (2xx unless a status follows them), after the quick
+ * start's POST; and every field they name exists in the example domain (embedded ones are
+ * embeddable relations).
  */
 import assert from "node:assert/strict";
 import { loadSettingsFile } from "../src/settings/load.ts";
-import { scenario } from "./support/harness.ts";
+import { scenario, startService, STORES } from "./support/harness.ts";
+import { skipUnless } from "./support/skip.ts";
 import {
   fencedBlocks,
   fieldRule,
@@ -125,45 +127,56 @@ Deno.test("readme: the fields the examples name exist in the example domain", ()
 const CURL_MISSING = await new Deno.Command("curl", { args: ["--version"], stdout: "null" })
   .output().then(() => null, () => "curl is not installed");
 
-scenario(
-  `readme: the quick start and reading examples run against config/settings.json${
-    CURL_MISSING ? ` (quick start skipped: ${CURL_MISSING})` : ""
-  }`,
-  settings,
-  async (api, running) => {
-    const host = new URL(running.url).host;
-    const quickStart = section(README, "Quick start");
-    const runnable = CURLS.filter((c) =>
-      quickStart.includes(c.source) && !hasPlaceholder(c.source)
-    );
-    assert.ok(runnable.length >= 3, `only ${runnable.length} runnable quick-start calls`);
-    if (!CURL_MISSING) {
-      for (const { source } of runnable) {
-        // As pasted, with a wrapper that prints the status after the answer.
-        const script = `curl() { command curl -w '\\n%{http_code}' "$@"; }\n` +
-          source.replaceAll(README_HOST, host);
-        const out = await new Deno.Command("bash", {
-          args: ["-c", script],
-          stdout: "piped",
-          stderr: "piped",
-          signal: AbortSignal.timeout(30_000),
-        }).output();
-        const text = new TextDecoder().decode(out.stdout);
-        const status = Number(text.trim().split("\n").at(-1));
-        assert.equal(out.code, 0, `${source}: ${new TextDecoder().decode(out.stderr)}`);
-        assert.ok(status >= 200 && status < 300, `${source}: answered ${text}`);
+/** The quick start's curl calls without placeholders. */
+const QUICK_START = CURLS.filter((c) =>
+  section(README, "Quick start").includes(c.source) && !hasPlaceholder(c.source)
+);
+
+for (const kind of STORES) {
+  Deno.test({
+    ...skipUnless(`[${kind}] readme: the quick start's curl calls run as pasted`, CURL_MISSING),
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      assert.ok(QUICK_START.length >= 3, `only ${QUICK_START.length} runnable quick-start calls`);
+      const running = await startService(settings, kind);
+      try {
+        const host = new URL(running.url).host;
+        for (const { source } of QUICK_START) {
+          // As pasted, with a wrapper that prints the status after the answer.
+          const script = `curl() { command curl -w '\\n%{http_code}' "$@"; }\n` +
+            source.replaceAll(README_HOST, host);
+          const out = await new Deno.Command("bash", {
+            args: ["-c", script],
+            stdout: "piped",
+            stderr: "piped",
+            signal: AbortSignal.timeout(30_000),
+          }).output();
+          const text = new TextDecoder().decode(out.stdout);
+          const status = Number(text.trim().split("\n").at(-1));
+          assert.equal(out.code, 0, `${source}: ${new TextDecoder().decode(out.stderr)}`);
+          assert.ok(status >= 200 && status < 300, `${source}: answered ${text}`);
+        }
+      } finally {
+        await running.stop();
       }
-    } else {
-      // Without curl, the same requests through fetch, so the reading examples find Ada.
-      await api.create("people", runnable.find((c) => c.curl.method === "POST")!.curl.body);
-    }
+    },
+  });
+}
+
+scenario(
+  "readme: the Reading examples answer what they show",
+  settings,
+  async (api) => {
+    // The document the quick start's POST creates.
+    await api.create("people", QUICK_START.find((c) => c.curl.method === "POST")!.curl.body);
     for (const { target, status } of getExamples(section(README, "Reading"))) {
       if (hasPlaceholder(target)) continue;
       const res = await api.get(target.slice(1));
       if (status !== null) assert.equal(res.status, status, `${target}: ${res.text}`);
       else assert.ok(res.status >= 200 && res.status < 300, `${target}: ${res.text}`);
     }
-    // The examples that show results find the document the quick start created.
+    // The examples that show results find that document.
     const found = await api.get(
       'people?where={"location.city": "London", "born": {"$lt": "Mon, 01 Jan 1900 00:00:00 GMT"}}',
     );

@@ -10,6 +10,7 @@ import { createLogger } from "../../src/log.ts";
 import { scenario, STORES, storeSettings } from "../support/harness.ts";
 import type { Client } from "../support/client.ts";
 import { type Exposition, parseExposition, sampleValue } from "../support/prometheus.ts";
+import { eventually } from "../support/wait.ts";
 
 const DOMAIN = {
   people: {
@@ -171,18 +172,6 @@ Deno.test("metrics settings are checked", async () => {
   await refused({ METRICS_TOKN: TOKEN }, /did you mean METRICS_TOKEN\?/);
 });
 
-/** Polls `read` until `ok` holds; fails after `ms`. */
-async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 5000) {
-  const deadline = Date.now() + ms;
-  let value = await read();
-  while (!ok(value)) {
-    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value)} after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-    value = await read();
-  }
-  return value;
-}
-
 for (const kind of STORES) {
   Deno.test({
     name: `[${kind}] the TCP front reports its open connections`,
@@ -208,13 +197,16 @@ for (const kind of STORES) {
           const res = await fetch(url, { headers: { connection: "close" } });
           return sampleValue(parseExposition(await res.text()), "restsvc_open_connections");
         };
-        const base = await eventually(gauge, (n) => n >= 1);
+        const base = await gauge();
+        assert.ok(base >= 1, "the scrape's own connection is open");
         for (let i = 0; i < 3; i++) {
           idle.push(await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port }));
         }
-        await eventually(gauge, (n) => n >= base + 3);
+        const opened = async () => await gauge() >= base + 3;
+        await eventually(opened, "three more connections counted", { ms: 5000, everyMs: 25 });
         for (const conn of idle.splice(0)) conn.close();
-        await eventually(gauge, (n) => n <= base);
+        const closed = async () => await gauge() <= base;
+        await eventually(closed, "closed connections no longer counted", { ms: 5000, everyMs: 25 });
       } finally {
         for (const conn of idle) conn.close();
         await server.shutdown();

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { freePort } from "../support/net.ts";
 import { STORES, storeSettings } from "../support/harness.ts";
+import { eventually, withDeadline } from "../support/wait.ts";
 
 const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
 const EVENTS = new URL("../../src/events.ts", import.meta.url).href;
@@ -31,15 +32,6 @@ export const events = new Events().on("on_pre_GET_people", async () => {
   }
 });
 `;
-
-/** Resolves once `check` holds; fails with `what` after `ms`. */
-async function until(what: string, check: () => Promise<boolean>, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const exists = (path: string) => () => Deno.stat(path).then(() => true, () => false);
 
@@ -91,13 +83,13 @@ for (const kind of STORES) {
       const client = Deno.createHttpClient({});
       try {
         const listening = () => Promise.resolve(/serving /.test(stderr.text()));
-        await until("the service listens", listening, 30_000);
+        await eventually(listening, "the service listens", { ms: 30_000 });
         const inFlight = fetch(`http://127.0.0.1:${port}/people`, { client }).then(
           async (res) => ({ status: res.status, body: await res.json() }),
         );
-        await until("the request reaches the hook", exists(`${dir}/started`), 10_000);
+        await eventually(exists(`${dir}/started`), "the request reaches the hook", { ms: 10_000 });
         child.kill("SIGTERM");
-        await until("new connections are refused", () => refused(port), 5_000);
+        await eventually(() => refused(port), "new connections are refused", { ms: 5_000 });
         // Still draining: the request has not been answered and the process still runs.
         const early = await Promise.race([
           inFlight.then(() => "answered"),
@@ -107,14 +99,10 @@ for (const kind of STORES) {
         assert.equal(early, "waiting", stderr.text());
         assert.ok(await refused(port));
         await Deno.writeTextFile(`${dir}/release`, "");
-        const answer = await inFlight;
+        const answer = await withDeadline(inFlight, 10_000, "the drained request");
         assert.equal(answer.status, 200);
         assert.deepEqual(answer.body._items, []);
-        const status = await Promise.race([
-          child.status,
-          new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000)),
-        ]);
-        assert.ok(status, `the process did not exit within 10 s: ${stderr.text()}`);
+        const status = await withDeadline(child.status, 10_000, "the process exits");
         assert.equal(status.code, 0, stderr.text());
       } finally {
         client.close();

@@ -25,3 +25,19 @@ export async function until(
     await new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 10));
   }
 }
+
+/**
+ * Polls the asynchronous `check` every `everyMs` until it holds; rejects naming `what` once
+ * `ms` have passed.
+ */
+export async function eventually(
+  check: () => Promise<boolean>,
+  what: string,
+  options: { ms: number; everyMs?: number },
+): Promise<void> {
+  const deadline = Date.now() + options.ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not done within ${options.ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 10));
+  }
+}

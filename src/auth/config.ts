@@ -3,7 +3,8 @@
  * mistake is a start-up problem naming its setting.
  */
 import type { Settings } from "../settings/check.ts";
-import { isPlainObject } from "../settings/check.ts";
+import { optionReader, type ResourceOptions } from "../settings/keys.ts";
+import { isPlainObject } from "../util/plain.ts";
 import type { Doc } from "../store/store.ts";
 import { type AuthenticateFn, type Scheme, SCHEMES } from "./types.ts";
 
@@ -140,7 +141,7 @@ export function authConfig(
 
 /** Roles or user restriction without any scheme would serve unprotected: refused. */
 function refuseUnprotected(settings: Settings, problems: string[]) {
-  const keys = [
+  const keys: Array<keyof Settings & `ALLOWED_${string}`> = [
     "ALLOWED_ROLES",
     "ALLOWED_READ_ROLES",
     "ALLOWED_WRITE_ROLES",
@@ -148,7 +149,7 @@ function refuseUnprotected(settings: Settings, problems: string[]) {
     "ALLOWED_ITEM_READ_ROLES",
     "ALLOWED_ITEM_WRITE_ROLES",
   ];
-  const set = keys.filter((k) => (settings[k] as string[]).length > 0);
+  const set: string[] = keys.filter((k) => settings[k].length > 0);
   if (settings.AUTH_FIELD) set.push("AUTH_FIELD");
   for (const [name, raw] of Object.entries(settings.DOMAIN as Record<string, Doc>)) {
     for (const key of [...keys.map((k) => k.toLowerCase()), "auth_field"]) {
@@ -329,7 +330,8 @@ function resourceRules(
   options: { name: string; raw: Doc; schemes: Set<Scheme>; problems: string[] },
 ): ResourceRules {
   const { name, raw, schemes, problems } = options;
-  const get = (key: string, global: string) => (key in raw ? raw[key] : settings[global]);
+  // The checked DOMAIN entry (checkSettings typed each key by its kind).
+  const get = optionReader(settings, raw as ResourceOptions);
   let own: Set<Scheme> | false = schemes;
   const auth = raw.authentication;
   if (auth === false) own = false;
@@ -349,18 +351,18 @@ function resourceRules(
   }
   return {
     schemes: own,
-    publicMethods: upper(get("public_methods", "PUBLIC_METHODS")),
-    publicItemMethods: upper(get("public_item_methods", "PUBLIC_ITEM_METHODS")),
-    allowedRoles: get("allowed_roles", "ALLOWED_ROLES"),
-    allowedReadRoles: get("allowed_read_roles", "ALLOWED_READ_ROLES"),
-    allowedWriteRoles: get("allowed_write_roles", "ALLOWED_WRITE_ROLES"),
-    allowedItemRoles: get("allowed_item_roles", "ALLOWED_ITEM_ROLES"),
-    allowedItemReadRoles: get("allowed_item_read_roles", "ALLOWED_ITEM_READ_ROLES"),
-    allowedItemWriteRoles: get("allowed_item_write_roles", "ALLOWED_ITEM_WRITE_ROLES"),
+    publicMethods: upper(get("public_methods")),
+    publicItemMethods: upper(get("public_item_methods")),
+    allowedRoles: get("allowed_roles"),
+    allowedReadRoles: get("allowed_read_roles"),
+    allowedWriteRoles: get("allowed_write_roles"),
+    allowedItemRoles: get("allowed_item_roles"),
+    allowedItemReadRoles: get("allowed_item_read_roles"),
+    allowedItemWriteRoles: get("allowed_item_write_roles"),
     // The operation log names the account of each entry in `u`: users see their own entries.
     authField: name === settings.OPLOG_NAME && !("auth_field" in raw) && settings.AUTH_FIELD
       ? "u"
-      : get("auth_field", "AUTH_FIELD") ?? null,
+      : get("auth_field") ?? null,
   };
 }
 

@@ -40,13 +40,18 @@ export class JwtVerifier {
     const c = this.config;
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.key as any, {
+      const options = {
         algorithms: c.algorithms,
         issuer: c.issuer,
         audience: c.audience,
         requiredClaims: c.requiredClaims,
         clockTolerance: c.clockTolerance,
-      }));
+      };
+      // jwtVerify's two overloads: a key set (a function) or one key.
+      const key = this.key;
+      ({ payload } = typeof key === "function"
+        ? await jwtVerify(token, key, options)
+        : await jwtVerify(token, key, options));
     } catch {
       return null;
     }

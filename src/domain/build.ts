@@ -3,8 +3,8 @@
  * request needs, with per-resource overrides of the globals resolved once.
  */
 import type { Settings } from "../settings/check.ts";
-import { isPlainObject } from "../settings/check.ts";
-import { RESOURCE_KEYS } from "../settings/keys.ts";
+import { isPlainObject } from "../util/plain.ts";
+import { optionReader, type ResourceOptions } from "../settings/keys.ts";
 import type { Method, Resource, ResourceSchema } from "./types.ts";
 import { type CustomType, TypeTable } from "./field-types.ts";
 import { buildSchemaModel, expandShorthand } from "./schema.ts";
@@ -31,7 +31,7 @@ export function buildDomain(
     custom: options.types,
     allowCustomGeo: settings.ALLOW_CUSTOM_FIELDS_IN_GEOJSON,
   });
-  for (const [name, raw] of Object.entries(settings.DOMAIN as Record<string, Doc>)) {
+  for (const [name, raw] of Object.entries(settings.DOMAIN)) {
     const resource = buildResource(name, raw, {
       settings,
       problems,
@@ -82,7 +82,7 @@ function applyReadPolicy(resource: Resource, domain: Map<string, Resource>) {
 
 function buildResource(
   name: string,
-  raw: Doc,
+  raw: ResourceOptions,
   options: {
     settings: Settings;
     problems: string[];
@@ -92,10 +92,7 @@ function buildResource(
 ): Resource | null {
   const { settings, problems } = options;
   const path = `DOMAIN.${name}`;
-  const get = (key: string): any => {
-    const global = RESOURCE_KEYS[key]?.global;
-    return key in raw ? raw[key] : global ? settings[global] : undefined;
-  };
+  const get = optionReader(settings, raw);
   const url = (raw.url as string | undefined) ?? name;
   let urlParts: Resource["urlParts"] = [];
   try {

@@ -5,6 +5,7 @@
  */
 import { DBRef, Decimal128, ObjectId } from "../store/bson.ts";
 import { GEO_TYPES, geoJsonProblem } from "./geojson.ts";
+import { isPlainObject } from "../util/plain.ts";
 
 /**
  * A custom field type, used as `type: "<name>"` (alone or in a type list).
@@ -55,13 +56,6 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$|^[+-]?(Infinity|inf|NaN)$/i;
 /** The calendar-day form a `date` field also reads. */
 const DAY_FORMAT = "%Y-%m-%d";
-
-/** A plain JSON-like object (not an array, Date, ObjectId, byte array ...). */
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== "object" || v === null) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}
 
 /**
  * A JSON DBRef: `{"$ref": "<collection>", "$id": <id>, "$db"?: "<database>"}`, the id a

@@ -8,6 +8,7 @@ import { ClientAbortError, HttpError } from "./errors.ts";
 import { type BodyBudget, checkPairs, scanJson } from "./budget.ts";
 import { type FileSaver, readMultipart } from "./multipart.ts";
 import { setOwn } from "../domain/keys.ts";
+import type { Settings } from "../settings/check.ts";
 
 /** Reads at most `limit` bytes of the body; 413 beyond that. */
 async function readLimited(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
@@ -43,7 +44,7 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array<
 }
 
 /** The body budget of the MAX_* settings. */
-export function bodyBudget(settings: Record<string, any>): BodyBudget {
+export function bodyBudget(settings: Settings): BodyBudget {
   return {
     maxFields: settings.MAX_DOCUMENT_FIELDS,
     maxBodyFields: settings.MAX_BODY_FIELDS,

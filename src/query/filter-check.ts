@@ -8,7 +8,7 @@ import { type CoerceContext, coerceTo } from "../domain/field-types.ts";
 import { type FieldAt, fieldBelow, type SchemaModel } from "../domain/schema.ts";
 import type { Filter } from "../store/store.ts";
 import { QueryError } from "./errors.ts";
-import { isPlainObject } from "./json.ts";
+import { isPlainObject } from "../util/plain.ts";
 import {
   CODE_OPERATORS,
   LIST_OPERATORS,

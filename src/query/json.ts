@@ -200,10 +200,3 @@ class JsonReader {
 }
 
 const LITERALS: Array<[string, unknown]> = [["true", true], ["false", false], ["null", null]];
-
-/** True for a plain JSON object (not an array, not null, not a BSON value or Date). */
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}

@@ -4,7 +4,8 @@
  */
 import type { Projection } from "../store/store.ts";
 import { QueryError } from "./errors.ts";
-import { isPlainObject, parseJsonParam } from "./json.ts";
+import { parseJsonParam } from "./json.ts";
+import { isPlainObject } from "../util/plain.ts";
 
 /** Maximum number of fields in a projection. */
 const MAX_PROJECTION_FIELDS = 200;

@@ -5,7 +5,7 @@
  * `$map`/`$filter`/`$reduce` bodies, self-multiplying `$reduce` accumulators).
  */
 import { QueryError } from "./errors.ts";
-import { isPlainObject } from "./json.ts";
+import { isPlainObject } from "../util/plain.ts";
 
 /** Limits of one `$expr`; see the QUERY_MAX_RANGE and QUERY_EXPR_MAX_ELEMENTS settings. */
 export interface ExpressionLimits {

@@ -8,13 +8,8 @@ import { QueryError } from "./errors.ts";
 import { parseExpression } from "./expression.ts";
 import { checkFilter } from "./filter-check.ts";
 import type { ExpressionLimits } from "./sandbox.ts";
-import {
-  checkLength,
-  DEFAULT_MAX_DEPTH,
-  DEFAULT_MAX_LENGTH,
-  isPlainObject,
-  parseJsonParam,
-} from "./json.ts";
+import { checkLength, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH, parseJsonParam } from "./json.ts";
+import { isPlainObject } from "../util/plain.ts";
 
 /** How `where` is parsed and checked for one resource. */
 export interface WhereOptions {

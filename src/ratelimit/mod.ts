@@ -31,7 +31,7 @@ export interface RateLimitConfig {
 export function rateLimitConfig(settings: Settings, problems: string[]): RateLimitConfig {
   const limits: RateLimitConfig["limits"] = Object.create(null);
   for (const method of LIMITED_METHODS) {
-    const key = `RATE_LIMIT_${method}`;
+    const key = `RATE_LIMIT_${method}` as const;
     const value = settings[key];
     if (value === null || value === undefined) continue;
     if (

@@ -59,28 +59,36 @@ function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
 }
 
 function convertBson(type: string, v: object): unknown {
-  const any = v as any;
+  // The driver's BSON classes, as far as rendering reads them (`type` says which one `v` is).
+  const bson = v as {
+    toHexString(): string;
+    toString(encoding?: string): string;
+    toNumber(): number;
+    oid?: { _bsontype?: string; toHexString(): string };
+    collection: string;
+    db?: string;
+  };
   switch (type) {
     case "ObjectId":
-      return any.toHexString();
+      return bson.toHexString();
     case "Binary":
-      return any.toString("base64");
+      return bson.toString("base64");
     case "Long":
-      return any.toNumber();
+      return bson.toNumber();
     case "DBRef": {
-      const id = any.oid;
+      const id = bson.oid;
       const ref: Record<string, unknown> = {
-        $ref: any.collection,
+        $ref: bson.collection,
         $id: id?._bsontype === "ObjectId" ? id.toHexString() : id,
       };
-      if (any.db) ref.$db = any.db;
+      if (bson.db) ref.$db = bson.db;
       return ref;
     }
     case "Int32":
     case "Double":
-      return any.valueOf();
+      return bson.valueOf();
     default:
       // Decimal128, Timestamp, BSONRegExp, Code, ...: their string form.
-      return String(any.toString());
+      return String(bson.toString());
   }
 }

@@ -4,7 +4,7 @@
  * of `{}` drops that key, and a stage left empty is skipped.
  */
 import { HttpError } from "../http/errors.ts";
-import { isPlainObject } from "../settings/check.ts";
+import { isPlainObject } from "../util/plain.ts";
 import { requestPaging } from "./paging.ts";
 import type { Doc } from "../store/store.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";

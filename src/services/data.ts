@@ -41,6 +41,7 @@ export interface Target {
 export interface DataReply {
   status: number;
   /** The body as documents (a write response, an item or a collection envelope). */
+  // deno-lint-ignore no-explicit-any -- the embedding app reads the documents of its own schema
   body?: any;
   headers?: Record<string, string>;
 }

@@ -7,7 +7,7 @@ import { Buffer } from "node:buffer";
 import type { Resource } from "../domain/types.ts";
 import { ObjectId } from "../store/bson.ts";
 import type { Doc } from "../store/store.ts";
-import { isPlainObject } from "../settings/check.ts";
+import { isPlainObject } from "../util/plain.ts";
 import type { Runtime } from "./runtime.ts";
 import { HttpError } from "../http/errors.ts";
 

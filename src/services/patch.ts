@@ -2,7 +2,7 @@
  * Applying a PATCH to a stored document in memory: values only (nothing is removed),
  * `{"a.b": v}` and `{a: {b: v}}` both reaching nested `b`.
  */
-import { isPlainObject } from "../settings/check.ts";
+import { isPlainObject } from "../util/plain.ts";
 import type { Doc } from "../store/store.ts";
 import { getOwn, setOwn } from "../domain/keys.ts";
 

@@ -3,7 +3,7 @@
  * database events. Every write is validated first and either stored whole or not at all.
  */
 import { HttpError, notFound } from "../http/errors.ts";
-import { isPlainObject } from "../settings/check.ts";
+import { isPlainObject } from "../util/plain.ts";
 import type { ObjectId } from "../store/bson.ts";
 import { type Doc, DuplicateKeyError } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";

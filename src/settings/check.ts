@@ -2,17 +2,18 @@
  * Checks raw settings against the known keys: applies defaults, maps Eve's names to ours,
  * and collects every problem with its path (unknown keys name the closest known key).
  */
+import { isPlainObject } from "../util/plain.ts";
 import {
   ALIASES,
-  GLOBAL_KEYS,
   type Kind,
+  KNOWN_KEYS,
+  KNOWN_RESOURCE_KEYS,
   METHODS,
   RESOURCE_ALIASES,
-  RESOURCE_KEYS,
+  type Settings,
 } from "./keys.ts";
 
-/** Checked global settings: every known key present, under our names. */
-export type Settings = Readonly<Record<string, any>>;
+export type { ResourceOptions, Settings } from "./keys.ts";
 
 /** The request/response budgets (issue 8): positive integers. */
 const BUDGET_KEYS = [
@@ -88,11 +89,6 @@ export function checkKind(value: unknown, kind: Kind): string | null {
   }
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) &&
-    (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
-}
-
 /**
  * Checks global keys and the shape of each DOMAIN resource (its keys and their kinds).
  * Deeper resource checks (urls, schemas) happen when the domain is built.
@@ -105,10 +101,10 @@ export function checkSettings(raw: Record<string, unknown>): {
   const problems: string[] = [];
   const warnings: string[] = [];
   const out: Record<string, unknown> = {};
-  const known = [...Object.keys(GLOBAL_KEYS), ...Object.keys(ALIASES)];
+  const known = [...Object.keys(KNOWN_KEYS), ...Object.keys(ALIASES)];
   for (const [rawKey, value] of Object.entries(raw)) {
     const key = ALIASES[rawKey] ?? rawKey;
-    const spec = GLOBAL_KEYS[key];
+    const spec = KNOWN_KEYS[key];
     if (!spec) {
       problems.push(`${rawKey}: unknown setting (did you mean ${closest(rawKey, known)}?)`);
       continue;
@@ -128,7 +124,7 @@ export function checkSettings(raw: Record<string, unknown>): {
       out[key] = value;
     }
   }
-  for (const [key, spec] of Object.entries(GLOBAL_KEYS)) {
+  for (const [key, spec] of Object.entries(KNOWN_KEYS)) {
     if (!(key in out)) out[key] = structuredClone(spec.default);
   }
   if (out.ITEM_LOOKUP_FIELD === null) out.ITEM_LOOKUP_FIELD = out.ID_FIELD;
@@ -172,7 +168,8 @@ export function checkSettings(raw: Record<string, unknown>): {
   if (isPlainObject(out.DOMAIN)) {
     out.DOMAIN = checkDomainShape(out.DOMAIN, problems);
   }
-  return { settings: out, problems, warnings };
+  // Every known key is now present and of its kind (the problems say where not).
+  return { settings: out as unknown as Settings, problems, warnings };
 }
 
 /** Accepts our renderer names and Eve's class paths; at least one must remain. */
@@ -193,7 +190,7 @@ function checkDomainShape(
   problems: string[],
 ): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
-  const known = [...Object.keys(RESOURCE_KEYS), ...Object.keys(RESOURCE_ALIASES)];
+  const known = [...Object.keys(KNOWN_RESOURCE_KEYS), ...Object.keys(RESOURCE_ALIASES)];
   for (const [name, definition] of Object.entries(domain)) {
     const path = `DOMAIN.${name}`;
     if (!/^[A-Za-z0-9_-]+$/.test(name)) {
@@ -206,7 +203,7 @@ function checkDomainShape(
     const resource: Record<string, unknown> = {};
     for (const [rawKey, value] of Object.entries(definition)) {
       const key = RESOURCE_ALIASES[rawKey] ?? rawKey;
-      const spec = RESOURCE_KEYS[key];
+      const spec = KNOWN_RESOURCE_KEYS[key];
       if (!spec) {
         problems.push(
           `${path}.${rawKey}: unknown resource key (did you mean ${closest(rawKey, known)}?)`,

@@ -1,6 +1,8 @@
 /**
  * Every known global setting: its kind and default. Eve's own names are accepted too
- * (see ALIASES), so an Eve user's settings carry over as they are.
+ * (see ALIASES), so an Eve user's settings carry over as they are. The tables are typed
+ * (`satisfies`), and the checked settings' type is mapped from them (`Settings`), so a
+ * misspelt `settings.X` read fails `deno check`.
  */
 
 /** How a setting's value is checked. */
@@ -16,9 +18,23 @@ export type Kind =
   | "object?"
   | "any";
 
-export interface KeySpec {
-  kind: Kind;
-  default: unknown;
+/** The value a setting of each kind holds once checked. */
+export interface KindValues {
+  bool: boolean;
+  int: number;
+  string: string;
+  "string?": string | null;
+  strings: string[];
+  "strings?": string[] | null;
+  methods: string[];
+  object: Record<string, unknown>;
+  "object?": Record<string, unknown> | null;
+  any: unknown;
+}
+
+export interface KeySpec<K extends Kind = Kind> {
+  kind: K;
+  default: KindValues[K];
   /**
    * Known to Eve but without effect here: accepted with a start-up warning (the text, when
    * given, says why).
@@ -28,15 +44,30 @@ export interface KeySpec {
   refused?: string;
 }
 
+/** A per-resource key: its kind and the global setting it overrides, if any. */
+export interface ResourceKeySpec<K extends Kind = Kind, G extends string = string> {
+  kind: K;
+  global?: G;
+  refused?: string;
+}
+
 const ALL_METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"];
-const k = (kind: Kind, value: unknown, extra: Partial<KeySpec> = {}): KeySpec => ({
-  kind,
-  default: value,
-  ...extra,
-});
+const k = <K extends Kind>(
+  kind: K,
+  value: KindValues[K],
+  extra: Pick<KeySpec, "ignored" | "refused"> = {},
+): KeySpec<K> => ({ kind, default: value, ...extra });
+
+/** A resource key of `kind` with no global counterpart. */
+const own = <K extends Kind>(kind: K): { kind: K } => ({ kind });
+/** A resource key of `kind` that overrides the global setting `global`. */
+const overrides = <K extends Kind, G extends keyof typeof GLOBAL_KEYS>(
+  kind: K,
+  global: G,
+): { kind: K; global: G } => ({ kind, global });
 
 /** Global settings, by our (spec) names. */
-export const GLOBAL_KEYS: Record<string, KeySpec> = {
+export const GLOBAL_KEYS = {
   DOMAIN: k("object", {}),
   // Store and server
   STORE: k("string", "auto"),
@@ -242,7 +273,10 @@ export const GLOBAL_KEYS: Record<string, KeySpec> = {
   METRICS: k("bool", false),
   METRICS_PATH: k("string", "/metrics"),
   METRICS_TOKEN: k("string?", null),
-};
+} satisfies Record<string, KeySpec>;
+
+/** The global key table, looked up by a name read at run time (a settings file's key). */
+export const KNOWN_KEYS: Readonly<Record<string, KeySpec>> = GLOBAL_KEYS;
 
 /** Eve's names for settings that we call otherwise. */
 export const ALIASES: Record<string, string> = {
@@ -258,66 +292,118 @@ export const ALIASES: Record<string, string> = {
 };
 
 /** Per-resource keys (lowercase) and the global each one overrides, if any. */
-export const RESOURCE_KEYS: Record<string, { kind: Kind; global?: string; refused?: string }> = {
-  url: { kind: "string" },
-  schema: { kind: "object" },
-  datasource: { kind: "object" },
-  item_title: { kind: "string" },
-  resource_title: { kind: "string" },
-  additional_lookup: { kind: "object" },
-  resource_methods: { kind: "methods", global: "RESOURCE_METHODS" },
-  item_methods: { kind: "methods", global: "ITEM_METHODS" },
-  cache_control: { kind: "string", global: "CACHE_CONTROL" },
-  cache_expires: { kind: "int", global: "CACHE_EXPIRES" },
-  allow_unknown: { kind: "bool", global: "ALLOW_UNKNOWN" },
-  normalize_on_patch: { kind: "bool", global: "NORMALIZE_ON_PATCH" },
-  merge_nested_documents: { kind: "bool", global: "MERGE_NESTED_DOCUMENTS" },
-  sorting: { kind: "bool", global: "SORTING" },
-  default_sort: { kind: "any" },
-  pagination: { kind: "bool", global: "PAGINATION" },
-  pagination_limit: { kind: "int", global: "PAGINATION_LIMIT" },
-  pagination_default: { kind: "int", global: "PAGINATION_DEFAULT" },
-  optimize_pagination_for_speed: { kind: "bool", global: "OPTIMIZE_PAGINATION_FOR_SPEED" },
-  projection: { kind: "bool", global: "PROJECTION" },
-  embedding: { kind: "bool", global: "EMBEDDING" },
-  embedded_fields: { kind: "strings" },
-  normalize_dotted_fields: { kind: "bool", global: "NORMALIZE_DOTTED_FIELDS" },
-  extra_response_fields: { kind: "strings", global: "EXTRA_RESPONSE_FIELDS" },
-  query_objectid_as_string: { kind: "bool", global: "QUERY_OBJECTID_AS_STRING" },
+export const RESOURCE_KEYS = {
+  url: own("string"),
+  schema: own("object"),
+  datasource: own("object"),
+  item_title: own("string"),
+  resource_title: own("string"),
+  additional_lookup: own("object"),
+  resource_methods: overrides("methods", "RESOURCE_METHODS"),
+  item_methods: overrides("methods", "ITEM_METHODS"),
+  cache_control: overrides("string", "CACHE_CONTROL"),
+  cache_expires: overrides("int", "CACHE_EXPIRES"),
+  allow_unknown: overrides("bool", "ALLOW_UNKNOWN"),
+  normalize_on_patch: overrides("bool", "NORMALIZE_ON_PATCH"),
+  merge_nested_documents: overrides("bool", "MERGE_NESTED_DOCUMENTS"),
+  sorting: overrides("bool", "SORTING"),
+  default_sort: own("any"),
+  pagination: overrides("bool", "PAGINATION"),
+  pagination_limit: overrides("int", "PAGINATION_LIMIT"),
+  pagination_default: overrides("int", "PAGINATION_DEFAULT"),
+  optimize_pagination_for_speed: overrides("bool", "OPTIMIZE_PAGINATION_FOR_SPEED"),
+  projection: overrides("bool", "PROJECTION"),
+  embedding: overrides("bool", "EMBEDDING"),
+  embedded_fields: own("strings"),
+  normalize_dotted_fields: overrides("bool", "NORMALIZE_DOTTED_FIELDS"),
+  extra_response_fields: overrides("strings", "EXTRA_RESPONSE_FIELDS"),
+  query_objectid_as_string: overrides("bool", "QUERY_OBJECTID_AS_STRING"),
   // Ours: fields no read ever returns or filters on, whatever the client asks.
-  hidden_fields: { kind: "strings" },
-  hateoas: { kind: "bool", global: "HATEOAS" },
-  soft_delete: { kind: "bool", global: "SOFT_DELETE" },
-  versioning: { kind: "bool", global: "VERSIONING" },
-  internal_resource: { kind: "bool" },
-  bulk_enabled: { kind: "bool", global: "BULK_ENABLED" },
-  upsert_on_put: { kind: "bool", global: "UPSERT_ON_PUT" },
-  item_lookup: { kind: "bool", global: "ITEM_LOOKUP" },
-  item_lookup_field: { kind: "string?", global: "ITEM_LOOKUP_FIELD" },
-  item_url: { kind: "string", global: "ITEM_URL" },
-  id_field: { kind: "string", global: "ID_FIELD" },
-  allowed_filters: { kind: "strings", global: "ALLOWED_FILTERS" },
-  validate_filtering: { kind: "bool", global: "VALIDATE_FILTERING" },
-  query_blacklist: { kind: "strings", global: "DB_QUERY_BLACKLIST" },
-  if_match: { kind: "bool", global: "IF_MATCH" },
-  enforce_if_match: { kind: "bool", global: "ENFORCE_IF_MATCH" },
-  mongo_indexes: { kind: "object" },
-  rate_limit: { kind: "any" },
+  hidden_fields: own("strings"),
+  hateoas: overrides("bool", "HATEOAS"),
+  soft_delete: overrides("bool", "SOFT_DELETE"),
+  versioning: overrides("bool", "VERSIONING"),
+  internal_resource: own("bool"),
+  bulk_enabled: overrides("bool", "BULK_ENABLED"),
+  upsert_on_put: overrides("bool", "UPSERT_ON_PUT"),
+  item_lookup: overrides("bool", "ITEM_LOOKUP"),
+  item_lookup_field: overrides("string?", "ITEM_LOOKUP_FIELD"),
+  item_url: overrides("string", "ITEM_URL"),
+  id_field: overrides("string", "ID_FIELD"),
+  allowed_filters: overrides("strings", "ALLOWED_FILTERS"),
+  validate_filtering: overrides("bool", "VALIDATE_FILTERING"),
+  query_blacklist: overrides("strings", "DB_QUERY_BLACKLIST"),
+  if_match: overrides("bool", "IF_MATCH"),
+  enforce_if_match: overrides("bool", "ENFORCE_IF_MATCH"),
+  mongo_indexes: own("object"),
+  rate_limit: own("any"),
   // Authentication, roles and user-restricted access (src/auth/)
-  public_methods: { kind: "methods", global: "PUBLIC_METHODS" },
-  public_item_methods: { kind: "methods", global: "PUBLIC_ITEM_METHODS" },
-  allowed_roles: { kind: "strings", global: "ALLOWED_ROLES" },
-  allowed_read_roles: { kind: "strings", global: "ALLOWED_READ_ROLES" },
-  allowed_write_roles: { kind: "strings", global: "ALLOWED_WRITE_ROLES" },
-  allowed_item_roles: { kind: "strings", global: "ALLOWED_ITEM_ROLES" },
-  allowed_item_read_roles: { kind: "strings", global: "ALLOWED_ITEM_READ_ROLES" },
-  allowed_item_write_roles: { kind: "strings", global: "ALLOWED_ITEM_WRITE_ROLES" },
-  authentication: { kind: "any" },
-  auth_field: { kind: "string?", global: "AUTH_FIELD" },
+  public_methods: overrides("methods", "PUBLIC_METHODS"),
+  public_item_methods: overrides("methods", "PUBLIC_ITEM_METHODS"),
+  allowed_roles: overrides("strings", "ALLOWED_ROLES"),
+  allowed_read_roles: overrides("strings", "ALLOWED_READ_ROLES"),
+  allowed_write_roles: overrides("strings", "ALLOWED_WRITE_ROLES"),
+  allowed_item_roles: overrides("strings", "ALLOWED_ITEM_ROLES"),
+  allowed_item_read_roles: overrides("strings", "ALLOWED_ITEM_READ_ROLES"),
+  allowed_item_write_roles: overrides("strings", "ALLOWED_ITEM_WRITE_ROLES"),
+  authentication: own("any"),
+  auth_field: overrides("string?", "AUTH_FIELD"),
   // Change feed (src/services/changes.ts)
-  changes: { kind: "bool", global: "CHANGES" },
-  changes_documents: { kind: "bool", global: "CHANGES_DOCUMENTS" },
+  changes: overrides("bool", "CHANGES"),
+  changes_documents: overrides("bool", "CHANGES_DOCUMENTS"),
+} satisfies Record<string, ResourceKeySpec>;
+
+/** The resource key table, looked up by a name read at run time. */
+export const KNOWN_RESOURCE_KEYS: Readonly<Record<string, ResourceKeySpec>> = RESOURCE_KEYS;
+
+type GlobalKeys = typeof GLOBAL_KEYS;
+type ResourceKeys = typeof RESOURCE_KEYS;
+
+/** Checked global settings: every known key, under our names, typed by its kind. */
+export type Settings =
+  & {
+    readonly [Key in Exclude<keyof GlobalKeys, FilledKeys>]: KindValues[GlobalKeys[Key]["kind"]];
+  }
+  & Filled;
+
+/** Keys the check fills in, so their checked type is narrower than their kind. */
+type FilledKeys = "ITEM_LOOKUP_FIELD" | "DOMAIN";
+interface Filled {
+  /** ITEM_LOOKUP_FIELD defaults to ID_FIELD. */
+  readonly ITEM_LOOKUP_FIELD: string;
+  /** DOMAIN, each resource's keys checked (see `ResourceOptions`). */
+  readonly DOMAIN: Readonly<Record<string, ResourceOptions>>;
+}
+
+/** A DOMAIN resource's keys, each typed by its kind (absent when not given). */
+export type ResourceOptions = {
+  readonly [Key in keyof ResourceKeys]?: KindValues[ResourceKeys[Key]["kind"]];
 };
+
+/** Reads a resource's keys, each falling back to the global setting it overrides. */
+export function optionReader(
+  settings: Settings,
+  resource: ResourceOptions,
+): <Key extends keyof ResourceKeys>(key: Key) => ResolvedOption<Key> {
+  return (key) => {
+    const global = KNOWN_RESOURCE_KEYS[key].global as keyof Settings | undefined;
+    const value = Object.hasOwn(resource, key)
+      ? resource[key]
+      : global === undefined
+      ? undefined
+      : settings[global];
+    // The tables type both sides: the value is of the key's kind or of its global's.
+    return value as ResolvedOption<typeof key>;
+  };
+}
+
+/**
+ * The value a resource key resolves to: its own, or the global it overrides (so never
+ * undefined for a key with a global).
+ */
+export type ResolvedOption<Key extends keyof ResourceKeys> = ResourceKeys[Key] extends
+  { global: infer G extends keyof Settings } ? KindValues[ResourceKeys[Key]["kind"]] | Settings[G]
+  : KindValues[ResourceKeys[Key]["kind"]] | undefined;
 
 /** Eve's names for resource keys that we call otherwise. */
 export const RESOURCE_ALIASES: Record<string, string> = {

@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { isPlainObject } from "./check.ts";
+import { isPlainObject } from "../util/plain.ts";
 import { ALIASES } from "./keys.ts";
 
 /** What a settings source yields before checking. */

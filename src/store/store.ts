@@ -43,7 +43,7 @@ export class DuplicateKeyError extends Error {
   }
 }
 
-/** Thrown when the store cannot be reached or fails; the HTTP layer answers 503/500. */
+/** Thrown when the store cannot be reached or fails; the HTTP layer answers 503. */
 export class StoreError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -52,13 +52,43 @@ export class StoreError extends Error {
 }
 
 /**
+ * Thrown when a write failed part way and undoing what it stored failed too: the documents
+ * `remaining` (their `_id`s) may still be stored. `cause` is the write's error, `cleanup`
+ * the clean-up's. The HTTP layer tells the client both.
+ */
+export class PartialWriteError extends StoreError {
+  readonly cleanup: unknown;
+  constructor(
+    readonly remaining: unknown[],
+    options: { cause: unknown; cleanup: unknown },
+  ) {
+    const why = options.cleanup instanceof Error
+      ? options.cleanup.message
+      : String(options.cleanup);
+    super(
+      `the write failed part way and its clean-up failed (${why}); ` +
+        `${remaining.length} document(s) may remain stored`,
+      { cause: options.cause },
+    );
+    this.name = "PartialWriteError";
+    this.cleanup = options.cleanup;
+  }
+}
+
+/**
  * Thrown when the store refuses a query, update or pipeline as malformed (a client mistake
  * that got past the query layer, e.g. `{"$in": 5}`); the HTTP layer answers 400.
  */
 export class InvalidQueryError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  /**
+   * The database server's own reason, fit to show a client (MongoDB's `errmsg`, scrubbed
+   * and bounded); absent when the engine's text is not (the embedded engine's internals).
+   */
+  readonly reason?: string;
+  constructor(message: string, options?: ErrorOptions & { reason?: string }) {
     super(message, options);
     this.name = "InvalidQueryError";
+    this.reason = options?.reason;
   }
 }
 

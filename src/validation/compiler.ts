@@ -8,7 +8,8 @@
 import type { DataRelation, ResourceSchema } from "../domain/types.ts";
 import type { FieldType } from "../domain/field-types.ts";
 import type { SchemaDict, SchemaField, SchemaModel } from "../domain/schema.ts";
-import { isPlainObject, type TypeChecker } from "./typecheck.ts";
+import type { TypeChecker } from "./typecheck.ts";
+import { isPlainObject } from "../util/plain.ts";
 import type { CompileOptions } from "./types.ts";
 import { compileLinear } from "../store/regex.ts";
 

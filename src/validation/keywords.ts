@@ -10,9 +10,9 @@ import { compileLinear } from "../store/regex.ts";
 /** The data context ajv passes to keyword functions. */
 interface DataValidationCxt {
   instancePath: string;
-  parentData: any;
+  parentData: unknown;
   parentDataProperty: string | number;
-  rootData: any;
+  rootData: unknown;
 }
 
 /** Validate function returned by a compiled keyword, carrying its errors. */
@@ -29,12 +29,12 @@ type Check = (
   cxt?: DataValidationCxt,
 ) => string | [string, string] | Array<[string, string]> | null;
 
-function keyword(ajv: Ajv, name: string, make: (arg: any) => Check) {
+function keyword<Arg>(ajv: Ajv, name: string, make: (arg: Arg) => Check) {
   ajv.addKeyword({
     keyword: name,
     errors: true,
     compile(arg: unknown) {
-      const check = make(arg);
+      const check = make(arg as Arg); // the compiler writes each keyword's argument
       const fn: KwFn = (data, cxt) => {
         const r = check(data, cxt);
         if (r === null || (Array.isArray(r) && r.length === 0)) return true;

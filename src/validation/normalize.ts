@@ -7,7 +7,8 @@ import type { DictNode, FieldNode } from "./compiler.ts";
 import { addIssue } from "./issues.ts";
 import { forbiddenSegment, getOwn, setOwn } from "../domain/keys.ts";
 import { type CoerceContext, coerceTo } from "../domain/field-types.ts";
-import { isDbRefShape, isPlainObject } from "./typecheck.ts";
+import { isDbRefShape } from "./typecheck.ts";
+import { isPlainObject } from "../util/plain.ts";
 import type { Issues } from "./types.ts";
 
 /** Deepest nesting accepted in a submitted document. */

@@ -4,7 +4,7 @@
  */
 import type { TypeTable } from "../domain/field-types.ts";
 
-export { isDbRefShape, isPlainObject } from "../domain/field-types.ts";
+export { isDbRefShape } from "../domain/field-types.ts";
 
 /** Checks values against type names; built once per compiled schema. */
 export class TypeChecker {

@@ -25,7 +25,8 @@ import {
   setPath,
   touchedPaths,
 } from "./normalize.ts";
-import { isPlainObject, TypeChecker } from "./typecheck.ts";
+import { TypeChecker } from "./typecheck.ts";
+import { isPlainObject } from "../util/plain.ts";
 import { type CoerceContext, TypeTable } from "../domain/field-types.ts";
 import { buildSchemaModel } from "../domain/schema.ts";
 import {

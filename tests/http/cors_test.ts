@@ -3,10 +3,11 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { cors, corsConfig } from "../../src/http/middleware/cors.ts";
 import { HttpError } from "../../src/http/errors.ts";
+import { checkSettings } from "../../src/settings/check.ts";
 
 function app() {
   const config = corsConfig(
-    { X_DOMAINS: ["https://a.test"], X_MAX_AGE: 5 },
+    checkSettings({ X_DOMAINS: ["https://a.test"], X_MAX_AGE: 5 }).settings,
     { problems: [], warnings: [] },
   );
   const hono = new Hono();

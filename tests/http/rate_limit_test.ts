@@ -9,15 +9,13 @@ import { HttpError } from "../../src/http/errors.ts";
 import { rateLimit, rateLimitHeaders } from "../../src/http/middleware/rate-limit.ts";
 import { MemoryLimiter, rateLimitConfig } from "../../src/ratelimit/mod.ts";
 import { createLogger } from "../../src/log.ts";
-import { GLOBAL_KEYS } from "../../src/settings/keys.ts";
+import { checkSettings } from "../../src/settings/check.ts";
 import type { AppEnv } from "../../src/http/app.ts";
 
 function app() {
-  const defaults = Object.fromEntries(
-    Object.entries(GLOBAL_KEYS).map(([key, spec]) => [key, spec.default]),
-  );
+  const { settings } = checkSettings({ RATE_LIMIT_GET: [2, 60] });
   const problems: string[] = [];
-  const config = rateLimitConfig({ ...defaults, RATE_LIMIT_GET: [2, 60] }, problems);
+  const config = rateLimitConfig(settings, problems);
   assert.deepEqual(problems, []);
   const options = { config, limiter: new MemoryLimiter(), log: createLogger(() => {}) };
   const hono = new Hono<AppEnv>();

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { q } from "../support/assertions.ts";
+import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST"],
@@ -21,7 +22,7 @@ const SETTINGS = {
   },
 };
 
-async function seed(api: any) {
+async function seed(api: Json) {
   await api.post("rows", [
     { tag: "a", n: 1 },
     { tag: "a", n: 2 },
@@ -38,7 +39,7 @@ scenario(
     const tagged = await api.get(`picked?aggregate=${q('{"$tag": "a", "$n": {}, "$extra": {}}')}`);
     assert.equal(tagged.status, 200, tagged.text);
     assert.equal(tagged.body._meta.total, 3);
-    assert.deepEqual(tagged.body._items.map((d: any) => d.n), [1, 2]);
+    assert.deepEqual(tagged.body._items.map((d: Json) => d.n), [1, 2]);
     const all = await api.get(`picked?aggregate=${q('{"$tag": {}, "$n": {}, "$extra": {}}')}`);
     assert.equal(all.body._meta.total, 4);
   },
@@ -55,7 +56,7 @@ scenario("the aggregation envelope carries _links with paging", SETTINGS, async 
   assert.match(links.last.href, /page=2/);
   assert.ok(!links.prev);
   const second = await api.get(links.next.href);
-  assert.deepEqual(second.body._items.map((d: any) => d.n), [3, 4]);
+  assert.deepEqual(second.body._items.map((d: Json) => d.n), [3, 4]);
   assert.match(second.body._links.prev.href, /page=1/);
 });
 
@@ -66,7 +67,7 @@ scenario("an aggregation endpoint has no item endpoint and ignores sort", SETTIN
   const agg = q('{"$tag": {}, "$n": {}, "$extra": {}}');
   const sorted = await api.get(`picked?aggregate=${agg}&sort=-n`);
   assert.equal(sorted.status, 200);
-  assert.deepEqual(sorted.body._items.map((d: any) => d.n), [1, 2]);
+  assert.deepEqual(sorted.body._items.map((d: Json) => d.n), [1, 2]);
 });
 
 scenario("an aggregation endpoint is read-only even when RESOURCE_METHODS allows writes", {

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { bearer } from "../support/auth.ts";
 import { q } from "../support/assertions.ts";
+import type { Json } from "../support/client.ts";
 
 const as = (name: string) => bearer(`${name}-token-0123456789`);
 
@@ -51,7 +52,7 @@ const SETTINGS = {
   },
 };
 
-async function seed(api: any) {
+async function seed(api: Json) {
   const alice = await api.post("notes", { text: "hers", slug: "alice-note" }, as("alice"));
   const bob = await api.post("notes", { text: "his", slug: "bob-note" }, as("bob"));
   assert.equal(alice.status, 201, alice.text);
@@ -67,7 +68,7 @@ scenario(
     const stored = await running.service.store.collection("notes").findOne({ slug: "alice-note" });
     assert.equal(stored!.owner, "alice");
     const mine = await api.get("notes", as("alice"));
-    assert.deepEqual(mine.body._items.map((d: any) => d.slug), ["alice-note"]);
+    assert.deepEqual(mine.body._items.map((d: Json) => d.slug), ["alice-note"]);
     assert.equal(mine.body._meta.total, 1);
     const probe = await api.get(`notes?where=${q('{"owner": "bob"}')}`, as("alice"));
     assert.equal(probe.body._items.length, 0);
@@ -150,7 +151,7 @@ scenario(
     assert.equal(hers.body.note.text, "hers");
     const stats = await api.get(`notestats?aggregate=${q('{"$text": {}}')}`, as("alice"));
     assert.equal(stats.status, 200, stats.text);
-    assert.deepEqual(stats.body._items.map((d: any) => d.text), ["hers"]);
+    assert.deepEqual(stats.body._items.map((d: Json) => d.text), ["hers"]);
     const probe = await api.get(`notestats?aggregate=${q('{"$text": "his"}')}`, as("alice"));
     assert.equal(probe.body._items.length, 0);
   },
@@ -167,5 +168,5 @@ scenario("the operation log shows each account its own entries (u)", SETTINGS, a
   const log = await api.get("oplog", as("alice"));
   assert.equal(log.status, 200, log.text);
   assert.ok(log.body._items.length >= 1);
-  assert.ok(log.body._items.every((e: any) => e.u === "alice"), log.text);
+  assert.ok(log.body._items.every((e: Json) => e.u === "alice"), log.text);
 });

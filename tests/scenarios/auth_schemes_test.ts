@@ -4,6 +4,7 @@ import { scenario } from "../support/harness.ts";
 import { basic, bearer, hmacHeaders, SECRET_HASH } from "../support/auth.ts";
 import { accountOf } from "../../src/mod.ts";
 import { createLogger } from "../../src/log.ts";
+import type { Json } from "../support/client.ts";
 
 const ROOT = {
   username: "root",
@@ -313,8 +314,8 @@ scenario(
     const other = "0".repeat(24);
     assert.equal((await api.post("diary", { text: "x", owner: other }, alice)).status, 403);
     const mine = await api.get("diary", alice);
-    assert.deepEqual(mine.body._items.map((d: any) => d.text).sort(), ["hers", "named"]);
-    assert.ok(mine.body._items.every((d: any) => d.owner === id));
+    assert.deepEqual(mine.body._items.map((d: Json) => d.text).sort(), ["hers", "named"]);
+    assert.ok(mine.body._items.every((d: Json) => d.owner === id));
     const stored = await running.service.store.collection("diary").findOne({ text: "hers" });
     assert.equal(String(stored!.owner), id);
     assert.notEqual(typeof stored!.owner, "string");

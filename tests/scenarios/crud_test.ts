@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { RFC1123_DATE } from "../support/assertions.ts";
+import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -70,7 +71,7 @@ scenario("bulk POST stores every document and answers _items", SETTINGS, async (
   assert.equal(res.headers.get("location"), `/people/${res.body._items[0]._id}`);
   const list = await api.get("people");
   assert.equal(list.body._meta.total, 3);
-  assert.deepEqual(list.body._items.map((p: any) => p.name).sort(), ["a", "b", "c"]);
+  assert.deepEqual(list.body._items.map((p: Json) => p.name).sort(), ["a", "b", "c"]);
 });
 
 scenario("collection GET envelope: _items, _links, _meta", SETTINGS, async (api) => {

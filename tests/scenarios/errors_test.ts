@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { GENERIC_500 } from "../support/assertions.ts";
 import { memoryLogger } from "../events/record.ts";
+import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -12,7 +13,7 @@ const SETTINGS = {
   DOMAIN: { notes: { schema: { text: { type: "string" } } } },
 };
 
-function assertError(res: { status: number; body: any }, status: number) {
+function assertError(res: { status: number; body: Json }, status: number) {
   assert.equal(res.status, status);
   assert.equal(res.body._status, "ERR");
   assert.equal(res.body._error.code, status);

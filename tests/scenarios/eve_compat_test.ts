@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { ObjectId } from "../../src/store/bson.ts";
+import type { Json } from "../support/client.ts";
 
 const EPOCH = "Thu, 01 Jan 1970 00:00:00 GMT";
 
@@ -279,7 +280,7 @@ scenario("hooks: lookup hex strings become ObjectIds; on_post_GET for home", {
 }, async (api, running) => {
   const p = await api.create("people", { name: "a" });
   const calls: unknown[] = [];
-  running.service.events.on("on_pre_GET_people", (_request: unknown, lookup: any) => {
+  running.service.events.on("on_pre_GET_people", (_request: unknown, lookup: Json) => {
     if (lookup._id) lookup._id = p._id; // a hex string, as a hook would write it
   });
   running.service.events.on("on_post_GET", (resource: unknown) => {
@@ -291,7 +292,7 @@ scenario("hooks: lookup hex strings become ObjectIds; on_post_GET for home", {
   assert.equal(res.body._id, p._id);
   const home = await api.get("/");
   assert.ok(
-    home.body._links.child.some((l: any) => l.href === "schema" && l.title === "schema"),
+    home.body._links.child.some((l: Json) => l.href === "schema" && l.title === "schema"),
   );
   assert.ok(calls.includes(null), "on_post_GET raised for home with no resource");
 });
@@ -340,7 +341,7 @@ scenario("date (Eve's alias) filters; a custom ID_FIELD is a key field", TWO_BUG
   await api.create("events", { name: "b", at: "Wed, 03 Apr 2013 10:29:13 GMT" });
   const found = await api.get(`events?where={"at":"${when}"}`);
   assert.equal(found.status, 200);
-  assert.deepEqual(found.body._items.map((d: any) => d.name), ["a"]);
+  assert.deepEqual(found.body._items.map((d: Json) => d.name), ["a"]);
   // `uid` is the id field: listing it next to an exclusion is not mixing.
   const projected = await api.get(`events?projection={"uid":1,"name":0}`);
   assert.equal(projected.status, 200, projected.text);
@@ -349,5 +350,5 @@ scenario("date (Eve's alias) filters; a custom ID_FIELD is a key field", TWO_BUG
 scenario("a projection with a custom ID_FIELD keeps the id", TWO_BUGS, async (api) => {
   await api.create("events", { name: "a" });
   const projected = await api.get(`events?projection={"uid":1,"name":0}`);
-  assert.ok(projected.body._items.every((d: any) => d.uid && d.name === undefined));
+  assert.ok(projected.body._items.every((d: Json) => d.uid && d.name === undefined));
 }, { gaps: ["projection"] });

@@ -7,6 +7,7 @@ import { HttpError } from "../../src/mod.ts";
 import { ObjectId } from "../../src/store/bson.ts";
 import { scenario } from "../support/harness.ts";
 import { record } from "../events/record.ts";
+import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -31,7 +32,7 @@ const SETTINGS = {
   },
 };
 
-type AnyDoc = Record<string, any>;
+type AnyDoc = Record<string, Json>;
 
 const ifMatch = (doc: { _etag: string }) => ({ "if-match": doc._etag });
 const hex = (id: unknown) => (id as ObjectId).toHexString();

@@ -5,6 +5,7 @@ import { Events } from "../../src/mod.ts";
 import { loadSettingsFile } from "../../src/settings/load.ts";
 import { scenario } from "../support/harness.ts";
 import { memoryLogger } from "../events/record.ts";
+import type { Json } from "../support/client.ts";
 
 const { settings } = await loadSettingsFile(
   new URL("../../config/settings.json", import.meta.url).pathname,
@@ -21,9 +22,9 @@ scenario(
     await api.create("works", { title: "Notes", owner: ada._id });
     await api.create("works", { title: "Engine", owner: bob._id });
     const all = await api.get("works?sort=title");
-    assert.deepEqual(all.body._items.map((w: any) => w.title), ["Engine", "Notes"]);
+    assert.deepEqual(all.body._items.map((w: Json) => w.title), ["Engine", "Notes"]);
     const adas = await api.get("works", { "x-owner": ada._id });
-    assert.deepEqual(adas.body._items.map((w: any) => w.title), ["Notes"]);
+    assert.deepEqual(adas.body._items.map((w: Json) => w.title), ["Notes"]);
     const bad = await api.get("works", { "x-owner": "nope" });
     assert.equal(bad.status, 400);
     assert.equal(bad.body._error.message, "X-Owner must be a person id");
@@ -74,7 +75,7 @@ scenario(
     assert.equal((await api.get("audit")).status, 404, "internal: not served over HTTP");
     const trail = await running.service.data.get("audit", { query: { sort: "_id" } });
     assert.deepEqual(
-      trail.body._items.map((e: any) => [e.resource, e.action]),
+      trail.body._items.map((e: Json) => [e.resource, e.action]),
       [["people", "create"], ["works", "create"], ["works", "create"]],
     );
     assert.equal(trail.body._items[0].document, ada._id);

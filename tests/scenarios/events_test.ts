@@ -8,6 +8,7 @@ import { ObjectId } from "../../src/store/bson.ts";
 import { scenario } from "../support/harness.ts";
 import { memoryLogger, record } from "../events/record.ts";
 import { GENERIC_500 } from "../support/assertions.ts";
+import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -132,7 +133,7 @@ scenario(
 
     const anns = await api.get("notes?sort=text", { "x-user": "ann" });
     assert.equal(anns.status, 200);
-    assert.deepEqual(anns.body._items.map((n: any) => n.text), ["a1", "a2"]);
+    assert.deepEqual(anns.body._items.map((n: Json) => n.text), ["a1", "a2"]);
     assert.equal(anns.body._meta.total, 2);
     const none = await api.get("notes");
     assert.deepEqual(none.body._items, []);
@@ -170,7 +171,7 @@ scenario(
 
     assert.equal((await api.delete("notes", ann)).status, 204);
     const left = await api.get("notes");
-    assert.deepEqual(left.body._items.map((n: any) => n.text), ["b1"]);
+    assert.deepEqual(left.body._items.map((n: Json) => n.text), ["b1"]);
 
     const bob = { "x-user": "bob", ...ifMatch(b) };
     const patched = await api.patch(`notes/${b._id}`, { text: "b2" }, bob);
@@ -182,14 +183,14 @@ scenario(
   "on_post_<METHOD> sees the reply the client gets, and its changes reach the client",
   SETTINGS,
   async (api, { service }) => {
-    const payloads: Record<string, any> = {};
+    const payloads: Record<string, Json> = {};
     for (const method of ["GET", "POST", "PATCH", "PUT", "DELETE"]) {
-      service.events.on(`on_post_${method}_notes`, (request: Request, payload: any) => {
+      service.events.on(`on_post_${method}_notes`, (request: Request, payload: Json) => {
         assert.equal(request.method, method);
         payloads[method] = { status: payload.status, body: payload.body };
       });
     }
-    service.events.on("on_post_GET", (_resource: string, _request: Request, payload: any) => {
+    service.events.on("on_post_GET", (_resource: string, _request: Request, payload: Json) => {
       payload.body.hooked = true;
       payload.headers["x-hooked"] = "yes";
     });

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
-import type { Client } from "../support/client.ts";
+import type { Client, Json } from "../support/client.ts";
 import { q, refused } from "../support/assertions.ts";
 import { answersQuickly } from "../support/hostile.ts";
 import { createService, SettingsError } from "../../src/mod.ts";
@@ -104,7 +104,7 @@ scenario(
     await refusedQuickly(api, { name: { $regex: "(?=a)a" } }, "unsupported regular expression");
     const ok = await api.get(`people?where=${q(JSON.stringify({ name: { $regex: "^a+$" } }))}`);
     assert.equal(ok.status, 200, ok.text);
-    assert.deepEqual(ok.body._items.map((d: any) => d.name), ["aaa"]);
+    assert.deepEqual(ok.body._items.map((d: Json) => d.name), ["aaa"]);
     // Catastrophic patterns on long input: the embedded store evaluates them with the
     // linear-time engine. (MongoDB runs its own engine bounded by maxTimeMS; the emulator
     // has no such bound, so this part is for the embedded store.)
@@ -132,7 +132,7 @@ scenario(
         }))
       }`,
     );
-    assert.deepEqual(found.body._items.map((d: any) => d.name), ["aaa"]);
+    assert.deepEqual(found.body._items.map((d: Json) => d.name), ["aaa"]);
   },
 );
 

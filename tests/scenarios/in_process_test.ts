@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { HttpError } from "../../src/mod.ts";
+import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
   OPLOG: true,
@@ -26,7 +27,7 @@ const SETTINGS = {
 scenario("a hook keeps an audit trail in an internal resource", SETTINGS, async (api, running) => {
   const { service } = running;
   // The hook an embedding application registers: an audit trail of created people.
-  service.events.on("on_inserted_people", async (items: any[]) => {
+  service.events.on("on_inserted_people", async (items: Json[]) => {
     for (const item of items) {
       await service.data.post("audit", { action: "create", who: item._id.toHexString() });
     }
@@ -80,8 +81,8 @@ scenario(
     assert.equal(versions.body._items.length, 4);
     assert.deepEqual(seen, ["insert", "update", "delete"]);
     const log = (await data.get("oplog", { query: { where: '{"r": "audit"}', sort: "_id" } })).body;
-    assert.deepEqual(log._items.map((e: any) => e.o), ["POST", "PATCH", "PUT", "DELETE"]);
-    assert.ok(log._items.every((e: any) => !("ip" in e) && e.u === null));
+    assert.deepEqual(log._items.map((e: Json) => e.o), ["POST", "PATCH", "PUT", "DELETE"]);
+    assert.ok(log._items.every((e: Json) => !("ip" in e) && e.u === null));
   },
 );
 

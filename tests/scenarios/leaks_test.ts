@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
-import type { Client } from "../support/client.ts";
+import type { Client, Json } from "../support/client.ts";
 import { ObjectId } from "../../src/store/bson.ts";
 
 const SECRET = "hunter2";
@@ -136,7 +136,7 @@ scenario(
     assert.equal((await api.get(`vadults/${v._id}?version=2`)).status, 200);
     assert.equal((await api.get(`vadults/${v._id}?version=1`)).status, 404);
     const all = await api.get(`vadults/${v._id}?version=all`);
-    assert.deepEqual(all.body._items.map((d: any) => d._version), [2]);
+    assert.deepEqual(all.body._items.map((d: Json) => d._version), [2]);
   },
   { gaps: ["projection"] },
 );
@@ -168,7 +168,7 @@ scenario("the aggregate parameter takes plain data only", SETTINGS, async (api) 
   // Plain values work; a name that is not a placeholder of the pipeline is ignored.
   const ok = await api.get(`byrole?aggregate={"$role":"admin","$username":"x"}`);
   assert.equal(ok.status, 200);
-  assert.deepEqual(ok.body._items.map((d: any) => d.username), ["ada"]);
+  assert.deepEqual(ok.body._items.map((d: Json) => d.username), ["ada"]);
 });
 
 scenario(
@@ -259,7 +259,7 @@ scenario("aggregations leave soft-deleted documents out", SOFT, async (api) => {
   assert.equal(del.status, 204);
   const res = await api.get("notelist");
   assert.equal(res.status, 200);
-  assert.deepEqual(res.body._items.map((d: any) => d.text), ["b"]);
+  assert.deepEqual(res.body._items.map((d: Json) => d.text), ["b"]);
 });
 
 const INTERNAL = {

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { Events, HttpError } from "../../src/mod.ts";
 import { q } from "../support/assertions.ts";
+import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
   OPLOG: true,
@@ -16,7 +17,7 @@ const SETTINGS = {
 };
 
 /** Every entry, oldest first. */
-async function entries(api: any, query = ""): Promise<any[]> {
+async function entries(api: Json, query = ""): Promise<Json[]> {
   const res = await api.get(`oplog?sort=_id&max_results=50${query}`);
   assert.equal(res.status, 200, res.text);
   return res.body._items;
@@ -54,7 +55,7 @@ scenario("every write method adds one entry per document", SETTINGS, async (api)
   assert.equal(one.status, 200);
   assert.equal(one.body.o, "PATCH");
   const where = await api.get(`oplog?where=${q('{"o": "PUT"}')}`);
-  assert.deepEqual(where.body._items.map((e: any) => e.o), ["PUT"]);
+  assert.deepEqual(where.body._items.map((e: Json) => e.o), ["PUT"]);
   assert.equal(where.body._meta.total, 1);
 });
 
@@ -65,7 +66,7 @@ scenario("a bulk POST writes one entry per document", SETTINGS, async (api) => {
   assert.equal(log.length, 3);
   assert.deepEqual(
     log.map((e) => e.i).sort(),
-    res.body._items.map((i: any) => i._id).sort(),
+    res.body._items.map((i: Json) => i._id).sort(),
   );
   assert.ok(log.every((e) => e.o === "POST"));
 });
@@ -107,7 +108,7 @@ scenario("the oplog endpoint is read-only and listed at home", SETTINGS, async (
   assert.equal((await api.patch(item, { o: "x" }, { "if-match": entry._etag })).status, 405);
   assert.equal((await api.delete(item, { "if-match": entry._etag })).status, 405);
   const home = await api.get("");
-  assert.ok(home.body._links.child.some((l: any) => l.href === "oplog"));
+  assert.ok(home.body._links.child.some((l: Json) => l.href === "oplog"));
 });
 
 scenario(
@@ -135,12 +136,12 @@ scenario(
     await api.create("items", { name: "a" });
     assert.equal((await api.get("oplog")).status, 404);
     const home = await api.get("");
-    assert.ok(!home.body._links.child.some((l: any) => l.href === "oplog"));
+    assert.ok(!home.body._links.child.some((l: Json) => l.href === "oplog"));
   },
 );
 
 function extraEvents(): Events {
-  return new Events().on("on_oplog_push", (resource: string, list: any[]) => {
+  return new Events().on("on_oplog_push", (resource: string, list: Json[]) => {
     for (const entry of list) entry.extra = { resource, tags: ["audit"] };
   });
 }
@@ -190,7 +191,7 @@ scenario(
     const res = await api.get("oplog");
     assert.equal(res.headers.get("cache-control"), "max-age=5");
     const home = await api.get("");
-    assert.ok(home.body._links.child.some((l: any) => l.title === "changes"));
+    assert.ok(home.body._links.child.some((l: Json) => l.title === "changes"));
   },
 );
 
@@ -207,7 +208,7 @@ scenario(
     const patch = await api.patch(`items/${a._id}`, { name: "x" }, { "if-match": a._etag });
     assert.equal(patch.status, 403);
     const items = (await api.get("items")).body._items;
-    assert.deepEqual(items.map((i: any) => i.name), ["a"]);
+    assert.deepEqual(items.map((i: Json) => i.name), ["a"]);
     assert.equal((await entries(api)).length, 1);
   },
 );

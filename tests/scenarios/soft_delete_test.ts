@@ -1,6 +1,7 @@
 /** Soft delete: the states table of the spec. */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
+import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
   SOFT_DELETE: true,
@@ -30,7 +31,7 @@ scenario("show_deleted and where _deleted list deleted items", SETTINGS, async (
   const shown = await api.get("items?show_deleted");
   assert.equal(shown.body._meta.total, 2);
   const deleted = await api.get('items?show_deleted&where={"_deleted": true}');
-  assert.deepEqual(deleted.body._items.map((i: any) => i.name), ["a"]);
+  assert.deepEqual(deleted.body._items.map((i: Json) => i.name), ["a"]);
 });
 
 scenario("an empty PATCH restores a deleted document as is", SETTINGS, async (api) => {

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { ObjectId } from "../../src/store/bson.ts";
 import { scenario } from "../support/harness.ts";
 import { issuesOf } from "../support/assertions.ts";
+import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -120,7 +121,7 @@ scenario("version: true references must name an existing version", SETTINGS, asy
   ]);
   const ok = await api.create("posts", { cited: { _id: ada._id, _version: 2 } });
   const stored = await running.service.store.collection("posts").findOne({});
-  assert.ok((stored!.cited as any)._id instanceof ObjectId);
+  assert.ok((stored!.cited as Json)._id instanceof ObjectId);
   assert.equal((await api.get(`posts/${ok._id}`)).body.cited._version, 2);
   assert.deepEqual(issuesOf(await api.post("posts", { cited: { _id: ada._id, _version: 3 } })), {
     cited: `${mustExist(ada._id)} at version 3`,

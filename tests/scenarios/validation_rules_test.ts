@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createService, SettingsError } from "../../src/mod.ts";
 import { scenario } from "../support/harness.ts";
 import { assertInvalid } from "../support/assertions.ts";
+import type { Json } from "../support/client.ts";
 
 const METHODS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -86,7 +87,7 @@ const SETTINGS = {
 
 /** Asserts a single-document validation error with exactly `issues`. */
 async function assertValid(
-  api: { post(p: string, b: unknown): Promise<any> },
+  api: { post(p: string, b: unknown): Promise<Json> },
   path: string,
   doc: unknown,
 ) {

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { issuesOf } from "../support/assertions.ts";
+import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -107,7 +108,7 @@ scenario("soft-deleted documents are ignored by the check", SETTINGS, async (api
 });
 
 /** Fires `n` POSTs of the same unique value at once; returns the statuses, sorted. */
-async function race(api: any, path: string, doc: unknown, n = 10): Promise<number[]> {
+async function race(api: Json, path: string, doc: unknown, n = 10): Promise<number[]> {
   const answers = await Promise.all(Array.from({ length: n }, () => api.post(path, doc)));
   for (const a of answers) {
     if (a.status === 422) {

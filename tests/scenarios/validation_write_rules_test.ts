@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { RFC1123_DATE } from "../support/assertions.ts";
+import type { Json } from "../support/client.ts";
 
 const SCHEMA = {
   name: { type: "string" },
@@ -33,7 +34,7 @@ const SETTINGS = {
 };
 
 /** The stored document as the API shows it, without meta fields. */
-async function fields(api: any, path: string) {
+async function fields(api: Json, path: string) {
   const res = await api.get(path);
   assert.equal(res.status, 200, res.text);
   return Object.fromEntries(Object.entries(res.body).filter(([k]) => !k.startsWith("_")));

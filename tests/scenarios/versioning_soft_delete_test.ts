@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { q } from "../support/assertions.ts";
 import { ObjectId } from "../../src/store/bson.ts";
+import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
   SOFT_DELETE: true,
@@ -58,7 +59,7 @@ scenario(
     assert.equal(v1.body._version, 1);
     assert.equal(v1.body._latest_version, 2);
     const all = await api.get(`${path}?version=all`);
-    assert.deepEqual(all.body._items.map((v: any) => [v._version, v.title]), [[1, "old"], [
+    assert.deepEqual(all.body._items.map((v: Json) => [v._version, v.title]), [[1, "old"], [
       2,
       "new",
     ]]);
@@ -76,7 +77,7 @@ scenario("a soft delete is a new version; old versions stay readable", SETTINGS,
   assert.equal(gone.body._version, 3);
   const all = await api.get(`${path}?version=all`);
   assert.equal(all.status, 200);
-  assert.deepEqual(all.body._items.map((v: any) => v._deleted), [false, false, true]);
+  assert.deepEqual(all.body._items.map((v: Json) => v._deleted), [false, false, true]);
   const third = await api.get(`${path}?version=3`);
   assert.equal(third.status, 200);
   assert.equal(third.body._deleted, true);
@@ -92,7 +93,7 @@ scenario('where={"_deleted": true} lists soft-deleted items', SETTINGS, async (a
   await api.delete(`users/${a._id}`, { "if-match": a._etag });
   for (const extra of ["", "&show_deleted"]) {
     const res = await api.get(`users?where=${q('{"_deleted": true}')}${extra}`);
-    assert.deepEqual(res.body._items.map((u: any) => u.login), ["ann"], extra);
+    assert.deepEqual(res.body._items.map((u: Json) => u.login), ["ann"], extra);
   }
   const live = await api.get(`users?where=${q('{"login": "ann"}')}`);
   assert.equal(live.body._items.length, 0, "other filters still hide deleted items");
@@ -114,7 +115,7 @@ scenario(
 );
 
 /** A document with versions 1..5 (`body` "v1".."v5"); returns its item path. */
-async function fiveVersions(api: any): Promise<string> {
+async function fiveVersions(api: Json): Promise<string> {
   const created = await api.create("docs", { title: "t", body: "v1" });
   const path = `docs/${created._id}`;
   let etag = created._etag;
@@ -133,7 +134,7 @@ const PAGED = {
 scenario("version=all honours sort and paging, with _links", PAGED, async (api) => {
   const path = await fiveVersions(api);
   const first = await api.get(`${path}?version=all`);
-  assert.deepEqual(first.body._items.map((v: any) => v._version), [1, 2]);
+  assert.deepEqual(first.body._items.map((v: Json) => v._version), [1, 2]);
   assert.deepEqual(first.body._meta, { page: 1, max_results: 2, total: 5 });
   const links = first.body._links;
   assert.equal(links.self.href, `${path}?version=all`);
@@ -141,12 +142,12 @@ scenario("version=all honours sort and paging, with _links", PAGED, async (api) 
   assert.match(links.next.href, new RegExp(`^${path}\\?.*page=2`));
   assert.match(links.last.href, /page=3/);
   const last = await api.get(links.last.href);
-  assert.deepEqual(last.body._items.map((v: any) => v._version), [5]);
+  assert.deepEqual(last.body._items.map((v: Json) => v._version), [5]);
   assert.match(last.body._links.prev.href, /page=2/);
   assert.ok(!last.body._links.next);
   const sorted = await api.get(`${path}?version=all&sort=-_version&max_results=3`);
-  assert.deepEqual(sorted.body._items.map((v: any) => v.body), ["v5", "v4", "v3"]);
-  assert.ok(sorted.body._items.every((v: any) => v._latest_version === 5));
+  assert.deepEqual(sorted.body._items.map((v: Json) => v.body), ["v5", "v4", "v3"]);
+  assert.ok(sorted.body._items.every((v: Json) => v._latest_version === 5));
 });
 
 scenario("version=diffs pages diff against the version before", PAGED, async (api) => {
@@ -156,11 +157,11 @@ scenario("version=diffs pages diff against the version before", PAGED, async (ap
   assert.equal(first.body._items[1].body, "v2");
   assert.ok(!("title" in first.body._items[1]));
   const second = await api.get(`${path}?version=diffs&page=2`);
-  assert.deepEqual(second.body._items.map((v: any) => [v._version, v.body]), [[3, "v3"], [
+  assert.deepEqual(second.body._items.map((v: Json) => [v._version, v.body]), [[3, "v3"], [
     4,
     "v4",
   ]]);
-  assert.ok(second.body._items.every((v: any) => !("title" in v)), "diffs, not whole versions");
+  assert.ok(second.body._items.every((v: Json) => !("title" in v)), "diffs, not whole versions");
   assert.equal(second.body._meta.total, 5);
   assert.equal(second.body._links.self.href, `${path}?version=diffs`);
   assert.match(second.body._links.next.href, /page=3/);
@@ -175,7 +176,7 @@ scenario("version=all and diffs honour projection", PAGED, async (api) => {
     assert.ok(version._version && version._id);
   }
   const excluded = await api.get(`${path}?version=diffs&projection=${q('{"body": 0}')}`);
-  assert.ok(excluded.body._items.every((v: any) => !("body" in v)));
+  assert.ok(excluded.body._items.every((v: Json) => !("body" in v)));
   assert.equal(excluded.body._items[0].title, "t");
 }, { gaps: ["projection"] });
 
@@ -208,7 +209,7 @@ scenario("embedding a versioned relation returns the referenced version", RELATE
   assert.equal(res.body.ref._version, 1);
   assert.equal(res.body.ref._id, doc._id);
   const list = await api.get(`notes?embedded=${embedded}`);
-  const titles = Object.fromEntries(list.body._items.map((n: any) => [n._id, n.ref.title]));
+  const titles = Object.fromEntries(list.body._items.map((n: Json) => [n._id, n.ref.title]));
   assert.deepEqual(titles, { [note._id]: "first", [newer._id]: "second" });
   const plain = await api.get(`notes/${note._id}`);
   assert.deepEqual(plain.body.ref, { _id: doc._id, _version: 1 });

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { Events } from "../../src/mod.ts";
+import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -50,7 +51,7 @@ scenario("writes store numbered versions; reads serve any of them", SETTINGS, as
 
   const all = await api.get(`${path}?version=all`);
   assert.equal(all.status, 200);
-  assert.deepEqual(all.body._items.map((v: any) => v.body), ["one", "two", "three"]);
+  assert.deepEqual(all.body._items.map((v: Json) => v.body), ["one", "two", "three"]);
   assert.equal(all.body._meta.total, 3);
 
   const diffs = await api.get(`${path}?version=diffs`);
@@ -99,14 +100,14 @@ scenario("DELETE removes the document's versions", SETTINGS, async (api) => {
 
 const fetched: Array<[string, string]> = [];
 const versionEvents = new Events()
-  .on("on_fetched_diffs", (resource: string, response: any) => {
+  .on("on_fetched_diffs", (resource: string, response: Json) => {
     fetched.push(["diffs", resource]);
     response.seen = true;
   })
-  .on("on_fetched_diffs_docs", (response: any) => {
+  .on("on_fetched_diffs_docs", (response: Json) => {
     fetched.push(["diffs_docs", String(response._items.length)]);
   })
-  .on("on_fetched_item_docs", (response: any) => {
+  .on("on_fetched_item_docs", (response: Json) => {
     fetched.push(["item_docs", String(response._version ?? response._items?.length)]);
   });
 

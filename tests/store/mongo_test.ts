@@ -11,6 +11,7 @@ import { databaseFromUri, redactUri, resolveTarget } from "../../src/store/mongo
 import { DuplicateKeyError, StoreError } from "../../src/store/store.ts";
 import { JONGODB_GAPS, sharedMongoTarget } from "../support/jongodb.ts";
 import { conformanceGaps, storeConformance } from "./conformance.ts";
+import type { Json } from "../support/client.ts";
 
 const target = await sharedMongoTarget();
 const gaps = target.emulator ? new Set(JONGODB_GAPS.keys()) : new Set<string>();
@@ -92,7 +93,7 @@ Deno.test("mongo store: duplicate key fields from keyPattern or the message", ()
 });
 
 /** A stand-in for a driver collection, recording calls. */
-function fakeDriver(overrides: Record<string, (...args: any[]) => unknown>) {
+function fakeDriver(overrides: Record<string, (...args: Json[]) => unknown>) {
   const calls: [string, unknown[]][] = [];
   const handler: ProxyHandler<Record<string, unknown>> = {
     get(_t, prop: string) {
@@ -104,7 +105,7 @@ function fakeDriver(overrides: Record<string, (...args: any[]) => unknown>) {
       };
     },
   };
-  return { driver: new Proxy({}, handler) as any, calls };
+  return { driver: new Proxy({}, handler) as Json, calls };
 }
 
 Deno.test("mongo store: insertMany deletes what an ordered insert stored before a write error", async () => {

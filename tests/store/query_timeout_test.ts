@@ -4,6 +4,7 @@ import { MongoServerError } from "mongodb";
 import { MongoCollection, type MongoContext } from "../../src/store/mongo/collection.ts";
 import { translateError } from "../../src/store/mongo/errors.ts";
 import { QueryTimeoutError } from "../../src/store/store.ts";
+import type { Json } from "../support/client.ts";
 
 /** A driver collection recording the options of each call. */
 function recordingDriver() {
@@ -17,7 +18,7 @@ function recordingDriver() {
     aggregate: (_p: unknown, o: unknown) => (seen.aggregate = o, cursor),
     distinct: (_k: unknown, _f: unknown, o: unknown) => (seen.distinct = o, Promise.resolve([])),
   };
-  return { driver: driver as any, seen };
+  return { driver: driver as Json, seen };
 }
 
 Deno.test("mongo store: every read and aggregation carries maxTimeMS", async () => {
@@ -29,14 +30,14 @@ Deno.test("mongo store: every read and aggregation carries maxTimeMS", async () 
   await c.aggregate([{ $match: {} }]);
   await c.distinct("a");
   for (const call of ["find", "findOne", "count", "aggregate", "distinct"]) {
-    assert.equal((seen[call] as any)?.maxTimeMS, 1234, call);
+    assert.equal((seen[call] as Json)?.maxTimeMS, 1234, call);
   }
 });
 
 Deno.test("mongo store: no maxTimeMS when QUERY_TIMEOUT_MS is 0", async () => {
   const { driver, seen } = recordingDriver();
   await new MongoCollection(driver, undefined, { maxTimeMS: 0 } as MongoContext).find({});
-  assert.equal((seen.find as any).maxTimeMS, undefined);
+  assert.equal((seen.find as Json).maxTimeMS, undefined);
 });
 
 Deno.test("mongo store: MaxTimeMSExpired becomes QueryTimeoutError", () => {

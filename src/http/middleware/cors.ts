@@ -33,7 +33,11 @@ export interface CorsConfig {
 }
 
 /** Eve accepts a string or a list of strings for the X_* lists; null means none. */
-function stringList(settings: Settings, key: string, problems: string[]): string[] {
+function stringList(
+  settings: Settings,
+  key: "X_DOMAINS" | "X_DOMAINS_RE" | "X_HEADERS" | "X_EXPOSE_HEADERS",
+  problems: string[],
+): string[] {
   const value = settings[key];
   if (value === null || value === undefined) return [];
   if (typeof value === "string") return [value];

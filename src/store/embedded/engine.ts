@@ -19,6 +19,7 @@ import { compileSimple } from "./fastmatch.ts";
 import { linearExpressionOperators, linearQueryOperators } from "./linear-regex.ts";
 import { bsonNumberOperators } from "./bson-numbers.ts";
 import { cloneValue } from "./clone.ts";
+import { isPlainObject } from "../../util/plain.ts";
 
 /** Builds mingo options; `resolve` returns the documents of another collection. */
 export function engineOptions(resolve?: (name: string) => Doc[]): Partial<Options> {
@@ -60,12 +61,6 @@ const CONTEXT = Context.init({
 export type Matcher = (doc: Doc) => boolean;
 
 const MATCH_ALL: Matcher = () => true;
-
-function isPlainObject(v: unknown): v is Doc {
-  if (v === null || typeof v !== "object") return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}
 
 /** Whether `v` is a value that equality on it needs no query engine (no null, no arrays). */
 function isSimpleValue(v: unknown): boolean {

@@ -18,8 +18,8 @@ import type {
   IndexSpec,
   WriteOptions,
 } from "../store.ts";
-import { StoreError } from "../store.ts";
-import { translateError } from "./errors.ts";
+import { PartialWriteError, StoreError } from "../store.ts";
+import { driverFields, translateError } from "./errors.ts";
 
 /** Server error codes handled specially. */
 const NAMESPACE_NOT_FOUND = 26;
@@ -149,6 +149,10 @@ export class MongoCollection implements Collection {
     await this.#withAlongside(options.alongside, () => Promise.resolve(), () => true);
   }
 
+  /**
+   * When the clean-up itself fails, the error says so and names the documents that may
+   * remain (a `PartialWriteError`, logged by the logged store and told to the client).
+   */
   async #insertCompensated(docs: Doc[]): Promise<void> {
     try {
       await this.coll.insertMany(docs, { ordered: true });
@@ -156,9 +160,14 @@ export class MongoCollection implements Collection {
       const inserted = insertedIds(err, docs);
       if (inserted.length > 0) {
         try {
-          await this.coll.deleteMany({ _id: { $in: inserted as any[] } });
-        } catch {
-          // The original error is the one worth reporting.
+          const stored: Filter = { _id: { $in: inserted } };
+          await this.coll.deleteMany(stored);
+        } catch (cleanup) {
+          const original = translateError(err, this.secret);
+          throw new PartialWriteError(inserted, {
+            cause: original,
+            cleanup: translateError(cleanup, this.secret),
+          });
         }
       }
       throw translateError(err, this.secret);
@@ -238,7 +247,7 @@ export class MongoCollection implements Collection {
       await this.coll.createIndex(spec.keys, options);
       return;
     } catch (err) {
-      const code = (err as any)?.code;
+      const code = driverFields(err).code;
       if (code !== INDEX_OPTIONS_CONFLICT && code !== INDEX_KEY_SPECS_CONFLICT) {
         throw translateError(err, this.secret);
       }
@@ -258,8 +267,8 @@ export class MongoCollection implements Collection {
     try {
       await this.coll.drop();
     } catch (err) {
-      const e = err as any;
-      if (e?.code === NAMESPACE_NOT_FOUND || /ns not found/i.test(String(e?.message))) return;
+      const e = driverFields(err);
+      if (e.code === NAMESPACE_NOT_FOUND || /ns not found/i.test(String(e.message))) return;
       throw translateError(err, this.secret);
     }
   }
@@ -273,12 +282,12 @@ export class MongoCollection implements Collection {
  * Errors without a bulk result (e.g. a dropped connection) leave nothing to compensate.
  */
 function insertedIds(err: unknown, docs: Doc[]): unknown[] {
-  const e = err as any;
-  const writeErrors = e?.writeErrors;
+  const e = driverFields(err);
+  const writeErrors = e.writeErrors;
   let stored = 0;
   if (Array.isArray(writeErrors) && writeErrors.length > 0) {
     stored = Number(writeErrors[0]?.index);
-  } else if (e?.result && typeof e.result.insertedCount === "number") {
+  } else if (typeof e.result?.insertedCount === "number") {
     stored = e.result.insertedCount;
   }
   if (!Number.isInteger(stored) || stored <= 0) return [];

@@ -1,21 +1,55 @@
 /**
- * Translation of driver errors into the store's error types.
+ * The one translation of driver errors into the store's error types, by server code and
+ * driver class: a refused query (bad value, unknown operator, `$near` without a 2dsphere
+ * index ...) is an `InvalidQueryError` carrying the server's reason; a duplicate key a
+ * `DuplicateKeyError` naming the index fields; `maxTimeMS` a `QueryTimeoutError`; network,
+ * server-selection and driver time-outs (and any other server failure) a `StoreError`
+ * (answered 503, logged by the logged store with its cause).
  */
-import { MongoError } from "mongodb";
+import {
+  MongoClientClosedError,
+  MongoError,
+  MongoNetworkError,
+  MongoOperationTimeoutError,
+  MongoServerClosedError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+} from "mongodb";
 import { DuplicateKeyError, InvalidQueryError, QueryTimeoutError, StoreError } from "../store.ts";
 
 const DUPLICATE_KEY = 11000;
 /** Legacy duplicate-key code some servers still report on updates. */
 const DUPLICATE_KEY_LEGACY = 11001;
 
+/** The fields of a driver error this module reads; each may be absent. */
+export interface DriverErrorFields {
+  code?: unknown;
+  codeName?: unknown;
+  errmsg?: unknown;
+  message?: unknown;
+  keyPattern?: unknown;
+  keyValue?: unknown;
+  writeErrors?: DriverErrorFields[];
+  err?: DriverErrorFields;
+  errorResponse?: DriverErrorFields;
+  index?: unknown;
+  result?: { insertedCount?: unknown };
+}
+
+/** `err` read as a driver error (an empty record when it is not an object). */
+export function driverFields(err: unknown): DriverErrorFields {
+  return typeof err === "object" && err !== null ? err as DriverErrorFields : {};
+}
+
 /** The first write error of a bulk error, or the error itself. */
-function primaryError(err: any): any {
-  return Array.isArray(err?.writeErrors) && err.writeErrors.length > 0 ? err.writeErrors[0] : err;
+function primaryError(err: unknown): DriverErrorFields {
+  const e = driverFields(err);
+  return Array.isArray(e.writeErrors) && e.writeErrors.length > 0 ? e.writeErrors[0] : e;
 }
 
 /** Whether `err` (or its first write error) is a duplicate key error. */
 export function isDuplicateKey(err: unknown): boolean {
-  return [(err as any)?.code, primaryError(err)?.code].some((code) =>
+  return [driverFields(err).code, primaryError(err).code].some((code) =>
     code === DUPLICATE_KEY || code === DUPLICATE_KEY_LEGACY
   );
 }
@@ -25,8 +59,9 @@ export function isDuplicateKey(err: unknown): boolean {
  * them, otherwise parsed from the index name in the error message.
  */
 export function duplicateFields(err: unknown): string[] {
-  const e = err as any;
-  const sources = [e, primaryError(e), primaryError(e)?.err, e?.errorResponse];
+  const e = driverFields(err);
+  const first = primaryError(e);
+  const sources = [e, first, first.err, e.errorResponse];
   for (const src of sources) {
     const pattern = src?.keyPattern ?? src?.keyValue;
     if (pattern && typeof pattern === "object") {
@@ -34,7 +69,7 @@ export function duplicateFields(err: unknown): string[] {
       if (keys.length > 0) return keys;
     }
   }
-  const message = String(primaryError(e)?.errmsg ?? e?.errmsg ?? e?.message ?? "");
+  const message = String(first.errmsg ?? e.errmsg ?? e.message ?? "");
   return fieldsFromMessage(message);
 }
 
@@ -70,37 +105,96 @@ function fieldsFromIndexName(name: string): string[] {
 }
 
 /**
- * Maps a driver error to `DuplicateKeyError` or `StoreError`; other errors pass through.
- * `secret` (the password) is scrubbed from messages.
+ * Server codes of a query, update or pipeline the server refuses as malformed: BadValue (an
+ * unknown operator, a bad argument), FailedToParse, TypeMismatch, IndexNotFound (`$text`
+ * without a text index), InvalidPipelineOperator, ConversionFailure,
+ * NoQueryExecutionPlans (`$near` without a 2dsphere index), Location codes of the
+ * pipeline and projection parsers.
  */
-/**
- * Server codes for malformed queries: BadValue, FailedToParse, TypeMismatch, bad pipelines,
- * ConversionFailure (an expression converting a client value).
- */
-const BAD_QUERY_CODES = new Set([2, 9, 14, 168, 241, 40323, 40324]);
+const BAD_QUERY_CODES = new Set([
+  2,
+  9,
+  14,
+  27,
+  168,
+  241,
+  291,
+  15974,
+  16410,
+  17287,
+  31249,
+  31250,
+  31253,
+  31254,
+  40323,
+  40324,
+  40352,
+]);
+/** The same refusals by code name (servers newer than this table send new codes). */
+const BAD_QUERY_NAMES = new Set([
+  "BadValue",
+  "FailedToParse",
+  "TypeMismatch",
+  "IndexNotFound",
+  "InvalidPipelineOperator",
+  "ConversionFailure",
+  "NoQueryExecutionPlans",
+  "Location16410",
+]);
 /** MaxTimeMSExpired: the query ran past its `maxTimeMS`. */
 const MAX_TIME_EXPIRED = 50;
+/** The longest server reason quoted to a client. */
+const MAX_REASON = 300;
 
+/** What a driver error means for the service. */
+export type MongoErrorKind = "duplicate-key" | "bad-query" | "timeout" | "unavailable" | "other";
+
+/** Classifies a driver error by its class and server code. */
+export function classifyError(err: unknown): MongoErrorKind {
+  if (isDuplicateKey(err)) return "duplicate-key";
+  if (
+    err instanceof MongoNetworkError || err instanceof MongoServerSelectionError ||
+    err instanceof MongoOperationTimeoutError || err instanceof MongoTopologyClosedError ||
+    err instanceof MongoServerClosedError || err instanceof MongoClientClosedError
+  ) return "unavailable";
+  const e = driverFields(err);
+  const code = Number(e.code);
+  if (code === MAX_TIME_EXPIRED) return "timeout";
+  if (BAD_QUERY_CODES.has(code) || BAD_QUERY_NAMES.has(String(e.codeName))) return "bad-query";
+  return "other";
+}
+
+/** The server's reason for refusing a query, fit to show a client: scrubbed and bounded. */
+export function serverReason(err: unknown, secret?: string): string {
+  const e = driverFields(err);
+  let text = String(e.errmsg ?? e.message ?? "").replace(/\s+/g, " ").trim();
+  if (secret) text = text.split(secret).join("***");
+  return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}...` : text;
+}
+
+/**
+ * Maps a driver error to the store's error types (see the module comment); errors that
+ * are not the driver's pass through. `secret` (the password) is scrubbed from messages.
+ */
 export function translateError(err: unknown, secret?: string): unknown {
   if (
     err instanceof DuplicateKeyError || err instanceof StoreError ||
-    err instanceof QueryTimeoutError
+    err instanceof QueryTimeoutError || err instanceof InvalidQueryError
   ) return err;
-  if (isDuplicateKey(err)) {
+  const kind = classifyError(err);
+  if (kind === "duplicate-key") {
     const fields = duplicateFields(err);
     const suffix = fields.length > 0 ? ` on ${fields.join(", ")}` : "";
     return new DuplicateKeyError(fields, `duplicate key${suffix}`);
   }
-  if (err instanceof MongoError) {
-    let message = err.message;
-    if (secret) message = message.split(secret).join("***");
-    if (Number(err.code) === MAX_TIME_EXPIRED) {
+  if (!(err instanceof MongoError)) return err;
+  const reason = serverReason(err, secret);
+  switch (kind) {
+    case "timeout":
       return new QueryTimeoutError("MongoDB: query exceeded maxTimeMS", { cause: err });
-    }
-    if (BAD_QUERY_CODES.has(Number(err.code))) {
-      return new InvalidQueryError(`MongoDB: ${message}`, { cause: err });
-    }
-    return new StoreError(`MongoDB: ${message}`, { cause: err });
+    case "bad-query":
+      return new InvalidQueryError(`MongoDB: ${reason}`, { cause: err, reason });
+    default:
+      return new StoreError(`MongoDB: ${reason}`, { cause: err });
   }
-  return err;
 }

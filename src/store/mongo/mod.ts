@@ -55,13 +55,13 @@ class MongoStore implements Store {
     return watchCollections(this.db, collections, handlers);
   }
 
-  /** Names from `listCollections`; `[]` when the server does not support it. */
+  /** Names from `listCollections`; a server that cannot list them fails the call. */
   async collectionNames(): Promise<string[]> {
     try {
       const infos = await this.db.listCollections({}, { nameOnly: true }).toArray();
       return infos.map((c) => c.name).filter((n) => !n.startsWith("system."));
-    } catch {
-      return [];
+    } catch (err) {
+      throw translateError(err, this.secret);
     }
   }
 

@@ -13,6 +13,8 @@ import { buildDomain } from "./domain/build.ts";
 import { addOplogResource } from "./domain/oplog.ts";
 import { Events } from "./events.ts";
 import { createApp } from "./http/app.ts";
+import { withHttpErrors } from "./http/errors.ts";
+import { publicUrls } from "./http/urls.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { checkSettings, type Settings, SettingsError } from "./settings/check.ts";
 import { applyEnvOverrides } from "./settings/load.ts";
@@ -191,6 +193,7 @@ export async function createService(
     events,
     schemas,
     log,
+    urls: publicUrls(settings),
     formatDate: cachedDateFormatter(dateFormat),
     parseDate: (text, format) => parseDate(text, format ?? dateFormat),
   };
@@ -216,7 +219,7 @@ export async function createService(
     events,
     settings,
     store,
-    data: createDataAccess(rt),
+    data: withHttpErrors(createDataAccess(rt), settings),
     warnings,
     endStreams: () => rt.changes?.closeAll(),
     metrics,

@@ -4,7 +4,7 @@
  * `authenticate`), whether that account may use the endpoint (Eve's public methods and
  * allowed roles), and which documents it may touch (AUTH_FIELD).
  */
-import { HttpError } from "../http/errors.ts";
+import { ServiceError } from "../services/errors.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Doc, Filter } from "../store/store.ts";
 import type { RequestContext, Runtime } from "../services/runtime.ts";
@@ -96,19 +96,19 @@ export class Auth {
   /** 403 unless `account` holds one of `roles` (an empty list lets every account in). */
   authorize(account: Account, roles: string[]): void {
     if (!hasRole(account, roles)) {
-      throw new HttpError(403, "You are not allowed to access this resource.");
+      throw new ServiceError("forbidden", "You are not allowed to access this resource.");
     }
   }
 
   /** The 401 answer, with a challenge per scheme accepted at `target`. */
-  unauthorized(target: AuthTarget, message = "Please provide proper credentials."): HttpError {
+  unauthorized(target: AuthTarget, message = "Please provide proper credentials."): ServiceError {
     const realm = this.config.realm.replace(/["\\]/g, "");
     const challenges = [...new Set([...this.#schemesFor(target)].map((s) => CHALLENGE[s]))]
       .filter(Boolean).map((name) => `${name} realm="${realm}"`);
     const headers: Record<string, string> = challenges.length
       ? { "www-authenticate": challenges.join(", ") }
       : {};
-    return new HttpError(401, message, { headers });
+    return new ServiceError("unauthorized", message, { headers });
   }
 
   #schemesFor(target: AuthTarget): Set<Scheme> {
@@ -124,7 +124,7 @@ export class Auth {
     const schemes = this.#schemesFor(target);
     const header = request.headers.get("authorization");
     if (header !== null && header.length > MAX_HEADER) {
-      throw new HttpError(400, "The Authorization header is too large.");
+      throw new ServiceError("bad-request", "The Authorization header is too large.");
     }
     const fail = (reason: string, scheme = "none"): never => {
       this.rt.log.log("warn", "authentication failed", { clientip: ip, scheme, reason });
@@ -233,8 +233,8 @@ export class Auth {
   }
 }
 
-function ownerRefused(field: string): HttpError {
-  return new HttpError(403, `"${field}" must name the requesting account.`);
+function ownerRefused(field: string): ServiceError {
+  return new ServiceError("forbidden", `"${field}" must name the requesting account.`);
 }
 
 function hasRole(account: Account, roles: string[]): boolean {
@@ -253,7 +253,7 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
     size += value.length;
     if (size > limit) {
       await reader.cancel();
-      throw new HttpError(413, "The request body is too large.");
+      throw new ServiceError("too-large", "The request body is too large.");
     }
     chunks.push(value);
   }

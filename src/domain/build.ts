@@ -16,10 +16,12 @@ export type Domain = ReadonlyMap<string, Resource>;
 
 const upper = (methods: string[]) => methods.map((m) => m.toUpperCase() as Method);
 
-/** Normalizes every DOMAIN resource; every problem found is appended to `problems`. */
 /** How the text form of a sort (`"-a,b"`, `[("a", 1)]`) is read: the `?sort` parser. */
 export type SortTextParser = (text: string) => Sort;
 
+/**
+ * Normalizes every DOMAIN resource; every problem found is appended to `problems`.
+ */
 export function buildDomain(
   settings: Settings,
   problems: string[],

@@ -3,7 +3,10 @@
  * routes. Errors of every kind become responses in `onError`, the one place for that.
  */
 import { type Context, Hono } from "hono";
-import { ClientAbortError, HttpError, REASONS } from "./errors.ts";
+import { ClientAbortError, HttpError, httpErrorOf, REASONS } from "./errors.ts";
+import { apiPath } from "./urls.ts";
+import { parsePreconditions } from "./preconditions.ts";
+import { readRequestBody } from "./body.ts";
 import { jsonpCallback, toResponse } from "./respond.ts";
 import { methodOverride } from "./middleware/method-override.ts";
 import { hostCheck } from "./middleware/host.ts";
@@ -18,8 +21,6 @@ import type { Metrics, MetricsConfig } from "../metrics/mod.ts";
 import { clientIp } from "./client-address.ts";
 import { authenticate } from "./middleware/auth.ts";
 import type { Account, AuthTarget } from "../auth/mod.ts";
-import { QueryError } from "../query/errors.ts";
-import { InvalidQueryError, QueryTimeoutError, StoreError } from "../store/store.ts";
 import type { Runtime } from "../services/runtime.ts";
 import { buildRoutes, type Endpoint, matchRoute } from "../routes/router.ts";
 import { homeRoute } from "../routes/home.ts";
@@ -52,17 +53,6 @@ export interface AppOptions {
   metrics?: { metrics: Metrics; config: MetricsConfig } | null;
 }
 
-/** Strips the API prefix (URL_PREFIX / API_VERSION) from a path; null when absent. */
-export function apiPath(rt: Runtime, pathname: string): string | null {
-  const prefix = [rt.settings.URL_PREFIX, rt.settings.API_VERSION].filter(Boolean).join("/");
-  let path = pathname.replace(/^\/+|\/+$/g, "");
-  if (prefix) {
-    if (path !== prefix && !path.startsWith(prefix + "/")) return null;
-    path = path.slice(prefix.length).replace(/^\/+/, "");
-  }
-  return path;
-}
-
 /** The error body: `_status` ERR and `_error` {code, message}, plus any extra fields. */
 function errorReply(rt: Runtime, error: HttpError) {
   const s = rt.settings;
@@ -88,7 +78,7 @@ function authTarget(
 ): AuthTarget | null {
   const { endpoints, openapi } = routes;
   const method = c.get("method");
-  const path = apiPath(rt, c.req.path);
+  const path = apiPath(rt.settings, c.req.path);
   if (path === null) return null;
   // The description says what the home endpoint links to: it is authorised the same way.
   if (path === "" || openapi?.isDocument(path)) return { kind: "home", resource: null, method };
@@ -108,7 +98,7 @@ function metricsTarget(
   c: Context<AppEnv>,
   routes: { endpoints: Endpoint[]; openapi: OpenApiEndpoints | null },
 ): MetricsTarget {
-  const path = apiPath(rt, c.req.path);
+  const path = apiPath(rt.settings, c.req.path);
   if (path !== null && path !== "" && routes.openapi?.isDocument(path)) {
     return { resource: "", endpoint: "openapi" };
   }
@@ -141,34 +131,15 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     : null;
 
   app.onError((error, c) => {
-    let http: HttpError;
     if (error instanceof ClientAbortError) {
       rt.log.log("info", "client aborted the request body", {
         clientip: clientIp(c),
         url: c.req.url,
         method: c.get("method") ?? c.req.method,
       });
-      http = error;
-    } else if (error instanceof HttpError) http = error;
-    else if (error instanceof QueryError) http = new HttpError(400, error.message);
-    else if (error instanceof InvalidQueryError) {
-      // The engine's own text (mingo, the driver) can quote internals and is no help to the
-      // client: it stays in the log (the logged store records it with the request).
-      http = new HttpError(
-        400,
-        "The database could not run this query: check the where, sort, projection, " +
-          "embedded and aggregate parameters.",
-      );
-    } else if (error instanceof QueryTimeoutError) {
-      http = new HttpError(
-        503,
-        `The query took longer than ${rt.settings.QUERY_TIMEOUT_MS} ms (QUERY_TIMEOUT_MS); ` +
-          "narrow it or try again later.",
-      );
-    } else if (error instanceof StoreError) {
-      // Already logged, with the request's fields, by the logged store.
-      http = new HttpError(503, "The database is not available; try again later.");
-    } else {
+    }
+    let http = httpErrorOf(error, rt.settings);
+    if (!http) {
       rt.log.log("error", "unhandled error", {
         clientip: clientIp(c),
         url: c.req.url,
@@ -204,7 +175,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   app.use("*", rateLimit(options.rateLimit));
   app.all("*", async (c) => {
     const method = c.get("method");
-    const path = apiPath(rt, c.req.path);
+    const path = apiPath(rt.settings, c.req.path);
     if (path === null) throw new HttpError(404, "The requested URL was not found on the server.");
     jsonpCallback(rt.settings, new URL(c.req.url)); // refuses a bad callback name before any work
     const described = openapi?.answer(path, c.req.raw, method);
@@ -212,7 +183,13 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     const media = mediaTarget(rt, path);
     if (media) {
       const account = c.get("account") ?? null;
-      return await mediaRoute(rt, { id: media, request: c.req.raw, method, account });
+      return await mediaRoute(rt, {
+        id: media,
+        request: c.req.raw,
+        method,
+        account,
+        preconditions: parsePreconditions(c.req.raw.headers),
+      });
     }
     const feed = changesTarget(rt, endpoints, path);
     if (feed) {
@@ -223,7 +200,15 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
       ? await homeRoute(rt, { request: c.req.raw, method, links: openapi?.homeLinks })
       : schema !== null
       ? schemaRoute(rt, { target: schema, request: c.req.raw, method })
-      : await resourceRoute(rt, endpoints, path, c.req.raw, method, clientIp(c));
+      : await resourceRoute(rt, {
+        endpoints,
+        path,
+        request: c.req.raw,
+        method,
+        ip: clientIp(c),
+        preconditions: parsePreconditions(c.req.raw.headers),
+        readBody: (options) => readRequestBody(rt.settings, c.req.raw, options),
+      });
     return toResponse(render, c.req.raw, reply, method);
   });
   return app;

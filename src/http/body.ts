@@ -144,3 +144,19 @@ export async function readBody(
   }
   throw new HttpError(415, `unsupported content type "${type}"`);
 }
+
+/** Reads a write's body within the limits and budgets the settings give. */
+export function readRequestBody(
+  settings: Settings,
+  request: Request,
+  options: { saveFile?: FileSaver } = {},
+): Promise<unknown> {
+  return readBody(request, {
+    saveFile: options.saveFile,
+    limit: settings.MAX_BODY_SIZE,
+    multipartFieldsAsJson: settings.MULTIPART_FORM_FIELDS_AS_JSON,
+    budget: bodyBudget(settings),
+    collapseMultiKeys: settings.AUTO_COLLAPSE_MULTI_KEYS,
+    maxFileSize: settings.MAX_FILE_SIZE || null,
+  });
+}

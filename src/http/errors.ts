@@ -1,10 +1,21 @@
 /**
- * The one exception type of the HTTP layer. Services and hooks throw it; the app's error
- * handler turns it (and anything else) into a response in one place.
+ * The HTTP layer's errors, and the one place where every other error a request can raise
+ * (service errors, query errors, store errors) becomes a status and a body. Event hooks of
+ * an embedding app may throw an `HttpError` to answer with a status of their choosing.
  */
+import { QueryError } from "../query/errors.ts";
+import { ServiceError, type ServiceErrorKind } from "../services/errors.ts";
+import type { Settings } from "../settings/check.ts";
+import {
+  InvalidQueryError,
+  PartialWriteError,
+  QueryTimeoutError,
+  StoreError,
+} from "../store/store.ts";
+import { idToString } from "../services/meta.ts";
+import type { DataAccess } from "../services/data.ts";
 
-export type Issues = { [field: string]: string | Issues };
-
+/** An answer with a status; `extra` adds body fields and headers. */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -50,5 +61,84 @@ export const REASONS: Record<number, string> = {
   503: "Service Unavailable",
 };
 
-export const notFound = (message = "The requested URL was not found on the server.") =>
-  new HttpError(404, message);
+/** The status of each service error kind (validation: VALIDATION_ERROR_STATUS). */
+const STATUS: Record<Exclude<ServiceErrorKind, "validation">, number> = {
+  "bad-request": 400,
+  "unauthorized": 401,
+  "forbidden": 403,
+  "not-found": 404,
+  "method-not-allowed": 405,
+  "conflict": 409,
+  "precondition-failed": 412,
+  "too-large": 413,
+  "unsupported-media-type": 415,
+  "precondition-required": 428,
+  "unavailable": 503,
+};
+
+/**
+ * The answer to `error`: an `HttpError` for every failure the client should hear about, or
+ * null for an internal failure (the caller logs it and answers 500 with a generic body).
+ * Store errors were logged already, with the request's fields, by the logged store.
+ */
+export function httpErrorOf(error: unknown, settings: Settings): HttpError | null {
+  if (error instanceof HttpError) return error;
+  if (error instanceof ServiceError) {
+    const status = error.kind === "validation"
+      ? settings.VALIDATION_ERROR_STATUS
+      : STATUS[error.kind];
+    const body = { ...error.body };
+    if (error.issues) body[settings.ISSUES] = error.issues;
+    return new HttpError(status, error.message, { body, headers: error.headers });
+  }
+  if (error instanceof QueryError) return new HttpError(400, error.message);
+  if (error instanceof InvalidQueryError) {
+    // The embedded engine's own text can quote internals: only a reason the store vouches
+    // for (the MongoDB server's) is passed on.
+    return new HttpError(
+      400,
+      error.reason
+        ? `The database refused this query: ${error.reason}`
+        : "The database could not run this query: check the where, sort, projection, " +
+          "embedded and aggregate parameters.",
+    );
+  }
+  if (error instanceof QueryTimeoutError) {
+    return new HttpError(
+      503,
+      `The query took longer than ${settings.QUERY_TIMEOUT_MS} ms (QUERY_TIMEOUT_MS); ` +
+        "narrow it or try again later.",
+    );
+  }
+  if (error instanceof PartialWriteError) {
+    const ids = error.remaining.map((id) => idToString(id)).join(", ");
+    return new HttpError(
+      503,
+      "The documents could not all be stored, and removing the ones that were failed too: " +
+        `these documents may remain stored: ${ids}. Check them, then try again.`,
+    );
+  }
+  if (error instanceof StoreError) {
+    return new HttpError(503, "The database is not available; try again later.");
+  }
+  return null;
+}
+
+/**
+ * The in-process API answering as HTTP would: a call rejects with the `HttpError` the same
+ * request over HTTP would get (an internal failure stays as it is).
+ */
+export function withHttpErrors(data: DataAccess, settings: Settings): DataAccess {
+  const mapped =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) => (...args: A): Promise<R> =>
+      call(...args).catch((error) => {
+        throw httpErrorOf(error, settings) ?? error;
+      });
+  return {
+    get: mapped(data.get),
+    post: mapped(data.post),
+    patch: mapped(data.patch),
+    put: mapped(data.put),
+    delete: mapped(data.delete),
+  };
+}

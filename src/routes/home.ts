@@ -1,5 +1,5 @@
 /** The home endpoint: a link to every public resource (an empty body with HATEOAS off). */
-import { HttpError } from "../http/errors.ts";
+import { methodNotAllowed } from "../services/errors.ts";
 import type { Reply, Runtime } from "../services/runtime.ts";
 
 /**
@@ -21,9 +21,7 @@ export async function homeRoute(
 function homeReply(rt: Runtime, method: string, links: Record<string, unknown>): Reply {
   if (method === "OPTIONS") return { status: 200, headers: { allow: "GET, HEAD, OPTIONS" } };
   if (method !== "GET" && method !== "HEAD") {
-    throw new HttpError(405, "The method is not allowed for the requested URL.", {
-      headers: { allow: "GET, HEAD, OPTIONS" },
-    });
+    throw methodNotAllowed(["GET", "HEAD"]);
   }
   if (!rt.settings.HATEOAS) return { status: 200, body: {} };
   const child = [...rt.domain.values()].filter((r) => !r.internal)

@@ -3,12 +3,12 @@
  * stored file, streamed from the store chunk by chunk (GridFS download stream, embedded
  * chunk rows), with conditional requests and byte ranges.
  */
-import { HttpError, notFound } from "../http/errors.ts";
+import { methodNotAllowed, notFound } from "../services/errors.ts";
 import type { Account } from "../auth/types.ts";
 import { ObjectId } from "../store/bson.ts";
 import { notModified } from "../services/conditional.ts";
 import { mayDownload } from "../services/media_access.ts";
-import type { Runtime } from "../services/runtime.ts";
+import type { Preconditions, Runtime } from "../services/runtime.ts";
 
 const ALLOW = "GET, HEAD, OPTIONS";
 
@@ -58,14 +58,19 @@ export function contentDisposition(filename: string): string {
 /** Answers a request at the media endpoint. */
 export async function mediaRoute(
   rt: Runtime,
-  options: { id: ObjectId; request: Request; method: string; account: Account | null },
+  options: {
+    id: ObjectId;
+    request: Request;
+    method: string;
+    account: Account | null;
+    /** The request's conditional headers, read by the HTTP layer. */
+    preconditions: Preconditions;
+  },
 ): Promise<Response> {
   const { id, request, method } = options;
   if (method === "OPTIONS") return new Response(null, { status: 200, headers: { allow: ALLOW } });
   if (method !== "GET" && method !== "HEAD") {
-    throw new HttpError(405, "The method is not allowed for the requested URL.", {
-      headers: { allow: ALLOW },
-    });
+    throw methodNotAllowed(ALLOW.split(", "));
   }
   const file = await rt.store.files.stat(id);
   // Unknown, unreferenced and unreadable files look the same: not found.
@@ -78,7 +83,7 @@ export async function mediaRoute(
     "content-disposition": contentDisposition(file.filename),
     "x-content-type-options": "nosniff",
   };
-  if (notModified(request.headers, headers)) {
+  if (notModified(options.preconditions, headers)) {
     return new Response(null, { status: 304, headers: { etag: headers.etag } });
   }
   const ask = parseRange(request.headers.get("range"), file.length);

@@ -2,15 +2,14 @@
  * Resource, item and additional-lookup endpoints: method checks, typed URL values, body
  * reading, request events, and the hand-off to the resource services.
  */
-import { HttpError, notFound } from "../http/errors.ts";
-import { bodyBudget, readBody } from "../http/body.ts";
+import { methodNotAllowed, notFound } from "../services/errors.ts";
 import type { Method, Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import { castUrlValue } from "../services/meta.ts";
 import { singleType } from "../domain/schema.ts";
 import { getCollection, getItem } from "../services/read.ts";
 import { RequestUploads } from "../services/uploads.ts";
-import type { Reply, RequestContext, Runtime } from "../services/runtime.ts";
+import type { Preconditions, Reply, RequestContext, Runtime } from "../services/runtime.ts";
 import {
   deleteCollection,
   deleteItem,
@@ -34,21 +33,28 @@ const SERVICES: Record<string, Partial<Record<Method, Service>>> = {
   lookup: { GET: getItem, HEAD: getItem },
 };
 
-function methodNotAllowed(allowed: Method[]): HttpError {
-  return new HttpError(405, "The method is not allowed for the requested URL.", {
-    headers: { allow: [...allowed, "OPTIONS"].join(", ") },
-  });
+/** A request at a resource endpoint, as the HTTP layer hands it over. */
+export interface ResourceRequest {
+  endpoints: Endpoint[];
+  /** The path without the API prefix. */
+  path: string;
+  request: Request;
+  /** The effective method (after method override). */
+  method: string;
+  /** The client's address. */
+  ip: string;
+  /** The request's conditional headers, read by the HTTP layer. */
+  preconditions: Preconditions;
+  /**
+   * Reads and parses the body (within the body budgets), streaming multipart files through
+   * `saveFile`; called for writes only.
+   */
+  readBody(options: { saveFile: RequestUploads["save"] }): Promise<unknown>;
 }
 
-/** Handles a request for `path` (API prefix removed). */
-export async function resourceRoute(
-  rt: Runtime,
-  endpoints: Endpoint[],
-  path: string,
-  request: Request,
-  method: string,
-  ip: string,
-): Promise<Reply> {
+/** Handles a request for a resource, item or additional-lookup endpoint. */
+export async function resourceRoute(rt: Runtime, options: ResourceRequest): Promise<Reply> {
+  const { endpoints, path, request, method, ip } = options;
   const match = matchRoute(endpoints, path);
   if (!match) throw notFound();
   const { endpoint } = match;
@@ -83,6 +89,7 @@ export async function resourceRoute(
     ip,
     resourcePath: match.resourcePath,
     account: accountOf(request),
+    preconditions: options.preconditions,
   };
   if (method !== "POST" && method !== "PATCH" && method !== "PUT") {
     return await serve(rt, service, ctx);
@@ -92,14 +99,7 @@ export async function resourceRoute(
   const uploads = new RequestUploads(rt);
   let failed = true;
   try {
-    ctx.body = await readBody(request, {
-      limit: rt.settings.MAX_BODY_SIZE,
-      multipartFieldsAsJson: rt.settings.MULTIPART_FORM_FIELDS_AS_JSON,
-      budget: bodyBudget(rt.settings),
-      collapseMultiKeys: rt.settings.AUTO_COLLAPSE_MULTI_KEYS,
-      maxFileSize: rt.settings.MAX_FILE_SIZE || null,
-      saveFile: uploads.save,
-    });
+    ctx.body = await options.readBody({ saveFile: uploads.save });
     const reply = await serve(rt, service, ctx);
     failed = false;
     return reply;

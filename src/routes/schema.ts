@@ -3,7 +3,7 @@
  * validation schema indexed by resource name, `GET /<name>/<resource>` one of them.
  * Read-only: GET, HEAD and OPTIONS.
  */
-import { HttpError, notFound } from "../http/errors.ts";
+import { methodNotAllowed, notFound } from "../services/errors.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import type { Reply, Runtime } from "../services/runtime.ts";
@@ -37,9 +37,7 @@ export function schemaRoute(
   const { target, request, method } = options;
   if (method === "OPTIONS") return { status: 200, headers: { allow: ALLOWED } };
   if (method !== "GET" && method !== "HEAD") {
-    throw new HttpError(405, "The method is not allowed for the requested URL.", {
-      headers: { allow: ALLOWED },
-    });
+    throw methodNotAllowed(ALLOWED.split(", "));
   }
   if (target === "") {
     const body: Doc = Object.create(null);

@@ -3,7 +3,7 @@
  * strings in stages are replaced by values from the `aggregate` query parameter; a value
  * of `{}` drops that key, and a stage left empty is skipped.
  */
-import { HttpError } from "../http/errors.ts";
+import { ServiceError } from "./errors.ts";
 import { isPlainObject } from "../util/plain.ts";
 import { requestPaging } from "./paging.ts";
 import type { Doc } from "../store/store.ts";
@@ -68,10 +68,10 @@ function parseValues(resource: Resource, raw: string | null): Map<string, unknow
   const values = new Map<string, unknown>();
   if (raw === null || raw === "") return values;
   const parsed = parseJsonParam("aggregate", raw, { maxDepth: MAX_VALUE_DEPTH + 1 });
-  if (!isPlainObject(parsed)) throw new HttpError(400, SHAPE);
+  if (!isPlainObject(parsed)) throw new ServiceError("bad-request", SHAPE);
   const placeholders = placeholdersOf(resource);
   for (const [name, value] of Object.entries(parsed)) {
-    if (!name.startsWith("$")) throw new HttpError(400, SHAPE);
+    if (!name.startsWith("$")) throw new ServiceError("bad-request", SHAPE);
     checkPlainData(name, value);
     if (placeholders.has(name)) values.set(name, value);
   }
@@ -80,14 +80,14 @@ function parseValues(resource: Resource, raw: string | null): Map<string, unknow
 
 function checkPlainData(name: string, value: unknown): void {
   if (typeof value === "string" && value.startsWith("$")) {
-    throw new HttpError(400, `aggregate: the value of ${name} may not start with "$"`);
+    throw new ServiceError("bad-request", `aggregate: the value of ${name} may not start with "$"`);
   }
   if (Array.isArray(value)) value.forEach((v) => checkPlainData(name, v));
   else if (isPlainObject(value)) {
     for (const [key, inner] of Object.entries(value)) {
       if (key.startsWith("$")) {
-        throw new HttpError(
-          400,
+        throw new ServiceError(
+          "bad-request",
           `aggregate: the value of ${name} may not hold operators ("${key}")`,
         );
       }

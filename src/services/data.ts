@@ -14,7 +14,7 @@
  * const { body } = await service.data.get("audit", { query: { where: '{"action": "create"}' } });
  * ```
  */
-import { HttpError, notFound } from "../http/errors.ts";
+import { notFound, ServiceError } from "./errors.ts";
 import type { Method, Resource } from "../domain/types.ts";
 import { ObjectId } from "../store/bson.ts";
 import type { Doc } from "../store/store.ts";
@@ -76,13 +76,13 @@ export function createDataAccess(rt: Runtime): DataAccess {
     options: Target & { query?: Record<string, string>; body?: unknown },
   ) => {
     const resource = rt.domain.get(name);
-    if (!resource) throw new HttpError(404, `no resource named "${name}"`);
+    if (!resource) throw new ServiceError("not-found", `no resource named "${name}"`);
     if (method !== "GET" && isOplog(rt, resource)) {
-      throw new HttpError(405, "the operation log is read-only");
+      throw new ServiceError("method-not-allowed", "the operation log is read-only");
     }
     const item = options.id !== undefined && options.id !== null;
     if (!item && (method === "PATCH" || method === "PUT")) {
-      throw new HttpError(400, `${method} needs the id of the document`);
+      throw new ServiceError("bad-request", `${method} needs the id of the document`);
     }
     const ctx = contextFor(resource, method, options);
     switch (method) {
@@ -124,7 +124,10 @@ function contextFor(
     if (typeof part === "string") return part;
     const value = urlValues[part.field];
     if (value === undefined) {
-      throw new HttpError(400, `the URL variable "${part.field}" of ${resource.name} is needed`);
+      throw new ServiceError(
+        "bad-request",
+        `the URL variable "${part.field}" of ${resource.name} is needed`,
+      );
     }
     return value instanceof ObjectId ? value.toHexString() : encodeURIComponent(String(value));
   }).join("/");
@@ -143,6 +146,7 @@ function contextFor(
     method,
     resource,
     request: new Request(url, { method: method === "GET" ? "GET" : "POST", headers }),
+    preconditions: options.etag ? { ifMatch: [options.etag] } : undefined,
     urlValues,
     lookup,
     query,

@@ -3,7 +3,6 @@
  * with the referenced documents. One query per relation per page, never one per document.
  */
 import { expandMedia } from "./media.ts";
-import { publicBase } from "./links.ts";
 import { parseEmbedded } from "../query/paging.ts";
 import { QueryError } from "../query/errors.ts";
 import { EJSON } from "../store/bson.ts";
@@ -14,7 +13,7 @@ import type { Doc, Projection } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import { defaultProjection, policyFilter } from "./policy.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
-import { HttpError } from "../http/errors.ts";
+import { ServiceError } from "./errors.ts";
 
 /** The data relation a field (or the members of a list field) points through, if any. */
 export function relationOf(field: FieldAt): DataRelation | undefined {
@@ -110,8 +109,8 @@ function embedBudget(rt: Runtime): EmbedBudget {
     count(n) {
       used += n;
       if (used > limit) {
-        throw new HttpError(
-          400,
+        throw new ServiceError(
+          "bad-request",
           `the response would embed more than ${limit} documents (MAX_EMBEDDED_DOCUMENTS): ` +
             "ask for fewer items (max_results) or embed fewer fields",
         );
@@ -167,7 +166,7 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc
       projection: withField(defaultProjection(rt, target), relField),
     });
     // Media fields of embedded documents read as the target's own reads show them.
-    await expandMedia(rt, target, found, publicBase(rt) + "/");
+    await expandMedia(rt, target, found);
     const byKey = new Map(found.map((d) => [keyOf({ v: d[relField] }), d]));
     for (const [holder, key] of slots) {
       const h = holder as Record<string | number, unknown>;
@@ -206,7 +205,7 @@ async function embedVersions(
     projection: defaultProjection(rt, target),
     filter: ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account),
   });
-  await expandMedia(rt, target, [...found.values()], publicBase(rt) + "/");
+  await expandMedia(rt, target, [...found.values()]);
   for (const [holder, key, ref] of slots) holder[key] = found.get(versionKey(ref)) ?? null;
 }
 

@@ -6,7 +6,6 @@ import type { Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import { idToString } from "./meta.ts";
 import { relationOf } from "./embed.ts";
-import type { Runtime } from "./runtime.ts";
 
 export interface Link {
   href: string;
@@ -21,11 +20,6 @@ export function itemLink(resource: Resource, resourcePath: string, doc: Doc): Li
 
 export function collectionLink(resource: Resource, resourcePath: string): Link {
   return { href: resourcePath, title: resource.resourceTitle };
-}
-
-/** Where absolute URLs start: PUBLIC_BASE_URL, never the request's `Host`. */
-export function publicBase(rt: Runtime): string {
-  return (rt.settings.PUBLIC_BASE_URL as string | null)?.replace(/\/+$/, "") ?? "";
 }
 
 export const HOME_LINK: Link = { href: "/", title: "home" };

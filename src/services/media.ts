@@ -9,7 +9,7 @@ import { ObjectId } from "../store/bson.ts";
 import type { Doc } from "../store/store.ts";
 import { isPlainObject } from "../util/plain.ts";
 import type { Runtime } from "./runtime.ts";
-import { HttpError } from "../http/errors.ts";
+import { ServiceError } from "./errors.ts";
 
 /**
  * A file sent for a media field: either its bytes (in-process writes), or the stored file
@@ -113,7 +113,10 @@ export async function storeMedia(
           if (file.id) {
             const upload = streamed.get(file.id.toHexString());
             if (!upload || upload.claimed) {
-              throw new HttpError(400, "a media value names a file this request did not send");
+              throw new ServiceError(
+                "bad-request",
+                "a media value names a file this request did not send",
+              );
             }
             upload.claimed = true;
             saved.push(file.id);
@@ -162,14 +165,6 @@ export function deleteReplacedMedia(
   return deleteFiles(rt, gone);
 }
 
-/** The URL a file is served at (RETURN_MEDIA_AS_URL). */
-function mediaUrl(rt: Runtime, id: ObjectId, baseUrl?: string): string {
-  const s = rt.settings;
-  const prefix = [s.URL_PREFIX, s.API_VERSION].filter(Boolean).join("/");
-  const base = s.MEDIA_BASE_URL ?? (baseUrl ?? "/") + (prefix ? `${prefix}/` : "");
-  return `${base.replace(/\/?$/, "/")}${s.MEDIA_ENDPOINT}/${id.toHexString()}`;
-}
-
 /** Driver metadata names of EXTENDED_MEDIA_INFO and where a stored file keeps them. */
 const MEDIA_INFO: Record<string, (f: { filename: string; contentType: string }) => unknown> = {
   content_type: (f) => f.contentType,
@@ -185,14 +180,12 @@ const MEDIA_INFO: Record<string, (f: { filename: string; contentType: string }) 
  * Replaces the file ids in the media fields of `docs` (in place) as the settings ask: the
  * Base64 content (default), a URL (RETURN_MEDIA_AS_URL), or null when the content is
  * omitted (RETURN_MEDIA_AS_BASE64_STRING false); with EXTENDED_MEDIA_INFO an object
- * `{file, <info>...}`. A missing file becomes null. `baseUrl` is the API's absolute base
- * for media URLs when MEDIA_BASE_URL is not set.
+ * `{file, <info>...}`. A missing file becomes null.
  */
 export async function expandMedia(
   rt: Runtime,
   resource: Resource,
   docs: Doc[],
-  baseUrl?: string,
 ): Promise<void> {
   const paths = resource.schemaModel.mediaPaths;
   if (paths.length === 0) return;
@@ -201,7 +194,7 @@ export async function expandMedia(
   const expand = async (id: ObjectId): Promise<unknown> => {
     const meta = info.length ? await rt.store.files.stat(id) : null;
     let file: unknown = null;
-    if (s.RETURN_MEDIA_AS_URL) file = mediaUrl(rt, id, baseUrl);
+    if (s.RETURN_MEDIA_AS_URL) file = rt.urls.media(id.toHexString());
     else if (s.RETURN_MEDIA_AS_BASE64_STRING) {
       file = await base64Of(rt, id);
       if (file === null) return null;
@@ -257,7 +250,7 @@ async function base64Of(rt: Runtime, id: ObjectId): Promise<string | null> {
 /**
  * The response-size budget of inline media: the Base64 content of every file a response
  * would carry, summed from the stored lengths before any file is read.
- * @throws HttpError 400 past MAX_RESPONSE_MEDIA_BYTES, naming RETURN_MEDIA_AS_URL.
+ * @throws ServiceError (bad-request) past MAX_RESPONSE_MEDIA_BYTES, naming RETURN_MEDIA_AS_URL.
  */
 async function checkInlineBudget(rt: Runtime, ids: ObjectId[]): Promise<void> {
   const limit = rt.settings.MAX_RESPONSE_MEDIA_BYTES as number;
@@ -265,8 +258,8 @@ async function checkInlineBudget(rt: Runtime, ids: ObjectId[]): Promise<void> {
   let total = 0;
   for (const stat of stats) total += stat ? Math.ceil(stat.length / 3) * 4 : 0;
   if (total > limit) {
-    throw new HttpError(
-      400,
+    throw new ServiceError(
+      "bad-request",
       `the response would carry ${total} bytes of inline media, more than ` +
         `MAX_RESPONSE_MEDIA_BYTES (${limit}): ask for fewer items (max_results), ` +
         `or have the service return media as URLs (RETURN_MEDIA_AS_URL)`,

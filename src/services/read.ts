@@ -2,7 +2,7 @@
  * Reading: the collection GET (filter, sort, paging, projection, embedding) and the item
  * GET (with conditional requests), plus the fetch events.
  */
-import { HttpError, notFound } from "../http/errors.ts";
+import { notFound, ServiceError } from "./errors.ts";
 import { parseWhere } from "../query/where.ts";
 import { parseSort } from "../query/sort.ts";
 import { parseProjection } from "../query/projection.ts";
@@ -11,14 +11,7 @@ import type { Doc, Filter, Projection } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
 import { computeEtag, idToString } from "./meta.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
-import {
-  collectionLinks,
-  itemLink,
-  itemLinks,
-  type Link,
-  publicBase,
-  relatedLinks,
-} from "./links.ts";
+import { collectionLinks, itemLink, itemLinks, type Link, relatedLinks } from "./links.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { embedDocuments } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
@@ -183,7 +176,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   for (const doc of docs) Object.assign(doc, versionStamp(rt, resource, { doc }));
   const related = docs.map((doc) => relatedOf(rt, ctx, doc));
   await embedDocuments(rt, ctx, docs);
-  await expandMedia(rt, resource, docs, publicBase(rt) + "/");
+  await expandMedia(rt, resource, docs);
   docs.forEach((doc, i) => decorateItem(rt, ctx, doc, related[i]));
   const envelope: Doc = { [s.ITEMS]: docs, ...body };
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
@@ -238,14 +231,14 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
     // As in Eve, the 404 carries the deleted document and its ETag and Last-Modified.
     const headers = conditionalHeaders(rt, ctx, doc);
     decorateItem(rt, ctx, doc);
-    throw new HttpError(404, "The requested item was deleted.", { body: doc, headers });
+    throw new ServiceError("not-found", "The requested item was deleted.", { body: doc, headers });
   }
   Object.assign(doc, versionStamp(rt, ctx.resource, { doc }));
   const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
-  if (notModified(ctx.request.headers, headers)) return { status: 304, headers };
+  if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
   const related = relatedOf(rt, ctx, doc);
   await embedDocuments(rt, ctx, [doc]);
-  await expandMedia(rt, ctx.resource, [doc], publicBase(rt) + "/");
+  await expandMedia(rt, ctx.resource, [doc]);
   decorateItem(rt, ctx, doc, related);
   await rt.events.emitFor("on_fetched_item", ctx.resource.name, doc);
   return { status: 200, body: doc, headers };
@@ -263,7 +256,9 @@ async function getItemVersions(
   const { primary, raw, projection } = options;
   const s = rt.settings;
   const { resource } = ctx;
-  if (!resource.versioning) throw new HttpError(400, "versioning is not enabled for this resource");
+  if (!resource.versioning) {
+    throw new ServiceError("bad-request", "versioning is not enabled for this resource");
+  }
   const wanted = parseVersionParam(raw);
   const id = primary[resource.idField];
   // A document stored before versioning was enabled is its own (only) version 1.
@@ -282,15 +277,15 @@ async function getItemVersions(
     Object.assign(doc, versionStamp(rt, resource, { doc, latest }));
     const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
     if (lastModified) headers["last-modified"] = lastModified;
-    if (notModified(ctx.request.headers, headers)) return { status: 304, headers };
-    await expandMedia(rt, resource, [doc], publicBase(rt) + "/");
+    if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
+    await expandMedia(rt, resource, [doc]);
     decorateItem(rt, ctx, doc);
     await rt.events.emitFor("on_fetched_item", resource.name, doc);
     return { status: 200, body: doc, headers };
   }
   const rawSort = ctx.query.get(s.QUERY_SORT);
   if (wanted === "diffs" && rawSort) {
-    throw new HttpError(400, "sorting is not supported with version=diffs");
+    throw new ServiceError("bad-request", "sorting is not supported with version=diffs");
   }
   const paging = resource.pagination ? requestPaging(rt, ctx) : undefined;
   const skip = paging ? (paging.page - 1) * paging.maxResults : 0;
@@ -319,7 +314,7 @@ async function getItemVersions(
     versions = diffVersions(rt, resource, page.versions).slice(skip > 0 ? 1 : 0);
     total = page.total;
   }
-  await expandMedia(rt, resource, versions, publicBase(rt) + "/");
+  await expandMedia(rt, resource, versions);
   if (wanted === "all") {
     await completeMeta(rt, resource, versions, undefined);
     for (const version of versions) withCurrentFields(resource, version, primary);

@@ -12,6 +12,17 @@ import type { Logger } from "../log.ts";
 import type { Account, Auth } from "../auth/mod.ts";
 import type { ChangeHub } from "./changes.ts";
 
+/**
+ * The service's public URLs (built by the HTTP layer, `http/urls.ts`): under PUBLIC_BASE_URL
+ * (else path-absolute) and the API prefix.
+ */
+export interface UrlBuilder {
+  /** The URL of an API path (`people/1`), for `Location`. */
+  api(path: string): string;
+  /** The URL a stored file is served at (MEDIA_BASE_URL, else the media endpoint). */
+  media(id: string): string;
+}
+
 export interface Runtime {
   settings: Settings;
   domain: Domain;
@@ -20,6 +31,7 @@ export interface Runtime {
   /** Compiled validators by resource name. */
   schemas: ReadonlyMap<string, CompiledSchema>;
   log: Logger;
+  urls: UrlBuilder;
   /** Authentication and authorisation; absent when the API has none. */
   auth?: Auth;
   /** The change feeds' hub; absent when no resource has a feed. */
@@ -27,6 +39,16 @@ export interface Runtime {
   formatDate(date: Date): string;
   /** Reads a date in DATE_FORMAT (or in `format`); null when the text does not fit. */
   parseDate(text: string, format?: string): Date | null;
+}
+
+/** A request's conditional headers, read by the HTTP layer (`http/preconditions.ts`). */
+export interface Preconditions {
+  /** `If-Match` entity tags, bare (`*` kept); absent without the header. */
+  ifMatch?: string[];
+  /** `If-None-Match` entity tags, bare (`*` kept); absent without the header. */
+  ifNoneMatch?: string[];
+  /** `If-Modified-Since`, ms since the epoch; absent without the header or when unreadable. */
+  ifModifiedSince?: number;
 }
 
 export interface RequestContext {
@@ -48,6 +70,8 @@ export interface RequestContext {
   resourcePath: string;
   /** An in-process call of the embedding app (no HTTP request): writes need no `If-Match`. */
   internal?: boolean;
+  /** The request's conditional headers (none for an in-process call). */
+  preconditions?: Preconditions;
   /** The authenticated account (null: anonymous, public endpoint or no authentication). */
   account?: Account | null;
 }

@@ -2,7 +2,8 @@
  * Glue between resource services and the validation engine: the store-backed checks
  * (uniqueness, data relations) and the validation-error response.
  */
-import { HttpError, type Issues } from "../http/errors.ts";
+import { ServiceError } from "./errors.ts";
+import type { Issues } from "../validation/types.ts";
 import type { DataRelation } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
@@ -59,26 +60,25 @@ function asLists(issues: Issues): Doc {
   return out;
 }
 
-/** The validation-error exception: `_status` ERR, `_error`, and `_issues` or `_items`. */
+/** The validation error: `_issues` of one document, or `_items` of a bulk request. */
 export function validationError(
   rt: Runtime,
   results: Array<Issues | null>,
   bulk: boolean,
-): HttpError {
+): ServiceError {
   const s = rt.settings;
   const failed = results.filter(Boolean).length;
   const message = `Insertion failure: ${failed} document(s) contain(s) error(s)`;
   const shown = (issues: Issues) => s.VALIDATION_ERROR_AS_LIST ? asLists(issues) : issues;
-  const body: Record<string, unknown> = bulk
-    ? {
-      [s.ITEMS]: results.map((issues) =>
-        issues
-          ? { [s.STATUS]: s.STATUS_ERR, [s.ISSUES]: shown(issues) }
-          : { [s.STATUS]: s.STATUS_OK }
-      ),
-    }
-    : { [s.ISSUES]: results[0] && shown(results[0]) };
-  return new HttpError(s.VALIDATION_ERROR_STATUS, message, { body });
+  if (!bulk) {
+    // `_issues` is null when a document is refused without field issues.
+    if (!results[0]) return new ServiceError("validation", message, { body: { [s.ISSUES]: null } });
+    return new ServiceError("validation", message, { issues: shown(results[0]) });
+  }
+  const items = results.map((issues) =>
+    issues ? { [s.STATUS]: s.STATUS_ERR, [s.ISSUES]: shown(issues) } : { [s.STATUS]: s.STATUS_OK }
+  );
+  return new ServiceError("validation", message, { body: { [s.ITEMS]: items } });
 }
 
 /**

@@ -6,7 +6,7 @@
  * embedding come from there. Every service asks this module about versions; none reads the
  * version fields or the shadow collection itself.
  */
-import { HttpError } from "../http/errors.ts";
+import { ServiceError } from "./errors.ts";
 import { EJSON, ObjectId } from "../store/bson.ts";
 import type { Doc, Filter, Projection, Sort } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
@@ -160,7 +160,7 @@ function fromShadow(rt: Runtime, resource: Resource, shadow: Doc): Doc {
 export function parseVersionParam(raw: string): number | "all" | "diffs" {
   if (raw === "all" || raw === "diffs") return raw;
   if (/^[1-9]\d{0,8}$/.test(raw)) return Number(raw);
-  throw new HttpError(400, `version: must be a positive integer, "all" or "diffs"`);
+  throw new ServiceError("bad-request", `version: must be a positive integer, "all" or "diffs"`);
 }
 
 /** What a version read may see: the endpoint's filter and projection (the read policy). */

@@ -2,7 +2,7 @@
  * Writing: POST (single and bulk), PATCH, PUT, item DELETE and resource DELETE, with the
  * database events. Every write is validated first and either stored whole or not at all.
  */
-import { HttpError, notFound } from "../http/errors.ts";
+import { notFound, ServiceError } from "./errors.ts";
 import { isPlainObject } from "../util/plain.ts";
 import type { ObjectId } from "../store/bson.ts";
 import { type Doc, DuplicateKeyError } from "../store/store.ts";
@@ -10,7 +10,7 @@ import type { Resource } from "../domain/types.ts";
 import { type CompiledSchema, findBatchDuplicates } from "../validation/mod.ts";
 import { checkIfMatch } from "./conditional.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
-import { itemLink, publicBase } from "./links.ts";
+import { itemLink } from "./links.ts";
 import {
   deleteFiles,
   deleteReplacedMedia,
@@ -31,7 +31,7 @@ import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { duplicateIssues, validationContext, validationError } from "./validate.ts";
 
 function requireObject(value: unknown, what = "the request body"): Doc {
-  if (!isPlainObject(value)) throw new HttpError(400, `${what} must be a JSON object`);
+  if (!isPlainObject(value)) throw new ServiceError("bad-request", `${what} must be a JSON object`);
   return value;
 }
 
@@ -51,7 +51,7 @@ async function writeResponse(rt: Runtime, ctx: RequestContext, doc: Doc): Promis
   }
   if (!rt.settings.BANDWIDTH_SAVER) {
     const shown = { ...doc };
-    await expandMedia(rt, resource, [shown], publicBase(rt) + "/");
+    await expandMedia(rt, resource, [shown]);
     Object.assign(out, shown);
   }
   out[s.STATUS] = s.STATUS_OK;
@@ -59,11 +59,9 @@ async function writeResponse(rt: Runtime, ctx: RequestContext, doc: Doc): Promis
   return out;
 }
 
-/** URL of a stored document, for `Location`: path-absolute unless PUBLIC_BASE_URL is set. */
+/** URL of a stored document, for `Location` (built by the HTTP layer's URL builder). */
 function locationOf(rt: Runtime, ctx: RequestContext, doc: Doc): string {
-  const prefix = [rt.settings.URL_PREFIX, rt.settings.API_VERSION].filter(Boolean).join("/");
-  const path = itemLink(ctx.resource, ctx.resourcePath, doc).href;
-  return `${publicBase(rt)}/${prefix ? prefix + "/" : ""}${path}`;
+  return rt.urls.api(itemLink(ctx.resource, ctx.resourcePath, doc).href);
 }
 
 /** The answer to a PATCH or PUT: the write response, and the new ETag as a header (Eve). */
@@ -95,7 +93,7 @@ function asValidationError(rt: Runtime, error: unknown, docs: Doc[], bulk: boole
   // As in Eve, a document whose id is taken is a conflict, not a validation error.
   const ids = ["_id", rt.settings.ID_FIELD];
   if (error.fields.length === 0 || error.fields.some((field) => ids.includes(field))) {
-    return new HttpError(409, "A document with this id already exists.");
+    return new ServiceError("conflict", "A document with this id already exists.");
   }
   // The store names the fields; the offending document is not known for every store, so
   // each document is flagged with the value it holds.
@@ -137,11 +135,16 @@ export async function postCollection(
   const bulk = Array.isArray(ctx.body);
   const inputs = bulk ? ctx.body as unknown[] : [ctx.body];
   if (bulk && !resource.bulkEnabled) {
-    throw new HttpError(400, "bulk inserts are disabled for this resource");
+    throw new ServiceError("bad-request", "bulk inserts are disabled for this resource");
   }
-  if (inputs.length === 0) throw new HttpError(400, "the request body holds no document");
+  if (inputs.length === 0) {
+    throw new ServiceError("bad-request", "the request body holds no document");
+  }
   if (inputs.length > rt.settings.BULK_MAX_DOCUMENTS) {
-    throw new HttpError(413, `at most ${rt.settings.BULK_MAX_DOCUMENTS} documents per request`);
+    throw new ServiceError(
+      "too-large",
+      `at most ${rt.settings.BULK_MAX_DOCUMENTS} documents per request`,
+    );
   }
   inputs.forEach((doc, i) => requireObject(doc, bulk ? `document ${i}` : undefined));
   for (const input of inputs) wrapSingleUploads(rt, resource, input);
@@ -222,7 +225,10 @@ async function swap(rt: Runtime, ctx: RequestContext, edit: Edit) {
   }
   if (matched === 0) {
     await deleteFiles(rt, files);
-    throw new HttpError(412, "The document was changed by another request; fetch it again");
+    throw new ServiceError(
+      "precondition-failed",
+      "The document was changed by another request; fetch it again",
+    );
   }
   // A soft delete is an update here; feeds show it as the document leaving their view.
   const op = edit.op === "PUT" ? "replace" : "update";
@@ -284,7 +290,7 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
     idToString(updates[resource.idField]) !== idToString(original[resource.idField])
   ) {
     // As in Eve: the id of a document can't change.
-    throw new HttpError(400, `${resource.idField} cannot be changed`);
+    throw new ServiceError("bad-request", `${resource.idField} cannot be changed`);
   }
   checkIfMatch(rt, ctx, original);
   const schema = rt.schemas.get(resource.name)!;
@@ -367,7 +373,10 @@ export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Repl
       await dropRemains(rt, resource, [original]);
     }
     if (deleted === 0) {
-      throw new HttpError(412, "The document was changed by another request; fetch it again");
+      throw new ServiceError(
+        "precondition-failed",
+        "The document was changed by another request; fetch it again",
+      );
     }
   }
   await rt.events.emitFor("on_deleted_item", resource.name, original);

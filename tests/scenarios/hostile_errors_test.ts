@@ -142,9 +142,16 @@ scenario("a client aborting mid-body is logged once, at info", SETTINGS, async (
   await answersQuickly(api, "people");
 }, { logger: createLogger((r) => records.push(r), "debug") });
 
+/**
+ * A refused query is 400 in our envelope. The embedded engine's text stays in the log (it
+ * can quote internals); MongoDB's reason is the server's word for the client's mistake
+ * and is quoted after our own words.
+ */
+const REFUSED = /^(The database could not run this query: check|The database refused this query: )/;
+
 scenario("store errors never reach the client as internal text", SETTINGS, async (api) => {
   await api.create("people", { name: "a", role: ["x"] });
-  // Each answer is our envelope; isError refuses engine texts and stack frames.
+  // Each answer is our envelope; isError refuses stack frames.
   for (
     const where of [
       '{"role":{"$size":-1}}',
@@ -155,7 +162,7 @@ scenario("store errors never reach the client as internal text", SETTINGS, async
     const res = await api.get(`people?where=${q(where)}`);
     if (res.status === 200) continue; // an engine may take it as matching nothing
     isError(res, 400);
-    assert.doesNotMatch(res.body._error.message, /MongoDB|mingo|unsupported/);
+    assert.doesNotMatch(res.body._error.message, /MongoDB:|mingo/);
   }
   await answersQuickly(api, "people");
 });
@@ -163,7 +170,8 @@ scenario("store errors never reach the client as internal text", SETTINGS, async
 scenario("an expression the engine refuses is 400 with our own message", SETTINGS, async (api) => {
   await api.create("people", { name: "a" });
   const res = await api.get(`people?where=${q('{"$expr":{"$eq":[{"$toInt":"$name"},1]}}')}`);
-  isError(res, 400, "could not run this query");
-  assert.doesNotMatch(res.text, /convert|MongoDB|mingo/);
+  isError(res, 400);
+  assert.match(res.body._error.message, REFUSED);
+  assert.doesNotMatch(res.text, /MongoDB:|mingo/);
   await answersQuickly(api, "people");
 }, { gaps: ["$expr-operators"] });

@@ -46,7 +46,7 @@ export type { CustomRule, CustomType } from "./validation/mod.ts";
 export type { DataAccess, DataReply, Target } from "./services/data.ts";
 export { accountOf } from "./auth/mod.ts";
 export type { Account, AuthenticateFn } from "./auth/mod.ts";
-export { canRead } from "./auth/policy.ts";
+export { canRead } from "./services/policy.ts";
 export type { Metrics } from "./metrics/mod.ts";
 
 export interface ServiceOptions {
@@ -197,7 +197,8 @@ export async function createService(
     formatDate: cachedDateFormatter(dateFormat),
     parseDate: (text, format) => parseDate(text, format ?? dateFormat),
   };
-  if (auth) rt.auth = await Auth.create(rt, auth);
+  const access = auth ? await Auth.create(rt, auth) : undefined;
+  rt.auth = access;
   await ensureIndexes(rt);
   if (changes.resources.size > 0) {
     const sources = [...changes.resources.keys()].map((name) => domain.get(name)!.source);
@@ -213,6 +214,7 @@ export async function createService(
     rateLimit: { config: rateLimit, limiter, log },
     openapi,
     metrics: metrics && prepared.metrics && { metrics, config: prepared.metrics },
+    auth: access,
   });
   return {
     fetch: (request, info) => Promise.resolve(app.fetch(request, info)),

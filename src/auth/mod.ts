@@ -7,7 +7,7 @@
 import { ServiceError } from "../services/errors.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Doc, Filter } from "../store/store.ts";
-import type { RequestContext, Runtime } from "../services/runtime.ts";
+import type { AccessControl, RequestContext, Runtime } from "../services/runtime.ts";
 import { Accounts } from "./accounts.ts";
 import type { AuthConfig, ResourceRules } from "./config.ts";
 import { MAX_HEADER, parseAuthorization } from "./credentials.ts";
@@ -36,7 +36,7 @@ const CHALLENGE: Record<string, string> = {
 };
 
 /** The service's authentication, built once at start-up. */
-export class Auth {
+export class Auth implements AccessControl {
   readonly accounts: Accounts;
   readonly hmac: HmacVerifier;
 
@@ -190,6 +190,10 @@ export class Auth {
   }
 
   /** The condition restricting `resource`'s documents to `account`'s (AUTH_FIELD). */
+  ownerField(resource: Resource): string | null {
+    return this.rules(resource)?.authField ?? null;
+  }
+
   ownerFilter(resource: Resource, account: Account | null | undefined): Filter | undefined {
     const field = this.rules(resource)?.authField;
     if (!field || !account) return undefined;

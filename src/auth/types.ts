@@ -3,17 +3,9 @@
  * point an embedding app may pass to `createService` (Eve's `check_auth`).
  */
 
-/** Who a request acts as, once authenticated. */
-export interface Account {
-  /** The account's id: stored in AUTH_FIELD, the oplog's `u`, rate-limit keys. */
-  id: unknown;
-  /** The account's roles (checked against ALLOWED_*_ROLES). */
-  roles: string[];
-  /** The user name, when the scheme has one. */
-  username?: string;
-  /** The scheme that authenticated the request: basic, token, hmac, jwt or custom. */
-  scheme: string;
-}
+import type { Account } from "../services/runtime.ts";
+
+export type { Account } from "../services/runtime.ts";
 
 /** The authentication schemes a setting may name. */
 export const SCHEMES = ["basic", "token", "hmac", "jwt", "custom"] as const;

@@ -3,24 +3,25 @@
  * routes. Errors of every kind become responses in `onError`, the one place for that.
  */
 import { type Context, Hono } from "hono";
+import type { AppEnv } from "./env.ts";
 import { ClientAbortError, HttpError, httpErrorOf, REASONS } from "./errors.ts";
 import { apiPath } from "./urls.ts";
 import { parsePreconditions } from "./preconditions.ts";
 import { readRequestBody } from "./body.ts";
-import { jsonpCallback, toResponse } from "./respond.ts";
+import { toResponse } from "./respond.ts";
+import { jsonpCallback } from "./jsonp.ts";
 import { methodOverride } from "./middleware/method-override.ts";
 import { hostCheck } from "./middleware/host.ts";
 import { type ProbeOptions, probes, type ReadinessCheck } from "./middleware/probes.ts";
 import { cors, type CorsConfig } from "./middleware/cors.ts";
 import { rateLimit, rateLimitHeaders, type RateLimitOptions } from "./middleware/rate-limit.ts";
-import type { Hit } from "../ratelimit/mod.ts";
 import { requestLog } from "./middleware/request-log.ts";
 import { compress } from "./middleware/compress.ts";
 import { metrics, type MetricsTarget } from "./middleware/metrics.ts";
 import type { Metrics, MetricsConfig } from "../metrics/mod.ts";
 import { clientIp } from "./client-address.ts";
 import { authenticate } from "./middleware/auth.ts";
-import type { Account, AuthTarget } from "../auth/mod.ts";
+import type { Auth, AuthTarget } from "../auth/mod.ts";
 import type { Runtime } from "../services/runtime.ts";
 import { buildRoutes, type Endpoint, matchRoute } from "../routes/router.ts";
 import { homeRoute } from "../routes/home.ts";
@@ -32,15 +33,7 @@ import type { OpenApiConfig } from "../openapi/config.ts";
 import { rateLimitingOn } from "../ratelimit/mod.ts";
 import { changesRoute, changesTarget } from "../routes/changes.ts";
 
-export type AppEnv = {
-  Variables: {
-    method: string;
-    /** Set by the rate-limit middleware: the counted hit, or null when not counted. */
-    rateLimit: Hit | null | undefined;
-    /** Set by the authentication middleware: the authenticated account. */
-    account?: Account;
-  };
-};
+export type { AppEnv } from "./env.ts";
 
 /** HTTP-layer options checked at start-up (see `prepare` in src/mod.ts). */
 export interface AppOptions {
@@ -51,6 +44,8 @@ export interface AppOptions {
   openapi?: OpenApiConfig | null;
   /** Null when METRICS is off. */
   metrics?: { metrics: Metrics; config: MetricsConfig } | null;
+  /** Authentication; absent when the API has none. */
+  auth?: Auth;
 }
 
 /** The error body: `_status` ERR and `_error` {code, message}, plus any extra fields. */
@@ -168,8 +163,8 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   app.use("*", rateLimitHeaders(options.rateLimit));
   app.use("*", hostCheck());
   app.use("*", methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD));
-  if (rt.auth) {
-    app.use("*", authenticate(rt.auth, (c) => authTarget(rt, c, { endpoints, openapi })));
+  if (options.auth) {
+    app.use("*", authenticate(options.auth, (c) => authTarget(rt, c, { endpoints, openapi })));
   }
   // After authentication, so the rate limit counts per account.
   app.use("*", rateLimit(options.rateLimit));

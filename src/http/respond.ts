@@ -3,29 +3,17 @@
  * JSONP, and bodiless answers for HEAD, 204 and 304.
  */
 import { negotiate } from "../render/negotiate.ts";
-import { isValidJsonpCallback, renderJson, wrapJsonp } from "../render/json.ts";
+import { renderJson, type RenderOptions } from "../render/json.ts";
+import { jsonpCallback, wrapJsonp } from "./jsonp.ts";
 import { renderXml } from "../render/xml.ts";
 import type { Settings } from "../settings/check.ts";
 import type { Reply } from "../services/runtime.ts";
-import { HttpError } from "./errors.ts";
 
-export interface RenderOptions {
-  settings: Settings;
-  formatDate(date: Date): string;
-}
-
-/** The JSONP callback a request asks for, validated; null when none. */
-export function jsonpCallback(settings: Settings, url: URL): string | null {
-  const argument = settings.JSONP_ARGUMENT as string | null;
-  if (!argument) return null;
-  const name = url.searchParams.get(argument);
-  if (name === null) return null;
-  if (!isValidJsonpCallback(name)) throw new HttpError(400, `invalid JSONP callback name`);
-  return name;
-}
+/** What turning replies into responses needs: the settings and the bodies' date format. */
+export type ResponseOptions = Pick<RenderOptions, "formatDate"> & { settings: Settings };
 
 export function toResponse(
-  options: RenderOptions,
+  options: ResponseOptions,
   request: Request,
   reply: Reply,
   method = request.method,

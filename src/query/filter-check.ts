@@ -3,7 +3,7 @@
  * ALLOWED_FILTERS, VALIDATE_FILTERING and coercion of values to their field's type (dates,
  * ObjectIds ...), by the schema model and its one table of field types.
  */
-import type { WhereOptions } from "./where.ts";
+import type { WhereOptions } from "./options.ts";
 import { type CoerceContext, coerceTo } from "../domain/field-types.ts";
 import { type FieldAt, fieldBelow, type SchemaModel } from "../domain/schema.ts";
 import type { Filter } from "../store/store.ts";

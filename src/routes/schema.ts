@@ -8,7 +8,7 @@ import type { Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import type { Reply, Runtime } from "../services/runtime.ts";
 import { accountOf } from "../auth/types.ts";
-import { canRead } from "../auth/policy.ts";
+import { canRead } from "../services/policy.ts";
 
 const ALLOWED = "GET, HEAD, OPTIONS";
 

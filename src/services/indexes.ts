@@ -47,7 +47,7 @@ export async function ensureIndexes(rt: Runtime): Promise<void> {
     const automatic: Array<[string, 1 | -1]> = [];
     const lookup = resource.additionalLookup?.field;
     if (lookup && lookup !== "_id") automatic.push([lookup, 1]);
-    const owner = rt.auth?.rules(resource)?.authField;
+    const owner = rt.auth?.ownerField(resource);
     if (owner && owner !== "_id") automatic.push([owner, 1]);
     const [sortField, sortDir] = Object.entries(resource.defaultSort ?? {})[0] ?? [];
     if (sortField && sortField !== "_id") automatic.push([sortField, sortDir === -1 ? -1 : 1]);

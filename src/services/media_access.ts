@@ -4,14 +4,12 @@
  * roles, internal resources). Unreferenced files are served to nobody.
  */
 import type { Resource } from "../domain/types.ts";
-import type { Account } from "../auth/types.ts";
-import { canRead } from "../auth/policy.ts";
 import type { ObjectId } from "../store/bson.ts";
 import type { Filter } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
-import { policyFilter } from "./policy.ts";
+import { canRead, policyFilter } from "./policy.ts";
 import { countVersions } from "./versions.ts";
-import type { Runtime } from "./runtime.ts";
+import type { Account, Runtime } from "./runtime.ts";
 
 /** The dotted query path of a media path (`["files", "[]"]` -> `files`). */
 function queryPath(path: readonly string[]): string {

@@ -17,7 +17,7 @@ import type { Filter, Projection, Sort } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import { softDeleteOf } from "./soft-delete.ts";
 import { versionFields } from "./versions.ts";
-import type { Runtime } from "./runtime.ts";
+import type { Account, Runtime } from "./runtime.ts";
 
 /** Key fields every projection of `resource` keeps. */
 export function keyFieldsOf(rt: Runtime, resource: Resource): string[] {
@@ -127,4 +127,13 @@ function walkFilter(node: unknown, visit: (path: string) => void, depth: number)
 function isPlain(value: object): boolean {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Whether `account` (null: anonymous) may read `resource`: never an internal resource;
+ * always without authentication; otherwise by its public methods and read roles.
+ */
+export function canRead(rt: Runtime, account: Account | null, resource: Resource): boolean {
+  if (resource.internal) return false;
+  return rt.auth ? rt.auth.canRead(account, resource) : true;
 }

@@ -6,10 +6,9 @@ import type { Domain } from "../domain/build.ts";
 import type { Method, Resource } from "../domain/types.ts";
 import type { Events } from "../events.ts";
 import type { Settings } from "../settings/check.ts";
-import type { Doc, Store } from "../store/store.ts";
+import type { Doc, Filter, Store } from "../store/store.ts";
 import type { CompiledSchema } from "../validation/mod.ts";
 import type { Logger } from "../log.ts";
-import type { Account, Auth } from "../auth/mod.ts";
 import type { ChangeHub } from "./changes.ts";
 
 /**
@@ -23,6 +22,37 @@ export interface UrlBuilder {
   media(id: string): string;
 }
 
+/** Who a request acts as, once authenticated. */
+export interface Account {
+  /** The account's id: stored in AUTH_FIELD, the oplog's `u`, rate-limit keys. */
+  id: unknown;
+  /** The account's roles (checked against ALLOWED_*_ROLES). */
+  roles: string[];
+  /** The user name, when the scheme has one. */
+  username?: string;
+  /** The scheme that authenticated the request: basic, token, hmac, jwt or custom. */
+  scheme: string;
+}
+
+/**
+ * What the services ask of authorisation (implemented by `auth/mod.ts`, which sits above
+ * the services: it reads accounts through them).
+ */
+export interface AccessControl {
+  /** Whether `account` (null: anonymous) may read `resource`. */
+  canRead(account: Account | null, resource: Resource): boolean;
+  /** The field naming a document's owner (AUTH_FIELD), or null when documents have none. */
+  ownerField(resource: Resource): string | null;
+  /** The condition "owned by `account`" on `resource`, when documents have an owner. */
+  ownerFilter(resource: Resource, account: Account | null | undefined): Filter | undefined;
+  /** Sets (or checks) the owner field of documents `ctx` is about to write. */
+  prepareWrite(
+    ctx: RequestContext,
+    docs: Doc[],
+    options?: { original?: Doc; patch?: boolean },
+  ): Promise<void>;
+}
+
 export interface Runtime {
   settings: Settings;
   domain: Domain;
@@ -32,8 +62,8 @@ export interface Runtime {
   schemas: ReadonlyMap<string, CompiledSchema>;
   log: Logger;
   urls: UrlBuilder;
-  /** Authentication and authorisation; absent when the API has none. */
-  auth?: Auth;
+  /** Authorisation; absent when the API has no authentication. */
+  auth?: AccessControl;
   /** The change feeds' hub; absent when no resource has a feed. */
   changes?: ChangeHub;
   formatDate(date: Date): string;

@@ -3,7 +3,7 @@ import { HttpError } from "../errors.ts";
 import type { Auth, AuthTarget } from "../../auth/mod.ts";
 import { CREDENTIAL_PARAMS } from "../../auth/credentials.ts";
 import { setAccount } from "../../auth/types.ts";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../env.ts";
 import { clientIp } from "../client-address.ts";
 
 /**

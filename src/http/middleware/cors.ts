@@ -15,7 +15,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { Settings } from "../../settings/check.ts";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../env.ts";
 
 export interface CorsConfig {
   /** Origins allowed by exact match. */

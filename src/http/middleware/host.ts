@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { HttpError } from "../errors.ts";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../env.ts";
 
 /** A host name or address, with an optional port (RFC 9110 `Host`). */
 const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9._-]{0,252})?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;

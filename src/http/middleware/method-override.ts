@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { HttpError } from "../errors.ts";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../env.ts";
 
 const OVERRIDABLE = new Set(["GET", "HEAD", "POST", "PATCH", "PUT", "DELETE", "OPTIONS"]);
 

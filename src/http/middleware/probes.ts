@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../env.ts";
 
 /** A dependency the readiness probe asks: it must answer within the deadline. */
 export interface ReadinessCheck {

@@ -27,7 +27,7 @@ import {
 } from "../../ratelimit/mod.ts";
 import { clientAddress } from "../client-address.ts";
 import { HttpError } from "../errors.ts";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../env.ts";
 
 export interface RateLimitOptions {
   config: RateLimitConfig;

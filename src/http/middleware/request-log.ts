@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { type Logger, withLogContext } from "../../log.ts";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../env.ts";
 import { clientIp } from "../client-address.ts";
 
 const LOGGED = new Set(["POST", "PATCH", "PUT"]);

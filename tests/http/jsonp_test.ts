@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { isValidJsonpCallback, wrapJsonp } from "../../src/render/json.ts";
-import { QueryError } from "../../src/query/errors.ts";
+import { isValidJsonpCallback, wrapJsonp } from "../../src/http/jsonp.ts";
+import { HttpError } from "../../src/http/errors.ts";
 
 Deno.test("jsonp: wraps JSON in the callback", () => {
   assert.equal(wrapJsonp("cb", '{"a":1}'), '/**/cb({"a":1})');
@@ -40,7 +40,7 @@ Deno.test("jsonp: injection attempts are refused", () => {
     assert.equal(isValidJsonpCallback(n), false, JSON.stringify(n));
     assert.throws(
       () => wrapJsonp(n, "{}"),
-      (e: unknown) => e instanceof QueryError && e.status === 400,
+      (e: unknown) => e instanceof HttpError && e.status === 400,
     );
   }
 });

@@ -1,0 +1,13 @@
+/** The Hono environment of the app: the variables middlewares set for later ones. */
+import type { Hit } from "../ratelimit/mod.ts";
+import type { Account } from "../services/runtime.ts";
+
+export type AppEnv = {
+  Variables: {
+    method: string;
+    /** Set by the rate-limit middleware: the counted hit, or null when not counted. */
+    rateLimit: Hit | null | undefined;
+    /** Set by the authentication middleware: the authenticated account. */
+    account?: Account;
+  };
+};

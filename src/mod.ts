@@ -199,7 +199,12 @@ export async function createService(
   };
   const access = auth ? await Auth.create(rt, auth) : undefined;
   rt.auth = access;
-  await ensureIndexes(rt);
+  try {
+    await ensureIndexes(rt);
+  } catch (error) {
+    await store.close(); // start-up stops here: nothing else will close it
+    throw error;
+  }
   if (changes.resources.size > 0) {
     const sources = [...changes.resources.keys()].map((name) => domain.get(name)!.source);
     rt.changes = new ChangeHub(changes, {

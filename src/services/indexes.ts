@@ -3,10 +3,58 @@
  * (the store's last word in a race between two writers) and the `mongo_indexes` of each
  * resource, plus plain indexes on the additional lookup field, the AUTH_FIELD and the first
  * default_sort field (the embedded store uses them for equality, `$in` and sorted pages).
+ *
+ * A unique index that cannot be built because stored documents already share a value
+ * stops start-up, naming the values: serving without it would let new duplicates in. Any
+ * other index that fails is logged (the service answers the same without it, slower).
  */
 import type { Runtime } from "./runtime.ts";
-import type { IndexSpec } from "../store/store.ts";
+import { type Collection, DuplicateKeyError, type IndexSpec } from "../store/store.ts";
 import { softDeleteOf } from "./soft-delete.ts";
+import { showValue } from "../validation/mod.ts";
+
+/** How many duplicate values an {@link IndexBuildError} names at most. */
+const SHOWN_DUPLICATES = 5;
+
+/** Thrown at start-up when a unique index cannot be built over the stored documents. */
+export class IndexBuildError extends Error {
+  constructor(
+    message: string,
+    /** The duplicated values found (at most a few), each as shown in the message. */
+    readonly duplicates: string[],
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "IndexBuildError";
+  }
+}
+
+/**
+ * Values of `spec`'s keys that several documents share (a few of them, most repeated
+ * first), as shown to people; empty when the store cannot group them.
+ */
+async function duplicateValues(
+  rt: Runtime,
+  collection: Collection,
+  spec: IndexSpec,
+): Promise<string[]> {
+  const fields = Object.keys(spec.keys);
+  const key = fields.length === 1
+    ? `$${fields[0]}`
+    : Object.fromEntries(fields.map((f, i) => [`k${i}`, `$${f}`]));
+  try {
+    const groups = await collection.aggregate([
+      { $match: spec.partialFilterExpression ?? {} },
+      { $group: { _id: key, count: { $sum: 1 } } },
+      { $match: { count: { $gt: 1 } } },
+      { $sort: { count: -1 } },
+      { $limit: SHOWN_DUPLICATES },
+    ]);
+    return groups.map((g) => `'${showValue(g._id, rt.settings.DATE_FORMAT)}' (${g.count} times)`);
+  } catch {
+    return []; // The error below still names the index and the fields.
+  }
+}
 
 export async function ensureIndexes(rt: Runtime): Promise<void> {
   for (const resource of rt.domain.values()) {
@@ -59,9 +107,25 @@ export async function ensureIndexes(rt: Runtime): Promise<void> {
       try {
         await collection.createIndex(spec);
       } catch (error) {
-        rt.log.log("warn", `could not create index ${spec.name} on ${resource.source}`, {
-          error: (error as Error).message,
-        });
+        if (spec.unique && error instanceof DuplicateKeyError) {
+          const duplicates = await duplicateValues(rt, collection, spec);
+          const fields = Object.keys(spec.keys).join(", ");
+          const found = duplicates.length ? `: ${duplicates.join(", ")}` : "";
+          throw new IndexBuildError(
+            `DOMAIN.${resource.name}: the unique index ${spec.name} on ${fields} cannot be ` +
+              `built, stored documents of "${resource.source}" share values${found}. ` +
+              "Remove the duplicates, or drop `unique` from the schema.",
+            duplicates,
+            { cause: error },
+          );
+        }
+        rt.log.log(
+          spec.unique ? "error" : "warn",
+          `could not create index ${spec.name} on ${resource.source}`,
+          {
+            error: (error as Error).message,
+          },
+        );
       }
     }
   }

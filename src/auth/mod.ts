@@ -6,6 +6,7 @@
  */
 import { ServiceError } from "../services/errors.ts";
 import type { Resource } from "../domain/types.ts";
+import { ruleMethod } from "../domain/methods.ts";
 import type { Doc, Filter } from "../store/store.ts";
 import type { AccessControl, RequestContext, Runtime } from "../services/runtime.ts";
 import { Accounts } from "./accounts.ts";
@@ -64,7 +65,7 @@ export class Auth implements AccessControl {
    * do. Eve's rules: OPTIONS is always public; HEAD is public when GET is.
    */
   required(target: AuthTarget): string[] | null {
-    const method = target.method === "HEAD" ? "GET" : target.method;
+    const method = ruleMethod(target.method);
     if (method === "OPTIONS") return null;
     const read = READ.has(method);
     const c = this.config;

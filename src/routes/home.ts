@@ -1,5 +1,6 @@
 /** The home endpoint: a link to every public resource (an empty body with HATEOAS off). */
 import { methodNotAllowed } from "../services/errors.ts";
+import { isRead } from "../domain/methods.ts";
 import type { Reply, Runtime } from "../services/runtime.ts";
 
 /**
@@ -12,7 +13,7 @@ export async function homeRoute(
 ): Promise<Reply> {
   const { request, method } = options;
   const reply = homeReply(rt, method, options.links ?? {});
-  if (method === "GET" || method === "HEAD") {
+  if (isRead(method)) {
     await rt.events.emit("on_post_GET", null, request, reply);
   }
   return reply;
@@ -20,7 +21,7 @@ export async function homeRoute(
 
 function homeReply(rt: Runtime, method: string, links: Record<string, unknown>): Reply {
   if (method === "OPTIONS") return { status: 200, headers: { allow: "GET, HEAD, OPTIONS" } };
-  if (method !== "GET" && method !== "HEAD") {
+  if (!isRead(method)) {
     throw methodNotAllowed(["GET", "HEAD"]);
   }
   if (!rt.settings.HATEOAS) return { status: 200, body: {} };

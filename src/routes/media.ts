@@ -4,6 +4,7 @@
  * chunk rows), with conditional requests and byte ranges.
  */
 import { methodNotAllowed, notFound } from "../services/errors.ts";
+import { isRead } from "../domain/methods.ts";
 import type { Account } from "../auth/types.ts";
 import { ObjectId } from "../store/bson.ts";
 import { notModified } from "../services/conditional.ts";
@@ -69,7 +70,7 @@ export async function mediaRoute(
 ): Promise<Response> {
   const { id, request, method } = options;
   if (method === "OPTIONS") return new Response(null, { status: 200, headers: { allow: ALLOW } });
-  if (method !== "GET" && method !== "HEAD") {
+  if (!isRead(method)) {
     throw methodNotAllowed(ALLOW.split(", "));
   }
   const file = await rt.store.files.stat(id);

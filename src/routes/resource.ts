@@ -4,6 +4,7 @@
  */
 import { methodNotAllowed, notFound } from "../services/errors.ts";
 import type { Method, Resource } from "../domain/types.ts";
+import { ruleMethod } from "../domain/methods.ts";
 import type { Doc } from "../store/store.ts";
 import { castUrlValue } from "../services/meta.ts";
 import { singleType } from "../domain/schema.ts";
@@ -111,7 +112,7 @@ export async function resourceRoute(rt: Runtime, options: ResourceRequest): Prom
 /** Runs the service between the request events. */
 async function serve(rt: Runtime, service: Service, ctx: RequestContext): Promise<Reply> {
   const { method, request, resource } = ctx;
-  const eventMethod = method === "HEAD" ? "GET" : method;
+  const eventMethod = ruleMethod(method);
   const preArgs = method === "POST" ? [request] : [request, ctx.lookup];
   await rt.events.emitFor(`on_pre_${eventMethod}`, resource.name, ...preArgs);
   typeHookLookup(resource, ctx.lookup);

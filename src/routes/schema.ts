@@ -4,6 +4,7 @@
  * Read-only: GET, HEAD and OPTIONS.
  */
 import { methodNotAllowed, notFound } from "../services/errors.ts";
+import { isRead } from "../domain/methods.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import type { Reply, Runtime } from "../services/runtime.ts";
@@ -36,7 +37,7 @@ export function schemaRoute(
 ): Reply {
   const { target, request, method } = options;
   if (method === "OPTIONS") return { status: 200, headers: { allow: ALLOWED } };
-  if (method !== "GET" && method !== "HEAD") {
+  if (!isRead(method)) {
     throw methodNotAllowed(ALLOWED.split(", "));
   }
   if (target === "") {

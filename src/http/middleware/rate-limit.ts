@@ -27,6 +27,7 @@ import {
 } from "../../ratelimit/mod.ts";
 import { clientAddress } from "../client-address.ts";
 import { HttpError } from "../errors.ts";
+import { ruleMethod } from "../../domain/methods.ts";
 import type { AppEnv } from "../env.ts";
 
 export interface RateLimitOptions {
@@ -54,7 +55,7 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("base6
 
 /** The counted method (HEAD counts as GET) and its limit, or null when not limited. */
 function ruleFor(config: RateLimitConfig, method: string) {
-  const counted = method === "HEAD" ? "GET" : method;
+  const counted = ruleMethod(method);
   const rule = Object.hasOwn(config.limits, counted) ? config.limits[counted] : undefined;
   return rule ? { method: counted, ...rule } : null;
 }

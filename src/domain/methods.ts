@@ -1,0 +1,14 @@
+/**
+ * HEAD, in one place: it is GET without a body. Authorisation, rate limits and request
+ * events treat it as GET; the HTTP layer (`http/respond.ts`) drops the body.
+ */
+
+/** The method a request counts as for rules and events: GET for HEAD, else itself. */
+export function ruleMethod(method: string): string {
+  return method === "HEAD" ? "GET" : method;
+}
+
+/** Whether `method` reads (GET or HEAD). */
+export function isRead(method: string): boolean {
+  return ruleMethod(method) === "GET";
+}

@@ -35,9 +35,9 @@ export class IndexBuildError extends Error {
  */
 async function duplicateValues(
   rt: Runtime,
-  collection: Collection,
-  spec: IndexSpec,
+  index: { collection: Collection; spec: IndexSpec },
 ): Promise<string[]> {
+  const { collection, spec } = index;
   const fields = Object.keys(spec.keys);
   const key = fields.length === 1
     ? `$${fields[0]}`
@@ -108,7 +108,7 @@ export async function ensureIndexes(rt: Runtime): Promise<void> {
         await collection.createIndex(spec);
       } catch (error) {
         if (spec.unique && error instanceof DuplicateKeyError) {
-          const duplicates = await duplicateValues(rt, collection, spec);
+          const duplicates = await duplicateValues(rt, { collection, spec });
           const fields = Object.keys(spec.keys).join(", ");
           const found = duplicates.length ? `: ${duplicates.join(", ")}` : "";
           throw new IndexBuildError(

@@ -15,7 +15,7 @@ const SRC = normalize(join(dirname(new URL(import.meta.url).pathname), "..", "sr
 export const LAYERS: readonly (readonly string[])[] = [
   ["main.ts", "mod.ts"],
   ["http"],
-  ["routes"],
+  ["routes", "openapi"],
   ["auth"],
   ["services"],
   ["query", "validation", "render", "ratelimit", "events.ts"],

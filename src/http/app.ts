@@ -122,6 +122,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     ? openApiEndpoints(rt, {
       config: options.openapi,
       rateLimited: rateLimitingOn(options.rateLimit.config),
+      auth: options.auth,
     })
     : null;
 

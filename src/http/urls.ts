@@ -36,6 +36,7 @@ export function publicUrls(settings: Settings): UrlBuilder {
   const mediaBase = settings.MEDIA_BASE_URL?.replace(/\/?$/, "/");
   return {
     api,
+    apiRoot: () => `${base}/${prefix}`,
     media(id: string) {
       const path = `${settings.MEDIA_ENDPOINT}/${id}`;
       return mediaBase === undefined ? api(path) : `${mediaBase}${path}`;

@@ -16,7 +16,11 @@ export interface OpenApiConfig {
 const SEGMENTS = /^[\w.~-]+(\/[\w.~-]+)*$/;
 
 /** One path setting: null when off (false / null), the path, or a problem. */
-function readPath(settings: Settings, key: string, problems: string[]): string | null {
+function readPath(
+  settings: Settings,
+  key: "OPENAPI_PATH" | "DOCS_PATH",
+  problems: string[],
+): string | null {
   const value = settings[key];
   if (value === null || value === false) return null;
   if (typeof value !== "string") {

@@ -9,7 +9,7 @@ import type { Settings } from "../settings/check.ts";
 import type { Runtime } from "../services/runtime.ts";
 import { buildRoutes, type Endpoint, type EndpointKind } from "../routes/router.ts";
 import type { Scheme } from "../auth/types.ts";
-import { publicBase } from "../services/links.ts";
+import type { Auth } from "../auth/mod.ts";
 import { setOwn } from "../domain/keys.ts";
 import type { OpenApiConfig } from "./config.ts";
 import { documentSchema, type Json, type Mode, type TranslateOptions } from "./schema.ts";
@@ -31,6 +31,8 @@ export interface DescribeOptions {
   config: OpenApiConfig;
   /** Rate limiting is on: every operation may answer 429. */
   rateLimited: boolean;
+  /** Authentication (its schemes and roles are described); absent when the API has none. */
+  auth?: Auth;
 }
 
 type AuthKind = EndpointKind | "home" | "schema" | "media";
@@ -62,7 +64,6 @@ class Describer {
 
   document(): Json {
     const s = this.s;
-    const prefix = [s.URL_PREFIX, s.API_VERSION].filter(Boolean).join("/");
     for (const resource of this.visible) this.resourceSchemas(resource);
     this.home();
     for (const endpoint of buildRoutes(this.rt.domain)) this.endpoint(endpoint);
@@ -74,7 +75,7 @@ class Describer {
       parameters: sharedParameters(s),
       responses: sharedResponses(s),
     };
-    const auth = this.rt.auth?.config;
+    const auth = this.options.auth?.config;
     if (auth) components.securitySchemes = securitySchemes(auth.schemes, auth.realm);
     return {
       openapi: OPENAPI_VERSION,
@@ -83,7 +84,7 @@ class Describer {
         version: s.API_VERSION || "1",
         description: "Generated from the service's settings at start-up.",
       },
-      servers: [{ url: `${publicBase(this.rt)}/${prefix}` }],
+      servers: [{ url: this.rt.urls.apiRoot() }],
       tags: [
         { name: "home", description: "The API entry point" },
         ...this.visible.map((r) => ({ name: r.name, description: r.resourceTitle })),
@@ -600,7 +601,7 @@ class Describer {
   ): Json {
     const responses = op.responses as Json;
     if (this.options.rateLimited) responses["429"] = responseRef("TooManyRequests");
-    const auth = this.rt.auth;
+    const auth = this.options.auth;
     if (!auth) return op;
     const method = target.method;
     const roles = auth.required({ ...target, method });

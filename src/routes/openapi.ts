@@ -3,11 +3,10 @@
  * default `/docs`, its files below it), under the API prefix. The description is built once,
  * here, at start-up; both answer GET, HEAD and OPTIONS, with ETags and 304s.
  */
-import { HttpError } from "../http/errors.ts";
+import { methodNotAllowed } from "../services/errors.ts";
+import { isRead } from "../domain/methods.ts";
 import type { Runtime } from "../services/runtime.ts";
-import { publicBase } from "../services/links.ts";
-import type { OpenApiConfig } from "../openapi/config.ts";
-import { describeApi } from "../openapi/document.ts";
+import { describeApi, type DescribeOptions } from "../openapi/document.ts";
 import { type Asset, docsAsset, docsPage, docsPolicy, etagOf } from "../openapi/docs.ts";
 
 const ALLOW = "GET, HEAD, OPTIONS";
@@ -25,20 +24,18 @@ export interface OpenApiEndpoints {
 /** Builds the description (once) and the endpoints serving it. */
 export function openApiEndpoints(
   rt: Runtime,
-  options: { config: OpenApiConfig; rateLimited: boolean },
+  options: DescribeOptions,
 ): OpenApiEndpoints {
   const { config } = options;
   const bytes = new TextEncoder().encode(JSON.stringify(describeApi(rt, options)));
   const document: Asset = { body: bytes, type: "application/json", etag: etagOf(bytes) };
-  const s = rt.settings;
-  const base = publicBase(rt);
-  const prefix = [s.URL_PREFIX, s.API_VERSION].filter(Boolean).map((p) => `/${p}`).join("");
   const docs = config.docsPath;
   const page = docs === null ? null : docsPage({
-    assets: `${base}${prefix}/${docs}`,
-    document: `${base}${prefix}/${config.documentPath}`,
+    assets: rt.urls.api(docs),
+    document: rt.urls.api(config.documentPath),
   });
-  const policy = docsPolicy(base ? new URL(base).origin : null);
+  const publicBase = rt.settings.PUBLIC_BASE_URL;
+  const policy = docsPolicy(publicBase ? new URL(publicBase).origin : null);
   const homeLinks: OpenApiEndpoints["homeLinks"] = {
     "service-desc": { href: config.documentPath, title: "OpenAPI description" },
   };
@@ -88,11 +85,7 @@ function serve(
 ): Response {
   const { request, method } = options;
   if (method === "OPTIONS") return new Response(null, { status: 200, headers: { allow: ALLOW } });
-  if (method !== "GET" && method !== "HEAD") {
-    throw new HttpError(405, "The method is not allowed for the requested URL.", {
-      headers: { allow: ALLOW },
-    });
-  }
+  if (!isRead(method)) throw methodNotAllowed(["GET", "HEAD"]);
   const headers = new Headers(options.headers);
   headers.set("etag", asset.etag);
   headers.set("cache-control", options.cache);

@@ -18,6 +18,8 @@ import type { ChangeHub } from "./changes.ts";
 export interface UrlBuilder {
   /** The URL of an API path (`people/1`), for `Location`. */
   api(path: string): string;
+  /** The URL of the API entry point (`/api/v1`, `/` without a prefix). */
+  apiRoot(): string;
   /** The URL a stored file is served at (MEDIA_BASE_URL, else the media endpoint). */
   media(id: string): string;
 }

@@ -10,37 +10,10 @@ import type { FieldType } from "../domain/field-types.ts";
 import type { SchemaDict, SchemaField, SchemaModel } from "../domain/schema.ts";
 import type { TypeChecker } from "./typecheck.ts";
 import { isPlainObject } from "../util/plain.ts";
-import type { CompileOptions } from "./types.ts";
+import type { CompileOptions, DictNode, FieldNode } from "./types.ts";
 import { compileLinear } from "../store/regex.ts";
 
-/** Rules of one field, resolved. */
-export interface FieldNode {
-  /** Dotted path, list members share their list's path. */
-  path: string;
-  /** Type names as written. */
-  types: string[];
-  /** Types to coerce to: the field's own plus the types named in *of branches. */
-  coerceTypes: FieldType[];
-  nullable: boolean;
-  readonly: boolean;
-  required: boolean;
-  unique: boolean;
-  default?: { value: unknown };
-  relation?: DataRelation;
-  /** Custom rules as [name, argument]. */
-  custom: Array<[string, unknown]>;
-  dict?: DictNode;
-  member?: FieldNode;
-  items?: FieldNode[];
-  values?: FieldNode;
-}
-
-/** A dict level: its fields and what it does with unknown fields. */
-export interface DictNode {
-  fields: Map<string, FieldNode>;
-  /** false: refused; true: kept unchecked; a node: checked by those rules. */
-  unknown: boolean | FieldNode;
-}
+export type { DictNode, FieldNode } from "./types.ts";
 
 type Json = Record<string, unknown>;
 

@@ -2,10 +2,9 @@
  * Public types of the validation engine.
  */
 import type { DataRelation } from "../domain/types.ts";
-import type { CustomType } from "../domain/field-types.ts";
+import type { CustomType, FieldType } from "../domain/field-types.ts";
 import type { SchemaModel } from "../domain/schema.ts";
 import type { Doc } from "../store/store.ts";
-import type { DictNode } from "./compiler.ts";
 
 /** Validation issues: field name -> message, nested fields (and list indexes) nested. */
 export type Issues = { [field: string]: string | Issues };
@@ -127,4 +126,33 @@ export interface CompiledSchema {
    * translates them instead of reading the raw schema a second way.
    */
   model(): { json: Readonly<Record<string, unknown>>; root: DictNode };
+}
+
+/** Rules of one field, resolved. */
+export interface FieldNode {
+  /** Dotted path, list members share their list's path. */
+  path: string;
+  /** Type names as written. */
+  types: string[];
+  /** Types to coerce to: the field's own plus the types named in *of branches. */
+  coerceTypes: FieldType[];
+  nullable: boolean;
+  readonly: boolean;
+  required: boolean;
+  unique: boolean;
+  default?: { value: unknown };
+  relation?: DataRelation;
+  /** Custom rules as [name, argument]. */
+  custom: Array<[string, unknown]>;
+  dict?: DictNode;
+  member?: FieldNode;
+  items?: FieldNode[];
+  values?: FieldNode;
+}
+
+/** A dict level: its fields and what it does with unknown fields. */
+export interface DictNode {
+  fields: Map<string, FieldNode>;
+  /** false: refused; true: kept unchecked; a node: checked by those rules. */
+  unknown: boolean | FieldNode;
 }

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { deref, operations, parameters, validDescription } from "../support/openapi.ts";
 import { basic, SECRET_HASH } from "../support/auth.ts";
+import type { Json } from "../support/client.ts";
 
 /** The example domain of config/settings.json, plus one of each kind of endpoint. */
 const DOMAIN = {
@@ -83,7 +84,7 @@ scenario("GET /openapi.json: a valid OpenAPI 3.1 description", SETTINGS, async (
   const doc = await validDescription(api);
   assert.deepEqual(doc.servers, [{ url: "/" }]);
   assert.deepEqual(
-    doc.tags.map((t: any) => t.name),
+    doc.tags.map((t: Json) => t.name),
     ["home", "people", "works", "people_works", "by_role", "readonly"],
   );
 });
@@ -131,7 +132,7 @@ scenario("every enabled endpoint and method is described", SETTINGS, async (api)
   ]);
   // The additional lookup is the other form of the item GET's path parameter.
   const id = parameters(doc, doc.paths["/people/{_id}"].get).get("path _id");
-  assert.deepEqual(id.schema.anyOf.map((s: any) => s.pattern), [
+  assert.deepEqual(id.schema.anyOf.map((s: Json) => s.pattern), [
     "^(?:[a-f0-9]{24})$",
     "^(?:[\\w]+)$",
   ]);

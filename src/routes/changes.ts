@@ -8,8 +8,8 @@
  * event per change, named by its operation, with `id:` usable as `Last-Event-ID`. Comment
  * lines every CHANGES_HEARTBEAT_MS.
  */
-import { HttpError, notFound } from "../http/errors.ts";
-import { SSE_HEADERS, sseComment, sseEvent } from "../http/sse.ts";
+import { methodNotAllowed, notFound, ServiceError } from "../services/errors.ts";
+import { SSE_HEADERS, sseComment, sseEvent } from "../render/sse.ts";
 import { renderJson } from "../render/json.ts";
 import { accountOf } from "../auth/types.ts";
 import type { Doc } from "../store/store.ts";
@@ -59,7 +59,7 @@ function resumePosition(request: Request, query: URLSearchParams): Position | un
   if (raw === null || raw === "") return undefined;
   const position = raw.length <= MAX_EVENT_ID ? parsePosition(raw.trim()) : null;
   if (!position) {
-    throw new HttpError(400, "Last-Event-ID: not an event id of this feed");
+    throw new ServiceError("bad-request", "Last-Event-ID: not an event id of this feed");
   }
   return position;
 }
@@ -74,9 +74,7 @@ export async function changesRoute(
   const { resource } = match.endpoint;
   if (method === "OPTIONS") return new Response(null, { status: 200, headers: { allow: ALLOW } });
   if (!resource.resourceMethods.includes("GET") || (method !== "GET" && method !== "HEAD")) {
-    throw new HttpError(405, "The method is not allowed for the requested URL.", {
-      headers: { allow: resource.resourceMethods.includes("GET") ? ALLOW : "OPTIONS" },
-    });
+    throw methodNotAllowed(resource.resourceMethods.includes("GET") ? ["GET", "HEAD"] : []);
   }
   const urlValues: Doc = {};
   for (const [field, raw] of Object.entries(match.variables)) {
@@ -98,7 +96,10 @@ export async function changesRoute(
   };
   const documents = flag(query, DOCUMENTS_PARAM);
   if (documents && !hub.config.resources.get(resource.name)!.documents) {
-    throw new HttpError(400, "This feed does not carry documents (changes_documents is off).");
+    throw new ServiceError(
+      "bad-request",
+      "This feed does not carry documents (changes_documents is off).",
+    );
   }
   const where = whereFilter(rt, ctx);
   assertReadable(rt, resource, { where });
@@ -114,7 +115,7 @@ export async function changesRoute(
     subscribed = hub.subscribe(resource.source, { select: view.select, after });
   } catch (error) {
     if (!(error instanceof FeedsFullError)) throw error;
-    throw new HttpError(503, "Too many change feeds are open; try again later.", {
+    throw new ServiceError("unavailable", "Too many change feeds are open; try again later.", {
       headers: { "retry-after": "5" },
     });
   }

@@ -31,7 +31,7 @@ const POSITIVE = [
   "CHANGES_HEARTBEAT_MS",
   "CHANGES_QUEUE_LIMIT",
   "CHANGES_MAX_CONNECTIONS",
-];
+] as const;
 
 /**
  * Reads the feed settings of `settings` (the global `CHANGES*` keys and each resource's
@@ -40,7 +40,7 @@ const POSITIVE = [
 export function changesConfig(settings: Settings, problems: string[]): ChangesConfig {
   const s = settings;
   for (const key of POSITIVE) {
-    if ((s[key] as number) < 1) problems.push(`${key}: must be at least 1`);
+    if (s[key] < 1) problems.push(`${key}: must be at least 1`);
   }
   const endpoint = s.CHANGES_ENDPOINT as string;
   if (!/^[A-Za-z0-9_.~-]+$/.test(endpoint)) {
@@ -86,6 +86,6 @@ export function changesConfig(settings: Settings, problems: string[]): ChangesCo
     heartbeatMs: s.CHANGES_HEARTBEAT_MS,
     queueLimit: s.CHANGES_QUEUE_LIMIT,
     maxConnections: s.CHANGES_MAX_CONNECTIONS,
-    source: s.CHANGES_SOURCE,
+    source: s.CHANGES_SOURCE as ChangesSource, // checked above
   };
 }

@@ -12,7 +12,6 @@ import { documentTest, projected } from "../query/memory.ts";
 import type { ChangeOp, FeedEvent, Selector } from "./changes.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
 import { expandMedia } from "./media.ts";
-import { publicBase } from "./links.ts";
 import { decorateItem } from "./read.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 import { versionStamp } from "./versions.ts";
@@ -67,7 +66,7 @@ async function renderEvent(
   if (options.documents && kind !== "delete" && change.doc) {
     const doc = projected(change.doc, options.projection);
     Object.assign(doc, versionStamp(rt, resource, { doc }));
-    await expandMedia(rt, resource, [doc], publicBase(rt) + "/");
+    await expandMedia(rt, resource, [doc]);
     out.document = decorateItem(rt, ctx, doc);
   }
   return out;

@@ -91,7 +91,4 @@ export function castUrlValue(resource: Resource, field: string, raw: string): un
   }
 }
 
-/** Renders an id for URLs and `Location` headers. */
-export function idToString(id: unknown): string {
-  return id instanceof ObjectId ? id.toHexString() : String(id);
-}
+export { idToString } from "../store/bson.ts";

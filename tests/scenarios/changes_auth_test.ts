@@ -74,9 +74,12 @@ scenario(
   },
 );
 
-const events = new Events().on("on_pre_GET_notes", (request: Request, lookup: any) => {
-  lookup.text = request.headers.get("x-topic") ?? "none";
-});
+const events = new Events().on(
+  "on_pre_GET_notes",
+  (request: Request, lookup: Record<string, unknown>) => {
+    lookup.text = request.headers.get("x-topic") ?? "none";
+  },
+);
 
 scenario(
   "a dynamic filter of an on_pre_GET hook applies to the feed",

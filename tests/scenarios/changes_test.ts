@@ -187,7 +187,7 @@ scenario(
     const { feed } = await ready(running.url + "people/_changes");
     const bulk = await api.post("people", [{ name: "a" }, { name: "b" }, { name: "c" }]);
     assert.equal(bulk.status, 201);
-    const ids = bulk.body._items.map((item: any) => item._id);
+    const ids = bulk.body._items.map((item: { _id: string }) => item._id);
     const inserts = await feed.events(3);
     assert.deepEqual(inserts.map((e) => e.event), ["insert", "insert", "insert"]);
     assert.deepEqual(inserts.map((e) => e.data._id), ids);

@@ -10,13 +10,14 @@
  * await feed.close();
  * ```
  */
+import type { Json } from "./client.ts";
 
 /** One parsed event; comment lines come as `event: "comment"` with the text in `data`. */
 export interface SseMessage {
   id?: string;
   event: string;
   /** The data parsed as JSON (the raw text when it is not JSON). */
-  data: any;
+  data: Json;
 }
 
 /** How long a read waits by default. */

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { base64, multipart, sendForm } from "../support/media.ts";
 import type { ObjectId } from "../../src/store/bson.ts";
+import type { Json } from "../support/client.ts";
 
 const INFO = ["content_type", "name", "length"];
 const CONTENT = "hello <media> & more";
@@ -54,7 +55,7 @@ function xmlField(key: string, value: unknown): string {
 }
 
 /** Where each kind of read puts the media field of the uploaded document. */
-const READS: Array<{ kind: string; path: (ids: Ids) => string; field: (body: any) => unknown }> = [
+const READS: Array<{ kind: string; path: (ids: Ids) => string; field: (body: Json) => unknown }> = [
   { kind: "item", path: (ids) => `files/${ids.doc}`, field: (body) => body.data },
   { kind: "collection", path: () => "files", field: (body) => body._items[0].data },
   {

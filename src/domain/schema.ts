@@ -8,8 +8,20 @@
  * It interprets well-formed rules only: malformed ones are left out here and reported, with
  * their path, by the validation compiler, which stops the start-up.
  */
-import type { DataRelation, FieldSchema, ResourceSchema } from "./types.ts";
 import type { FieldType, TypeTable } from "./field-types.ts";
+
+/** One field rule set in the spec's (Eve/Cerberus) schema vocabulary. */
+export type FieldSchema = Record<string, unknown>;
+
+/** A resource schema: field name -> rules. */
+export type ResourceSchema = Record<string, FieldSchema>;
+
+export interface DataRelation {
+  resource: string;
+  field: string;
+  embeddable: boolean;
+  version: boolean;
+}
 
 /** One rule set of the schema: a field, a list member or item, value or key rules, a branch. */
 export interface SchemaField {

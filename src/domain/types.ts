@@ -3,12 +3,9 @@
  * once at start-up from the settings. Nothing downstream re-reads raw settings.
  */
 import type { Doc, Filter, Projection, Sort } from "../store/store.ts";
-import type { SchemaModel } from "./schema.ts";
+import type { ResourceSchema, SchemaModel } from "./schema.ts";
 
-/** One field rule set in the spec's (Eve/Cerberus) schema vocabulary. */
-export type FieldSchema = Record<string, unknown>;
-/** A resource schema: field name -> rules. */
-export type ResourceSchema = Record<string, FieldSchema>;
+export type { DataRelation, FieldSchema, ResourceSchema } from "./schema.ts";
 
 export type Method = "GET" | "HEAD" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -18,13 +15,6 @@ export interface UrlVariable {
   field: string;
   /** Regex source (anchored when matched). */
   pattern: string;
-}
-
-export interface DataRelation {
-  resource: string;
-  field: string;
-  embeddable: boolean;
-  version: boolean;
 }
 
 export interface Resource {

@@ -2,7 +2,6 @@
  * The `where` query parameter: JSON form (`{"name": "x"}`) or expression form
  * (`name == "x" and age > 3`), turned into a checked MongoDB filter.
  */
-import type { SchemaModel } from "../domain/schema.ts";
 import type { Filter } from "../store/store.ts";
 import { QueryError } from "./errors.ts";
 import { parseExpression } from "./expression.ts";

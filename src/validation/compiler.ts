@@ -5,8 +5,7 @@
  * The model says what the fields are; the rules as written are read here only for what ajv
  * checks and for the problems of malformed rules.
  */
-import type { DataRelation, ResourceSchema } from "../domain/types.ts";
-import type { FieldType } from "../domain/field-types.ts";
+import type { ResourceSchema } from "../domain/types.ts";
 import type { SchemaDict, SchemaField, SchemaModel } from "../domain/schema.ts";
 import type { TypeChecker } from "./typecheck.ts";
 import { isPlainObject } from "../util/plain.ts";

@@ -18,7 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["routes", "openapi"],
   ["auth"],
   ["services"],
-  ["query", "validation", "render", "ratelimit", "events.ts"],
+  ["query", "validation", "render", "ratelimit", "metrics", "events.ts"],
   ["domain"],
   ["store"],
   ["settings", "log.ts"],

@@ -20,12 +20,13 @@ import {
   section,
   shellCommands,
 } from "./support/readme.ts";
+import type { Json } from "./support/client.ts";
 
 const README = await Deno.readTextFile(new URL("../README.md", import.meta.url));
 const { settings } = await loadSettingsFile(
   new URL("../config/settings.json", import.meta.url).pathname,
 );
-const DOMAIN = settings.DOMAIN as Record<string, { schema: Record<string, any> }>;
+const DOMAIN = settings.DOMAIN as Record<string, { schema: Record<string, Json> }>;
 
 /** The example service's address in the README. */
 const README_HOST = "localhost:5000";

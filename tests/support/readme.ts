@@ -3,6 +3,7 @@
  * (split the way a POSIX shell splits them: quotes, backslash-newlines, comments) and the
  * `GET /path?query` lines of indented blocks, and the fields a request names.
  */
+import type { Json } from "./client.ts";
 
 /** One shell command: its words (quotes removed) and its source text. */
 export interface ShellCommand {
@@ -155,9 +156,9 @@ const META = new Set(["_id", "_created", "_updated", "_etag"]);
  * the path names no field; meta fields answer `{}`.
  */
 export function fieldRule(
-  schema: Record<string, any>,
+  schema: Record<string, Json>,
   path: string,
-): Record<string, any> | null {
+): Record<string, Json> | null {
   const [first, ...rest] = path.split(".");
   if (META.has(first) && rest.length === 0) return {};
   let rule = Object.hasOwn(schema, first) ? schema[first] : null;

@@ -7,7 +7,7 @@
 import type { MiddlewareHandler } from "hono";
 import { Duplex } from "node:stream";
 import { constants, createBrotliCompress } from "node:zlib";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../env.ts";
 
 /** The encodings offered, in order of preference on equal quality values. */
 export const ENCODINGS = ["br", "gzip", "deflate"] as const;

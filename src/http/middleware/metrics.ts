@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../env.ts";
 import { HttpError } from "../errors.ts";
 import { accepted } from "../../ratelimit/mod.ts";
 import { safeEqual } from "../../auth/secrets.ts";

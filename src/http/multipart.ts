@@ -5,11 +5,18 @@
  * budget, a file past its size limit, a client that went away) stops being read at once,
  * every file part still streaming is failed, and every save has settled before the error
  * is thrown: the caller then removes whatever was saved.
+ *
+ * The body is read into one reused buffer where it can be (`body_chunks.ts`): the parser
+ * gets the next chunk only once every file part has copied its data out of the previous one
+ * (`file_pipe.ts`), which is also the backpressure: the body is read no faster than the
+ * savers take the parts' data.
  */
 import { Buffer } from "node:buffer";
 import type { Readable } from "node:stream";
 import { Busboy, type BusboyFileStream, type BusboyInstance } from "@fastify/busboy";
 import { ClientAbortError, HttpError } from "./errors.ts";
+import { bodyChunks } from "./body_chunks.ts";
+import { drained, FilePipe } from "./file_pipe.ts";
 
 /** A file part as it arrives. */
 export interface FilePart {
@@ -86,6 +93,8 @@ class MultipartRead {
   #saves: Promise<unknown>[] = [];
   /** File parts still streaming, failed together when the body fails. */
   #streaming = new Set<Readable>();
+  /** Every file part not yet closed (saved or skipped): each may hold views of a chunk. */
+  #open = new Set<Readable>();
   #fieldBytes = 0;
   #failure: { error: unknown } | null = null;
   /** Ends the current wait of the pump early (set while it waits). */
@@ -155,6 +164,8 @@ class MultipartRead {
     const { key, stream } = part;
     // A failed part with nobody reading it must not raise an unhandled 'error'.
     stream.on("error", () => {});
+    this.#open.add(stream);
+    stream.once("close", () => this.#open.delete(stream));
     const { saveFile } = this.options;
     if (this.#failure || !this.options.wants(key)) return void stream.resume();
     if (!saveFile) {
@@ -173,7 +184,7 @@ class MultipartRead {
       field: key,
       filename: part.filename,
       contentType: part.type || "application/octet-stream",
-      bytes: stream as AsyncIterable<Uint8Array>,
+      bytes: new FilePipe(stream),
     });
     saving.catch((error) => this.fail(error));
     this.#saves.push(saving);
@@ -182,19 +193,18 @@ class MultipartRead {
 
   /** Feeds the body to the parser, one chunk at a time, until it ends or the read fails. */
   async pump(body: ReadableStream<Uint8Array>): Promise<void> {
-    const reader = body.getReader();
+    const chunks = bodyChunks(body);
     try {
       while (!this.#failure) {
-        let step: ReadableStreamReadResult<Uint8Array>;
+        let chunk: Uint8Array | null;
         try {
-          step = await this.#until(reader.read()) ?? { done: true, value: undefined };
+          chunk = await this.#until(chunks.read());
         } catch {
           this.fail(new ClientAbortError()); // the stream failed: the client went away mid-body
           break;
         }
-        if (step.done) break;
-        const chunk = step.value;
-        // The parser acknowledges a chunk once a file part reading it has taken it.
+        if (chunk === null) break;
+        // The parser acknowledges a chunk once the file part reading it is not full.
         await this.#until(
           new Promise<void>((resolve) => {
             this.parser.write(
@@ -203,14 +213,16 @@ class MultipartRead {
             );
           }),
         );
+        // No view of the chunk is left in a part once each has been drained (copied out);
+        // only then may the next read overwrite it.
+        await this.#until(Promise.all([...this.#open].map(drained)));
       }
       if (!this.#failure) {
         this.parser.end();
         await this.#until(this.#finished);
       }
     } finally {
-      if (this.#failure) reader.cancel().catch(() => {});
-      else reader.releaseLock();
+      chunks.close({ cancel: this.#failure !== null });
     }
   }
 

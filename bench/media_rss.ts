@@ -25,6 +25,19 @@ async function memoryOf(pid: number): Promise<{ rss: number; hwm: number }> {
   return { rss: kib("VmRSS") * 1024, hwm: kib("VmHWM") * 1024 };
 }
 
+/**
+ * Resets the process's peak (VmHWM) to its current RSS, so each phase's peak is its own;
+ * false where the kernel does not allow it (then a later phase's peak may be an earlier one's).
+ */
+async function resetPeak(pid: number): Promise<boolean> {
+  try {
+    await Deno.writeTextFile(`/proc/${pid}/clear_refs`, "5");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Byte `i` of the generated file. */
 const byteAt = (i: number) => (i * 2654435761) >>> 24;
 
@@ -96,6 +109,7 @@ async function run(server: Server, size: number) {
   const pid = server.process.pid;
   const upHash = new Hash();
   const { body, type } = multipartBody(size, upHash);
+  await resetPeak(pid);
   const before = await memoryOf(pid);
   let started = performance.now();
   const res = await fetch(`${server.base}/files`, {
@@ -110,6 +124,8 @@ async function run(server: Server, size: number) {
   const uploadMs = performance.now() - started;
   const afterUpload = await memoryOf(pid);
   const item = await (await fetch(`${server.base}/files/${created._id}`)).json();
+  await resetPeak(pid);
+  const beforeDownload = await memoryOf(pid);
   started = performance.now();
   const download = await fetch(`${server.base}${item.data}`);
   const downHash = new Hash();
@@ -128,7 +144,7 @@ async function run(server: Server, size: number) {
   return {
     before,
     upload: { rise: afterUpload.hwm - before.rss, ms: uploadMs },
-    download: { rise: afterDownload.hwm - afterUpload.rss, ms: downloadMs },
+    download: { rise: afterDownload.hwm - beforeDownload.rss, ms: downloadMs },
     afterDownload,
   };
 }

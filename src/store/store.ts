@@ -185,7 +185,8 @@ export interface FileStore {
    * Stores a file as its bytes arrive, chunk by chunk, without holding it whole. The file
    * exists (for `stat`, `read`, `count`) only once `source` has ended and every chunk is
    * written. When `source` throws, or a write fails, whatever was written is removed and
-   * the error is rethrown (a source's error unchanged).
+   * the error is rethrown (a source's error unchanged). A piece of `source` may be reused
+   * by it once the next is asked for: copy or write a piece before asking for the next.
    */
   putStream(source: AsyncIterable<Uint8Array>, info: FileInfo): Promise<StoredFile>;
   /** File metadata, or null when no such file exists. */

@@ -31,4 +31,4 @@ VOLUME ["/data", "/config"]
 EXPOSE 5000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["deno", "eval", "const r = await fetch('http://127.0.0.1:' + (Deno.env.get('PORT') ?? '5000') + '/health'); Deno.exit(r.ok ? 0 : 1)"]
-CMD ["deno", "run", "--allow-net", "--allow-read", "--allow-write", "--allow-env", "--allow-run", "--allow-sys", "src/main.ts"]
+CMD ["deno", "run", "--v8-flags=--expose-gc", "--allow-net", "--allow-read", "--allow-write", "--allow-env", "--allow-run", "--allow-sys", "src/main.ts"]

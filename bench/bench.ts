@@ -76,7 +76,8 @@ export interface Server {
 /** Starts a Deno program and waits until it says "serving" on stderr. */
 export async function startProcess(args: string[], env: Record<string, string>, port: number) {
   const process = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...args],
+    // As `deno task start` runs the service (src/util/transfer.ts).
+    args: ["run", "-A", "--v8-flags=--expose-gc", ...args],
     env,
     cwd: ROOT,
     stdout: "null",

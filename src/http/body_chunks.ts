@@ -9,6 +9,7 @@
  * The price is that a chunk is valid only until the next `read()`: the caller must be done
  * with every view of it by then (`multipart.ts` copies file data out before reading on).
  */
+import { noteTransferred } from "../util/transfer.ts";
 
 /** Bytes of the reused buffer. */
 export const BODY_CHUNK_BYTES = 64 * 1024;
@@ -57,6 +58,8 @@ class ReusedChunks implements BodyChunks {
       this.#buffer = null;
       return null;
     }
+    // What the stores make of the chunks (the driver's copies) is short-lived too.
+    noteTransferred(step.value.byteLength);
     return step.value;
   }
 
@@ -75,6 +78,7 @@ class PlainChunks implements BodyChunks {
     for (;;) {
       const step = await this.reader.read();
       if (step.done) return null;
+      noteTransferred(step.value.byteLength);
       if (step.value.byteLength > 0) return step.value;
     }
   }

@@ -14,6 +14,7 @@ import { ObjectId } from "../bson.ts";
 import { decodeDoc, encodeDoc } from "./codec.ts";
 import type { Database } from "./sqlite.ts";
 import type { StatementSync } from "node:sqlite";
+import { noteTransferred } from "../../util/transfer.ts";
 
 /** Bytes per stored chunk (as GridFS's default). */
 const CHUNK = 255 * 1024;
@@ -189,6 +190,7 @@ export class EmbeddedFileStore implements FileStore {
         }
         next += bytes.byteLength;
         controller.enqueue(bytes);
+        noteTransferred(bytes.byteLength);
       },
     });
   }

@@ -11,6 +11,7 @@ import { Binary, type Db, GridFSBucket, type GridFSFile, MongoRuntimeError } fro
 import { ObjectId } from "../bson.ts";
 import type { ByteRange, Doc, FileInfo, FileStore, StoredFile } from "../store.ts";
 import { translateError } from "./errors.ts";
+import { noteTransferred } from "../../util/transfer.ts";
 
 function toStoredFile(f: GridFSFile): StoredFile {
   const file: StoredFile = {
@@ -174,6 +175,7 @@ export class GridFsFileStore implements FileStore {
           const from = Math.max(start, offset) - offset;
           const to = Math.min(end, offset + data.byteLength) - offset;
           controller.enqueue(data.subarray(from, Math.max(from, to)));
+          noteTransferred(data.byteLength);
           if (n > last) {
             await cursor.close();
             controller.close();

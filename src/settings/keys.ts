@@ -336,7 +336,6 @@ export const RESOURCE_KEYS = {
   if_match: overrides("bool", "IF_MATCH"),
   enforce_if_match: overrides("bool", "ENFORCE_IF_MATCH"),
   mongo_indexes: own("object"),
-  rate_limit: own("any"),
   // Authentication, roles and user-restricted access (src/auth/)
   public_methods: overrides("methods", "PUBLIC_METHODS"),
   public_item_methods: overrides("methods", "PUBLIC_ITEM_METHODS"),

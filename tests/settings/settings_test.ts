@@ -68,6 +68,14 @@ Deno.test("an unknown key names the closest known key", () => {
   );
 });
 
+Deno.test("a per-resource rate_limit is refused: limits are global (RATE_LIMIT_<METHOD>)", () => {
+  const found = problems({ DOMAIN: { people: { rate_limit: { GET: [10, 60] } } } });
+  assert.ok(
+    found.some((p) => p.startsWith("DOMAIN.people.rate_limit: unknown resource key")),
+    found.join("\n"),
+  );
+});
+
 Deno.test("every problem is reported with its path", () => {
   const found = problems({
     PAGINATION: "yes",

@@ -4,6 +4,8 @@
  * talking to the service directly cannot spoof it: their own header is ignored.
  */
 
+import type { AddressSet } from "../util/ip.ts";
+
 /** At most this many `X-Forwarded-For` entries are read (from the right). */
 const MAX_HOPS = 32;
 
@@ -31,7 +33,7 @@ export function peerAddress(c: { env: unknown }): string {
 /** The client address of a request (see the module comment). */
 export function clientAddress(
   c: { env: unknown; req: { header(name: string): string | undefined } },
-  trustedProxies: ReadonlySet<string>,
+  trustedProxies: AddressSet,
 ): string {
   const peer = peerAddress(c);
   if (!trustedProxies.has(peer)) return peer;

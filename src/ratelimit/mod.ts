@@ -4,6 +4,7 @@
  */
 import type { Logger } from "../log.ts";
 import type { Settings } from "../settings/check.ts";
+import { type AddressSet, addressSet } from "../util/ip.ts";
 import type { Limiter } from "./limiter.ts";
 import { MemoryLimiter } from "./memory.ts";
 import { RedisLimiter } from "./redis.ts";
@@ -23,8 +24,8 @@ export interface RateLimitConfig {
   /** What to do when Redis cannot be reached: let the request through, or answer 503. */
   onRedisError: "allow" | "refuse";
   timeoutMs: number;
-  /** Socket addresses whose `X-Forwarded-For` is believed. */
-  trustedProxies: ReadonlySet<string>;
+  /** Socket addresses (and CIDR ranges) whose `X-Forwarded-For` is believed. */
+  trustedProxies: AddressSet;
 }
 
 /** Reads and checks the rate-limit settings; problems are appended to `problems`. */
@@ -51,6 +52,10 @@ export function rateLimitConfig(settings: Settings, problems: string[]): RateLim
   if (onRedisError !== "allow" && onRedisError !== "refuse") {
     problems.push(`RATE_LIMIT_ON_REDIS_ERROR: must be "allow" or "refuse"`);
   }
+  const proxies = addressSet(settings.TRUSTED_PROXIES as string[]);
+  for (const entry of proxies.invalid) {
+    problems.push(`TRUSTED_PROXIES: ${JSON.stringify(entry)} is not an IP address or CIDR range`);
+  }
   const timeoutMs = settings.RATE_LIMIT_REDIS_TIMEOUT as number;
   if (timeoutMs < 1 || timeoutMs > 60_000) {
     problems.push("RATE_LIMIT_REDIS_TIMEOUT: must be between 1 and 60000 (milliseconds)");
@@ -60,7 +65,7 @@ export function rateLimitConfig(settings: Settings, problems: string[]): RateLim
     prefix: settings.RATE_LIMIT_KEY_PREFIX as string,
     onRedisError: onRedisError === "refuse" ? "refuse" : "allow",
     timeoutMs,
-    trustedProxies: new Set(settings.TRUSTED_PROXIES as string[]),
+    trustedProxies: proxies.set,
   };
 }
 

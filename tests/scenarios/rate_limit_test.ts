@@ -191,6 +191,19 @@ limitScenario("rate limit: TRUSTED_PROXIES lets the proxy name the client", {
   assertRefused(await from("<script>"), 1);
 });
 
+limitScenario("rate limit: TRUSTED_PROXIES takes CIDR ranges", {
+  RATE_LIMIT_GET: [1, 60],
+  TRUSTED_PROXIES: ["127.0.0.0/8", "10.0.0.0/8", "fd00::/8"],
+}, async (api) => {
+  const from = (xff: string) => api.get("people", { "x-forwarded-for": xff });
+  assert.equal((await from("203.0.113.1")).status, 200);
+  // 10.1.2.3 and fd12::1 are proxies in the trusted ranges: the client is the hop before them.
+  assertRefused(await from("203.0.113.1, 10.1.2.3"), 1);
+  assertRefused(await from("203.0.113.1, fd12::1"), 1);
+  // 11.0.0.1 is outside every range: it is the client.
+  assert.equal((await from("203.0.113.1, 11.0.0.1")).status, 200);
+});
+
 limitScenario("rate limit: the count restarts after the window", {
   RATE_LIMIT_GET: [2, 1],
 }, async (api) => {
@@ -220,6 +233,8 @@ Deno.test("rate limit: malformed settings refuse to start, naming the key", asyn
     [{ RATE_LIMIT_ON_REDIS_ERROR: "maybe" }, "RATE_LIMIT_ON_REDIS_ERROR"],
     [{ RATE_LIMIT_REDIS_TIMEOUT: 0 }, "RATE_LIMIT_REDIS_TIMEOUT"],
     [{ TRUSTED_PROXIES: "10.0.0.1" }, "TRUSTED_PROXIES"],
+    [{ TRUSTED_PROXIES: ["10.0.0.0/33"] }, "TRUSTED_PROXIES"],
+    [{ TRUSTED_PROXIES: ["proxy.internal"] }, "TRUSTED_PROXIES"],
     [{ RATE_LIMIT_GET: [1, 1], REDIS_URL: "localhost:6379" }, "REDIS_URL"],
   ];
   for (const [settings, key] of cases) {

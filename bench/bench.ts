@@ -2,7 +2,8 @@
  * `deno task bench`: throughput of the service against a Hono hello-world ceiling, and cost
  * as the collection grows. Not part of the test suite.
  *
- *   deno task bench                      # throughput table (1,000 documents, wrk)
+ *   deno task bench                      # throughput table (1,000 documents, wrk), with and
+ *                                        # without the TCP front (SERVER_FRONT)
  *   deno task bench --scale              # scale runs at 1,000 and 100,000 documents
  *   deno task bench --scale --sizes=1000,1000000 # chosen sizes
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=32 deno task bench
@@ -139,9 +140,14 @@ async function startService(
   }, port);
 }
 
-async function startHello(): Promise<Server> {
+/** The hello-world ceiling; `front`: served through the service's TCP front. */
+async function startHello(front = false): Promise<Server> {
   const port = freePort();
-  return await startProcess(["bench/hello.ts", String(port)], {}, port);
+  return await startProcess(
+    ["bench/hello.ts", String(port), ...(front ? ["--front"] : [])],
+    {},
+    port,
+  );
 }
 
 /** Inserts `count` documents with bulk POSTs of up to 1,000; returns the ids. */
@@ -261,60 +267,92 @@ function table(header: string[], rows: string[][]): string {
     .concat(rows.map(line)).join("\n");
 }
 
+/** The throughput loads over the seeded service at `base`. */
+async function loadsOf(base: string): Promise<Array<[string, string, string]>> {
+  const ids = await seed(base, 1000);
+  const pages = Array.from({ length: 40 }, (_, i) => `/people?page=${i + 1}`);
+  const where = encodeURIComponent(JSON.stringify({ age: { $gt: 50 } }));
+  const wheres = Array.from({ length: 10 }, (_, i) => `/people?where=${where}&page=${i + 1}`);
+  const run = `r${Date.now()}${Math.random().toString(36).slice(2, 6)}`;
+  return [
+    ["GET item", base + "/", luaGetItem(ids)],
+    ["GET page of 25", base + "/", luaGet(pages)],
+    ["where age > 50, 25", base + "/", luaGet(wheres)],
+    ["POST one document", base + "/", luaPost(run)],
+    ["PATCH one field", base + "/", luaPatch(ids)],
+  ];
+}
+
+/**
+ * The throughput table: each load against the service behind its TCP front (the default)
+ * and with SERVER_FRONT false (`Deno.serve` on TCP), next to the hello-world ceiling served
+ * directly and through the same front. Ratios are to the direct hello, measured before and
+ * after in the same run.
+ */
 async function throughput(): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "restsvc-bench-" });
+  const dirs = [
+    await Deno.makeTempDir({ prefix: "restsvc-bench-" }),
+    await Deno.makeTempDir({ prefix: "restsvc-bench-" }),
+  ];
   const hello = await startHello();
-  const service = await startService(dir);
+  const helloFront = await startHello(true);
+  const services = [
+    await startService(dirs[0]),
+    await startService(dirs[1], { SERVER_FRONT: false }),
+  ];
   try {
-    const ids = await seed(service.base, 1000);
-    const pages = Array.from({ length: 40 }, (_, i) => `/people?page=${i + 1}`);
-    const where = encodeURIComponent(JSON.stringify({ age: { $gt: 50 } }));
-    const wheres = Array.from({ length: 10 }, (_, i) => `/people?where=${where}&page=${i + 1}`);
-    const run = `r${Date.now()}`;
-    const loads: Array<[string, string, string]> = [
-      ["GET item", service.base + "/", luaGetItem(ids)],
-      ["GET page of 25", service.base + "/", luaGet(pages)],
-      ["where age > 50, 25", service.base + "/", luaGet(wheres)],
-      ["POST one document", service.base + "/", luaPost(run)],
-      ["PATCH one field", service.base + "/", luaPatch(ids)],
-    ];
-    // Warm-up (JIT) for both processes.
-    await wrk(hello.base + "/", "");
+    const [front, direct] = [await loadsOf(services[0].base), await loadsOf(services[1].base)];
     const only = Deno.env.get("BENCH_ONLY");
-    for (const [name, url, lua] of loads.slice(0, 3)) {
-      if (!only || name.includes(only)) await wrk(url, lua);
+    const chosen = (name: string) => !only || name.includes(only);
+    // Warm-up (JIT) for every process.
+    await wrk(hello.base + "/", "");
+    await wrk(helloFront.base + "/", "");
+    for (const loads of [front, direct]) {
+      for (const [name, url, lua] of loads.slice(0, 3)) if (chosen(name)) await wrk(url, lua);
     }
     const before = await wrk(hello.base + "/", "");
-    const results: Array<[string, WrkResult]> = [];
-    for (const [name, url, lua] of loads) {
-      if (!only || name.includes(only)) results.push([name, await wrk(url, lua)]);
+    const throughFront = await wrk(helloFront.base + "/", "");
+    const results: Array<[string, WrkResult, WrkResult]> = [];
+    for (let i = 0; i < front.length; i++) {
+      const [name, url, lua] = front[i];
+      if (!chosen(name)) continue;
+      const viaFront = await wrk(url, lua);
+      results.push([name, viaFront, await wrk(direct[i][1], direct[i][2])]);
     }
     const after = await wrk(hello.base + "/", "");
     const ceiling = (before.rps + after.rps) / 2;
-    const rows = [["hello (ceiling)", before], ...results].map(([name, r]) => {
-      const res = r as WrkResult;
-      return [
-        name as string,
-        fmt(res.rps, 0),
-        fmt(res.p50),
-        fmt(res.p99),
-        fmt(res.rps / ceiling, 3),
-        String(res.errors),
-      ];
-    });
-    rows[0][1] = fmt(ceiling, 0);
-    rows[0][4] = "1.000";
+    const cells = (
+      r: WrkResult,
+    ) => [fmt(r.rps, 0), fmt(r.p50), fmt(r.p99), fmt(r.rps / ceiling, 3)];
+    const none = ["", "", "", ""];
+    const rows = [
+      ["hello (ceiling)", ...none, fmt(ceiling, 0), fmt(before.p50), fmt(before.p99), "1.000", "0"],
+      ["hello through the front", ...cells(throughFront), ...none, String(throughFront.errors)],
+      ...results.map((
+        [name, f, d],
+      ) => [name, ...cells(f), ...cells(d), String(f.errors + d.errors)]),
+    ];
     console.log(
       `\n${THREADS} threads, ${CONNECTIONS} connections, ${SECONDS}s per load, 1,000 documents,` +
         ` embedded store (hello before/after: ${fmt(before.rps, 0)}/${fmt(after.rps, 0)} req/s)\n`,
     );
-    console.log(
-      table(["operation", "req/s", "p50 ms", "p99 ms", "ratio to hello", "errors"], rows),
-    );
+    console.log(table([
+      "operation",
+      "front req/s",
+      "p50 ms",
+      "p99 ms",
+      "ratio",
+      "no front req/s",
+      "p50 ms",
+      "p99 ms",
+      "ratio",
+      "errors",
+    ], rows));
   } finally {
-    await service.stop();
+    for (const service of services) await service.stop();
     await hello.stop();
-    await Deno.remove(dir, { recursive: true });
+    await helloFront.stop();
+    for (const dir of dirs) await Deno.remove(dir, { recursive: true });
   }
 }
 

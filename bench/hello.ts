@@ -1,12 +1,28 @@
 /**
- * The ceiling for any request: a Hono hello-world on Deno.serve. `deno run -A bench/hello.ts PORT`.
+ * The ceiling for any request: a Hono hello-world on Deno.serve.
+ * `deno run -A bench/hello.ts PORT [--front]`; with `--front` the same app is served through the
+ * service's TCP front (src/http/server.ts), which measures the front's own cost.
  */
 import { Hono } from "hono";
+import { type FetchHandler, serve } from "../src/http/server.ts";
 
 const app = new Hono();
 app.get("/", (c) => c.json({ hello: "world" }));
 const port = Number(Deno.args[0] ?? 8001);
-Deno.serve(
-  { hostname: "127.0.0.1", port, onListen: () => console.error("serving hello") },
-  app.fetch,
-);
+if (Deno.args.includes("--front")) {
+  await serve(app.fetch as FetchHandler, {
+    hostname: "127.0.0.1",
+    port,
+    limits: { headersTimeoutMs: 10_000, idleTimeoutMs: 30_000, maxConnections: 1024 },
+    onListen: () => console.error("serving hello through the front"),
+  });
+} else {
+  Deno.serve(
+    { hostname: "127.0.0.1", port, onListen: () => console.error("serving hello") },
+    app.fetch,
+  );
+}
+// Exit normally on a signal, so that a `--cpu-prof` profile gets written.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => Deno.exit(0));
+}

@@ -95,10 +95,12 @@ async function main(): Promise<number> {
         idleTimeoutMs: settings.SERVER_IDLE_TIMEOUT_MS,
         maxConnections: settings.SERVER_MAX_CONNECTIONS,
       },
+      front: settings.SERVER_FRONT,
       log: (level, message, extra) => log.log(level, message, extra),
       onListen: ({ hostname, port }) => {
+        const front = settings.SERVER_FRONT ? "" : ", no TCP front (SERVER_FRONT false)";
         console.error(
-          `serving ${file} on http://${hostname}:${port}/ (store: ${service.store.kind})`,
+          `serving ${file} on http://${hostname}:${port}/ (store: ${service.store.kind}${front})`,
         );
       },
     });
@@ -110,7 +112,7 @@ async function main(): Promise<number> {
     return fail(`cannot listen on ${settings.HOST}:${settings.PORT}: ${reason}`);
   }
   const running = server;
-  service.metrics?.trackConnections(() => running.connections());
+  if (running.front) service.metrics?.trackConnections(() => running.connections());
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -128,7 +130,8 @@ async function main(): Promise<number> {
   Deno.addSignalListener("SIGTERM", stop);
   await running.finished;
   await service.close();
-  return 0;
+  // Without the front, an accept error (EMFILE) ends the server: exit non-zero, to be restarted.
+  return stopping ? 0 : 1;
 }
 
 Deno.exit(await main());

@@ -17,6 +17,9 @@
  * The front frames requests (Content-Length or chunked bodies) only to know where heads
  * are: bytes pass through unchanged except that each head gets the client address header
  * (any copy sent by the client is removed), which the handler turns back into `remoteAddr`.
+ *
+ * With `front: false` (SERVER_FRONT) `Deno.serve` listens on TCP itself: faster, but none of
+ * the limits above apply; for deployments behind a proxy that enforces them.
  */
 
 /** Limits of the front; see the module comment. */
@@ -48,14 +51,24 @@ export interface ServeOptions {
   onListen?: (addr: Deno.NetAddr) => void;
   /** Opens the TCP listener (tests inject failing listeners); default `Deno.listen`. */
   listen?: (options: { hostname: string; port: number }) => Deno.Listener;
+  /**
+   * False serves with `Deno.serve` directly on TCP, without the front and its limits
+   * (SERVER_FRONT); `limits` and `listen` are then unused. Default true.
+   */
+  front?: boolean;
 }
 
 /** A running server. */
 export interface Server {
   readonly addr: Deno.NetAddr;
-  /** Resolves once the server has shut down; never rejects. */
+  /** Whether the TCP front (and its limits) is in place. */
+  readonly front: boolean;
+  /**
+   * Resolves once the server has shut down, or (without the front) once it stopped
+   * accepting by itself (an accept error); never rejects.
+   */
   readonly finished: Promise<void>;
-  /** Open client connections. */
+  /** Open client connections (always 0 without the front: `Deno.serve` does not tell). */
   connections(): number;
   /** Stops accepting, lets in-flight requests finish, closes every connection. */
   shutdown(): Promise<void>;
@@ -80,6 +93,7 @@ const BAD = answer("400 Bad Request");
 /** Starts the server; see the module comment. */
 export async function serve(handler: FetchHandler, options: ServeOptions): Promise<Server> {
   const log: ServerLog = options.log ?? (() => {});
+  if (options.front === false) return serveDirect(handler, { ...options, log });
   const dir = await Deno.makeTempDir({ prefix: "eve-http-" });
   await Deno.chmod(dir, 0o700);
   const limits = { ...options.limits, maxConnections: fdBudget(options.limits, log) };
@@ -105,11 +119,44 @@ export async function serve(handler: FetchHandler, options: ServeOptions): Promi
   const finished = new Promise<void>((resolve) => resolveFinished = resolve);
   const server: Server = {
     addr,
+    front: true,
     finished,
     connections: () => front.active.size,
     shutdown: () => shutdown().then(() => resolveFinished()),
   };
   return server;
+}
+
+/** `Deno.serve` on TCP, no front (see the module comment). */
+function serveDirect(handler: FetchHandler, options: ServeOptions & { log: ServerLog }): Server {
+  const { log } = options;
+  let stopping = false;
+  const server = Deno.serve({
+    hostname: options.hostname,
+    port: options.port,
+    onListen() {},
+    onError(error) {
+      log("error", "unhandled server error", { error: String(error) });
+      return new Response("Internal Server Error", { status: 500 });
+    },
+  }, handler);
+  options.onListen?.(server.addr);
+  // Unlike the front, `Deno.serve` ends on an accept error (EMFILE): say so; the caller
+  // decides (src/main.ts exits non-zero so that a supervisor restarts the service).
+  const finished = server.finished.then(() => "finished", (error) => error).then((why) => {
+    if (!stopping) log("error", "server stopped accepting", { error: String(why) });
+  });
+  return {
+    addr: server.addr,
+    front: false,
+    finished,
+    connections: () => 0,
+    shutdown: async () => {
+      stopping = true;
+      await server.shutdown().catch(() => {});
+      await finished;
+    },
+  };
 }
 
 /**

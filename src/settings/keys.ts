@@ -232,6 +232,8 @@ export const GLOBAL_KEYS = {
   SERVER_HEADERS_TIMEOUT_MS: k("int", 10_000),
   SERVER_IDLE_TIMEOUT_MS: k("int", 30_000),
   SERVER_MAX_CONNECTIONS: k("int", 1024),
+  // false: Deno.serve on TCP without the front's limits (behind a proxy; README "Performance")
+  SERVER_FRONT: k("bool", true),
   // Authentication, roles and user-restricted access (src/auth/, README "Authentication")
   PUBLIC_METHODS: k("methods", []),
   PUBLIC_ITEM_METHODS: k("methods", []),

@@ -10,6 +10,7 @@ import { createLogger } from "../../src/log.ts";
 import { type StoreKind, STORES, storeSettings } from "../support/harness.ts";
 import { Client } from "../support/client.ts";
 import { answersQuickly } from "../support/hostile.ts";
+import { closeQuietly, readUntilClosed } from "../support/net.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST"],
@@ -71,34 +72,6 @@ function connections(
 }
 
 const encode = (s: string) => new TextEncoder().encode(s);
-
-/** Reads until the peer closes or `ms` pass; returns what arrived and whether it closed. */
-async function readUntilClosed(
-  conn: Deno.Conn,
-  ms: number,
-): Promise<{ text: string; closed: boolean }> {
-  const buf = new Uint8Array(4096);
-  let text = "";
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const n = await Promise.race([
-      conn.read(buf).catch(() => null),
-      new Promise<"wait">((r) => timer = setTimeout(() => r("wait"), deadline - Date.now())),
-    ]);
-    clearTimeout(timer);
-    if (n === "wait") return { text, closed: false };
-    if (n === null) return { text, closed: true };
-    text += new TextDecoder().decode(buf.subarray(0, n));
-  }
-  return { text, closed: false };
-}
-
-function closeQuietly(conn: Deno.Conn) {
-  try {
-    conn.close();
-  } catch { /* closed */ }
-}
 
 /** Asserts the service on `port` still answers a normal request quickly. */
 function stillAnswers(port: number): Promise<void> {

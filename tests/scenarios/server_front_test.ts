@@ -1,0 +1,164 @@
+/**
+ * SERVER_FRONT (src/http/server.ts): the service serves with and without the TCP front, on
+ * each store, and the front's limits (header timeout, connection cap) apply only with it.
+ * Without it `Deno.serve` listens on TCP itself, for deployments behind a proxy that enforces
+ * those limits. The command line honours the setting too. Every wait has a deadline.
+ */
+import assert from "node:assert/strict";
+import { createService } from "../../src/mod.ts";
+import { serve, type Server } from "../../src/http/server.ts";
+import { createLogger } from "../../src/log.ts";
+import { type StoreKind, STORES, storeSettings } from "../support/harness.ts";
+import { Client } from "../support/client.ts";
+import { closeQuietly, freePort, readUntilClosed } from "../support/net.ts";
+import { eventually, until, withDeadline } from "../support/wait.ts";
+
+const SETTINGS = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: { people: { schema: { name: { type: "string" } } } },
+};
+
+const LIMITS = { headersTimeoutMs: 500, idleTimeoutMs: 5000, maxConnections: 3 };
+
+const encode = (s: string) => new TextEncoder().encode(s);
+
+/** Starts the service with or without the front; `body` runs, then everything stops. */
+async function withServer(
+  kind: StoreKind,
+  front: boolean,
+  body: (server: Server, api: Client) => Promise<void>,
+): Promise<void> {
+  const store = await storeSettings(kind);
+  const service = await createService({ ...SETTINGS, ...store }, {
+    env: false,
+    logger: createLogger(() => {}),
+  });
+  const server = await serve(service.fetch as never, {
+    hostname: "127.0.0.1",
+    port: 0,
+    limits: LIMITS,
+    front,
+  });
+  try {
+    await body(server, new Client(`http://127.0.0.1:${server.addr.port}/`));
+  } finally {
+    await server.shutdown();
+    await service.close();
+    if (kind === "embedded") await Deno.remove(store.DATA_DIR as string, { recursive: true });
+  }
+}
+
+/** `count` connections that send half a request head and then nothing. */
+async function stalledHeads(port: number, count: number): Promise<Deno.Conn[]> {
+  const conns: Deno.Conn[] = [];
+  for (let i = 0; i < count; i++) {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    await conn.write(encode("GET /people HTTP/1.1\r\nHost: x\r\nX-Slow: "));
+    conns.push(conn);
+  }
+  return conns;
+}
+
+for (const kind of STORES) {
+  for (const front of [true, false]) {
+    Deno.test({
+      name: `[${kind}] SERVER_FRONT ${front}: serves; front limits ${
+        front ? "apply" : "do not apply"
+      }`,
+      sanitizeOps: false,
+      sanitizeResources: false,
+      fn: () =>
+        withServer(kind, front, async (server, api) => {
+          assert.equal(server.front, front);
+          const created = await api.post("people", { name: "ada" });
+          assert.equal(created.status, 201, created.text);
+          const read = await api.get(`people/${created.body._id}`);
+          assert.equal(read.status, 200);
+          assert.equal(read.body.name, "ada");
+
+          const port = server.addr.port;
+          // Fill SERVER_MAX_CONNECTIONS (3), counting the client's pooled keep-alive
+          // connection when there is one (without the front nothing counts them).
+          const held = LIMITS.maxConnections - server.connections();
+          const stalled = await stalledHeads(port, held);
+          if (front) await until(() => server.connections() === 3, "all held", { ms: 2000 });
+          // One connection more: past SERVER_MAX_CONNECTIONS only with the front.
+          const third = await Deno.connect({ hostname: "127.0.0.1", port });
+          await third.write(encode("GET /people HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+          const answer = await readUntilClosed(third, 3000);
+          closeQuietly(third);
+          assert.ok(answer.closed, "the third connection was answered and closed");
+          if (front) assert.match(answer.text, /^HTTP\/1\.1 503/);
+          else assert.match(answer.text, /^HTTP\/1\.1 200/);
+
+          // The stalled heads: closed after SERVER_HEADERS_TIMEOUT_MS only with the front.
+          const waited = LIMITS.headersTimeoutMs + 1000;
+          const results = await Promise.all(stalled.map((c) => readUntilClosed(c, waited)));
+          stalled.forEach(closeQuietly);
+          for (const r of results) {
+            assert.equal(r.closed, front, `closed: ${r.closed} after ${waited} ms`);
+            if (front) assert.ok(r.text === "" || r.text.startsWith("HTTP/1.1 408"), r.text);
+            else assert.equal(r.text, "");
+          }
+          const again = await api.get("people");
+          assert.equal(again.status, 200);
+          assert.equal(again.body._items.length, 1);
+        }),
+    });
+  }
+
+  Deno.test({
+    name: `[${kind}] the command line with SERVER_FRONT false serves without the front`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      const dir = await Deno.makeTempDir({ prefix: "restsvc-front-" });
+      const store = await storeSettings(kind);
+      await Deno.writeTextFile(
+        `${dir}/settings.json`,
+        JSON.stringify({ ...SETTINGS, SERVER_FRONT: false }),
+      );
+      const port = freePort();
+      const env: Record<string, string> = {
+        DENO_NO_UPDATE_CHECK: "1",
+        NO_COLOR: "1",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+      };
+      for (const [key, value] of Object.entries(store)) env[key] = String(value);
+      const main = new URL("../../src/main.ts", import.meta.url).pathname;
+      const child = new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", main, "--settings", `${dir}/settings.json`],
+        env,
+        stdout: "null",
+        stderr: "piped",
+        signal: AbortSignal.timeout(60_000),
+      }).spawn();
+      let stderr = "";
+      void child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+        new WritableStream({ write: (chunk) => void (stderr += chunk) }),
+      ).catch(() => {});
+      try {
+        const listening = () => Promise.resolve(/serving /.test(stderr));
+        await eventually(listening, "the service listens", { ms: 30_000 });
+        assert.match(stderr, /no TCP front \(SERVER_FRONT false\)/);
+        const api = new Client(`http://127.0.0.1:${port}/`);
+        const created = await api.post("people", { name: "bob" });
+        assert.equal(created.status, 201, created.text);
+        const list = await api.get("people");
+        assert.equal(list.status, 200);
+        assert.equal(list.body._items.length, 1);
+        child.kill("SIGTERM");
+        const status = await withDeadline(child.status, 10_000, "the process exits");
+        assert.equal(status.code, 0, stderr);
+      } finally {
+        try {
+          child.kill("SIGKILL");
+        } catch { /* already exited */ }
+        await child.status;
+        await Deno.remove(dir, { recursive: true });
+        if (kind === "embedded") await Deno.remove(store.DATA_DIR as string, { recursive: true });
+      }
+    },
+  });
+}

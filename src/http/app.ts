@@ -5,7 +5,7 @@
 import { type Context, Hono } from "hono";
 import type { AppEnv } from "./env.ts";
 import { ClientAbortError, HttpError, httpErrorOf, REASONS } from "./errors.ts";
-import { apiPath } from "./urls.ts";
+import { apiPath, queryOf } from "./urls.ts";
 import { parsePreconditions } from "./preconditions.ts";
 import { readRequestBody } from "./body.ts";
 import { toResponse } from "./respond.ts";
@@ -159,21 +159,23 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   if (rt.settings.COMPRESS_MIN_BYTES > 0) {
     app.use("*", compress({ threshold: rt.settings.COMPRESS_MIN_BYTES }));
   }
-  // CORS and rate-limit headers wrap everything below, so errors carry them too.
-  app.use("*", cors(options.cors));
-  app.use("*", rateLimitHeaders(options.rateLimit));
+  // CORS and rate-limit headers wrap everything below, so errors carry them too. Middlewares
+  // of features that are off are not installed at all (each one costs every request).
+  if (options.cors) app.use("*", cors(options.cors));
+  const limited = options.rateLimit.limiter !== null;
+  if (limited) app.use("*", rateLimitHeaders(options.rateLimit));
   app.use("*", hostCheck());
   app.use("*", methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD));
   if (options.auth) {
     app.use("*", authenticate(options.auth, (c) => authTarget(rt, c, { endpoints, openapi })));
   }
   // After authentication, so the rate limit counts per account.
-  app.use("*", rateLimit(options.rateLimit));
+  if (limited) app.use("*", rateLimit(options.rateLimit));
   app.all("*", async (c) => {
     const method = c.get("method");
     const path = apiPath(rt.settings, c.req.path);
     if (path === null) throw new HttpError(404, "The requested URL was not found on the server.");
-    jsonpCallback(rt.settings, new URL(c.req.url)); // refuses a bad callback name before any work
+    jsonpCallback(rt.settings, queryOf(c.req.url)); // refuses a bad callback name before any work
     const described = openapi?.answer(path, c.req.raw, method);
     if (described) return await described;
     const media = mediaTarget(rt, path);

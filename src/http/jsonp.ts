@@ -12,11 +12,14 @@ export function isValidJsonpCallback(name: string): boolean {
   return name.length <= 128 && JSONP_RE.test(name);
 }
 
-/** The JSONP callback a request asks for; null when none. A bad name is a 400. */
-export function jsonpCallback(settings: Settings, url: URL): string | null {
+/**
+ * The JSONP callback a request asks for (`query`: its parameters, null when it has none);
+ * null when none. A bad name is a 400.
+ */
+export function jsonpCallback(settings: Settings, query: URLSearchParams | null): string | null {
   const argument = settings.JSONP_ARGUMENT;
-  if (!argument) return null;
-  const name = url.searchParams.get(argument);
+  if (!argument || query === null) return null;
+  const name = query.get(argument);
   if (name === null) return null;
   if (!isValidJsonpCallback(name)) throw new HttpError(400, "invalid JSONP callback name");
   return name;

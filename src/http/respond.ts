@@ -5,6 +5,7 @@
 import { negotiate } from "../render/negotiate.ts";
 import { renderJson, type RenderOptions } from "../render/json.ts";
 import { jsonpCallback, wrapJsonp } from "./jsonp.ts";
+import { queryOf } from "./urls.ts";
 import { renderXml } from "../render/xml.ts";
 import type { Settings } from "../settings/check.ts";
 import type { Reply } from "../services/runtime.ts";
@@ -23,11 +24,11 @@ export function toResponse(
   const head = method === "HEAD";
   const bodiless = reply.status === 204 || reply.status === 304 || reply.body === undefined;
   const { settings } = options;
-  const url = new URL(request.url);
-  const pretty = url.searchParams.has("pretty");
+  const query = queryOf(request.url);
+  const pretty = query?.has("pretty") ?? false;
   let callback: string | null = null;
   try {
-    callback = jsonpCallback(settings, url);
+    callback = jsonpCallback(settings, query);
   } catch {
     callback = null; // An invalid name never wraps; the route already answered 400.
   }

@@ -6,12 +6,31 @@
 import type { Settings } from "../settings/check.ts";
 import type { UrlBuilder } from "../services/runtime.ts";
 
+/** Prefixes already worked out, per (frozen) settings object: every request asks. */
+const prefixes = new WeakMap<Settings, string>();
+
 /** The API prefix without slashes (`api/v1`), "" when there is none. */
 export function apiPrefix(settings: Settings): string {
-  return [settings.URL_PREFIX, settings.API_VERSION]
-    .map((part) => part.replace(/^\/+|\/+$/g, ""))
-    .filter(Boolean)
-    .join("/");
+  let prefix = prefixes.get(settings);
+  if (prefix === undefined) {
+    prefix = [settings.URL_PREFIX, settings.API_VERSION]
+      .map((part) => part.replace(/^\/+|\/+$/g, ""))
+      .filter(Boolean)
+      .join("/");
+    prefixes.set(settings, prefix);
+  }
+  return prefix;
+}
+
+/**
+ * The query parameters of a request URL, or null when it has no query: cheaper than parsing
+ * the whole URL, which most requests never need.
+ */
+export function queryOf(url: string): URLSearchParams | null {
+  const start = url.indexOf("?");
+  if (start === -1) return null;
+  const end = url.indexOf("#", start);
+  return new URLSearchParams(end === -1 ? url.slice(start + 1) : url.slice(start + 1, end));
 }
 
 /**
@@ -20,7 +39,10 @@ export function apiPrefix(settings: Settings): string {
  */
 export function apiPath(settings: Settings, pathname: string): string | null {
   const prefix = apiPrefix(settings);
-  let path = pathname.replace(/^\/+|\/+$/g, "");
+  // Most paths have one leading slash and none trailing: no regex for them.
+  let path = pathname.length > 1 && pathname[1] !== "/" && !pathname.endsWith("/")
+    ? pathname.slice(1)
+    : pathname.replace(/^\/+|\/+$/g, "");
   if (prefix) {
     if (path !== prefix && !path.startsWith(prefix + "/")) return null;
     path = path.slice(prefix.length).replace(/^\/+/, "");

@@ -5,6 +5,7 @@ import { CREDENTIAL_PARAMS } from "../../auth/credentials.ts";
 import { setAccount } from "../../auth/types.ts";
 import type { AppEnv } from "../env.ts";
 import { clientIp } from "../client-address.ts";
+import { queryOf } from "../urls.ts";
 
 /**
  * Authenticates and authorises each request before it reaches a route: public targets
@@ -17,8 +18,8 @@ export function authenticate(
   target: (c: Context<AppEnv>) => AuthTarget | null,
 ): MiddlewareHandler<AppEnv> {
   return async function authenticate(c, next) {
-    const query = new URL(c.req.url).searchParams;
-    if (CREDENTIAL_PARAMS.some((name) => query.has(name))) {
+    const query = queryOf(c.req.url);
+    if (query && CREDENTIAL_PARAMS.some((name) => query.has(name))) {
       throw new HttpError(400, "Credentials are not accepted in the query string.");
     }
     const found = target(c);

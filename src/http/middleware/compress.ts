@@ -74,9 +74,9 @@ export function compress(options: { threshold: number }): MiddlewareHandler<AppE
     const length = res.headers.get("content-length");
     const size = length === null ? null : Number(length);
     if (
-      c.req.method === "HEAD" || res.status === 206 ||
+      (size !== null && size < options.threshold) || c.req.method === "HEAD" ||
+      res.status === 206 ||
       res.headers.has("content-encoding") || res.headers.has("transfer-encoding") ||
-      (size !== null && size < options.threshold) ||
       !COMPRESSIBLE.test(res.headers.get("content-type") ?? "") ||
       NO_TRANSFORM.test(res.headers.get("cache-control") ?? "")
     ) return;

@@ -29,7 +29,7 @@ export function requestLog(log: Logger): MiddlewareHandler<AppEnv> {
     c.res.headers.set("x-request-id", requestid);
     const method = c.get("method") ?? c.req.method;
     if (!LOGGED.has(method)) return;
-    log.log("info", `${method} ${new URL(c.req.url).pathname} ${c.res.status}`, {
+    log.log("info", `${method} ${c.req.path} ${c.res.status}`, {
       clientip: clientIp(c),
       url: c.req.url,
       method,

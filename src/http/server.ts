@@ -80,6 +80,8 @@ const CRLF2 = [13, 10, 13, 10];
 const encoder = new TextEncoder();
 const latin1 = new TextDecoder("latin1");
 const BUFFER = 16 * 1024;
+/** Answers are often bigger than requests (pages): fewer reads and writes per answer. */
+const ANSWER_BUFFER = 32 * 1024;
 /** On shutdown, how long connections get to relay their last answers before being closed. */
 const SETTLE_MS = 2000;
 
@@ -404,7 +406,9 @@ class Connection {
         this.lastActivity = performance.now();
         const out = this.frame(buf.subarray(0, n));
         if (out === null) return;
-        for (const chunk of out) await writeAll(up, chunk);
+        // One write per read: a head and the body bytes that came with it go together.
+        if (out.length === 1) await writeAll(up, out[0]);
+        else if (out.length > 1) await writeAll(up, concat(out, totalLength(out)));
       }
       // Client finished sending: let the upstream answer what it has.
       await up.closeWrite().catch(() => {});
@@ -414,7 +418,7 @@ class Connection {
   }
 
   private async toClient(up: Deno.Conn): Promise<void> {
-    const buf = new Uint8Array(BUFFER);
+    const buf = new Uint8Array(ANSWER_BUFFER);
     try {
       while (!this.closed) {
         const n = await up.read(buf);
@@ -589,6 +593,12 @@ function findHeadEnd(before: Uint8Array[], bytes: Uint8Array, from: number): num
     }
   }
   return -1;
+}
+
+function totalLength(parts: Uint8Array[]): number {
+  let length = 0;
+  for (const p of parts) length += p.length;
+  return length;
 }
 
 function concat(parts: Uint8Array[], length: number): Uint8Array {

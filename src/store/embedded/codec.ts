@@ -2,6 +2,7 @@
  * Storage encoding: canonical Extended JSON for documents, compact string keys for
  * `_id` values and index entries.
  */
+import { Buffer } from "node:buffer";
 import type { Doc } from "../store.ts";
 import { EJSON, ObjectId } from "../bson.ts";
 
@@ -18,6 +19,21 @@ export function encodeDoc(doc: Doc): string {
  */
 export function decodeDoc(text: string): Doc {
   return revive(JSON.parse(text)) as Doc;
+}
+
+/**
+ * {@link decodeDoc} plus the document's `_id` key ({@link valueKey}), taken from the stored
+ * hex of an ObjectId rather than formatted again from the revived id.
+ */
+export function decodeEntry(text: string): [string, Doc] {
+  const raw = JSON.parse(text);
+  const hex = (raw?._id as { $oid?: unknown } | undefined)?.$oid;
+  const doc = revive(raw) as Doc;
+  // A revived ObjectId came from this hex (see objectIdFromHex); its key is lowercase.
+  const key = typeof hex === "string" && doc._id instanceof ObjectId
+    ? "o" + hex.toLowerCase()
+    : valueKey(doc._id);
+  return [key, doc];
 }
 
 function revive(v: unknown): unknown {
@@ -56,7 +72,10 @@ function reviveWrapper(o: Record<string, unknown>): unknown {
     const x = o[keys[0]];
     switch (keys[0]) {
       case "$oid":
-        if (typeof x === "string" && x.length === 24) return ObjectId.createFromHexString(x);
+        if (typeof x === "string" && x.length === 24) {
+          const id = objectIdFromHex(x);
+          if (id) return id;
+        }
         break;
       case "$numberInt":
         if (typeof x === "string" && /^-?\d{1,10}$/.test(x)) return Number(x);
@@ -69,6 +88,48 @@ function reviveWrapper(o: Record<string, unknown>): unknown {
     }
   }
   return EJSON.deserialize(o, { relaxed: true });
+}
+
+/** Hex digit values by character code; -1 for anything else. */
+const HEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < 10; i++) HEX[48 + i] = i;
+for (let i = 0; i < 6; i++) HEX[97 + i] = HEX[65 + i] = 10 + i;
+
+/** ObjectIds revived per shared byte slab (each id is a 12-byte view of one). */
+const IDS_PER_SLAB = 4096;
+let slab = Buffer.allocUnsafeSlow(12 * IDS_PER_SLAB);
+let slabUsed = 0;
+
+/**
+ * The ObjectId of a 24-digit hex string, or null if it is not one. Several times faster
+ * than `ObjectId.createFromHexString` (which goes through a hex Buffer decoder), and ids
+ * share byte slabs instead of holding one small buffer each.
+ */
+function objectIdFromHex(hex: string): ObjectId | null {
+  if (slabUsed === slab.length) {
+    slab = Buffer.allocUnsafeSlow(12 * IDS_PER_SLAB);
+    slabUsed = 0;
+  }
+  for (let i = 0; i < 12; i++) {
+    const hi = hex.charCodeAt(2 * i);
+    const lo = hex.charCodeAt(2 * i + 1);
+    const byte = ((hi < 128 ? HEX[hi] : -1) << 4) | (lo < 128 ? HEX[lo] : -1);
+    if (byte < 0) return null;
+    slab[slabUsed + i] = byte;
+  }
+  const id = new ObjectId(slab.subarray(slabUsed, slabUsed + 12));
+  slabUsed += 12;
+  return id;
+}
+
+/**
+ * The key of one value in an index map. A string is its own key (no copy is made per
+ * indexed document) unless it starts with U+0001, which marks the keys of every other
+ * kind of value ({@link valueKey} behind it), so keys of different values never collide.
+ */
+export function indexKey(value: unknown): string {
+  if (typeof value === "string") return value.charCodeAt(0) === 1 ? "\u0001s" + value : value;
+  return "\u0001" + valueKey(value);
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { Doc, IndexSpec } from "../store.ts";
 import { DuplicateKeyError } from "../store.ts";
 import { EMPTY, pathValues } from "./compare.ts";
-import { valueKey } from "./codec.ts";
+import { indexKey } from "./codec.ts";
 
 /** Upper bound of keys one document may produce in a compound multikey index. */
 const MAX_KEYS_PER_DOC = 10_000;
@@ -20,6 +20,8 @@ export function indexName(spec: IndexSpec): string {
 export class UniqueIndex {
   readonly fields: string[];
   readonly #paths: string[][];
+  /** The field when the index has one top-level field (the common case, fast path). */
+  readonly #single: string | null;
   readonly #partial?: (doc: Doc) => boolean;
   /** Index key -> `_id` key of the document holding it. */
   readonly entries = new Map<string, string>();
@@ -27,12 +29,17 @@ export class UniqueIndex {
   constructor(readonly name: string, spec: IndexSpec, partial?: (doc: Doc) => boolean) {
     this.fields = Object.keys(spec.keys);
     this.#paths = this.fields.map((f) => f.split("."));
+    this.#single = this.#paths.length === 1 && this.#paths[0].length === 1 ? this.fields[0] : null;
     this.#partial = partial;
   }
 
   /** The index keys of `doc`; none when a partial filter excludes it. */
   keysOf(doc: Doc): string[] {
     if (this.#partial && !this.#partial(doc)) return [];
+    if (this.#single !== null) {
+      const v = doc[this.#single];
+      if (!Array.isArray(v)) return [keyOfIndexed(v)];
+    }
     let keys = [""];
     for (const path of this.#paths) {
       const values = [...new Set(pathValues(doc, path).map(keyOfIndexed))];
@@ -67,7 +74,7 @@ export class UniqueIndex {
 }
 
 function keyOfIndexed(v: unknown): string {
-  return v === EMPTY ? "e" : valueKey(v);
+  return v === EMPTY ? "\u0001e" : indexKey(v);
 }
 
 /** A document write under consideration: `before` absent for inserts. */

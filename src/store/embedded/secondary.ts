@@ -11,7 +11,7 @@
  * or without them.
  */
 import type { Doc, Sort } from "../store.ts";
-import { valueKey } from "./codec.ts";
+import { indexKey } from "./codec.ts";
 import { compareValues, EMPTY, sortKey } from "./compare.ts";
 
 /** Whether `v` has a unique index key that equality on it can use (see {@link EqIndex}). */
@@ -29,14 +29,23 @@ function isSimple(v: unknown): boolean {
 }
 
 /**
+ * The key of a simple value in an {@link EqIndex}: numbers and booleans as they are (a map
+ * tells them from strings; 0 and -0 are one key, as MongoDB compares them), anything else
+ * by {@link indexKey}.
+ */
+function eqKey(v: unknown): string | number | boolean {
+  return typeof v === "number" || typeof v === "boolean" ? v : indexKey(v);
+}
+
+/**
  * Equality index on one top-level field. Documents whose value is a plain string, number,
  * boolean, Date or ObjectId are filed under that value; documents with any other value
  * (arrays, objects, other BSON types) are always candidates; documents without the field
  * or with null never equal a simple value and are not filed.
  */
 export class EqIndex {
-  /** Value key -> one `_id` key, or a set of them. */
-  readonly #byKey = new Map<string, string | Set<string>>();
+  /** Value key ({@link eqKey}) -> one `_id` key, or a set of them. */
+  readonly #byKey = new Map<string | number | boolean, string | Set<string>>();
   readonly #others = new Set<string>();
 
   constructor(readonly field: string) {}
@@ -48,7 +57,7 @@ export class EqIndex {
       this.#others.add(id);
       return;
     }
-    const key = valueKey(v);
+    const key = eqKey(v);
     const cur = this.#byKey.get(key);
     if (cur === undefined) this.#byKey.set(key, id);
     else if (typeof cur === "string") {
@@ -63,7 +72,7 @@ export class EqIndex {
       this.#others.delete(id);
       return;
     }
-    const key = valueKey(v);
+    const key = eqKey(v);
     const cur = this.#byKey.get(key);
     if (cur === id) this.#byKey.delete(key);
     else if (cur instanceof Set) {
@@ -80,7 +89,7 @@ export class EqIndex {
     if (!values.every(isSimple)) return null;
     const out = new Set<string>(this.#others);
     for (const v of values) {
-      const cur = this.#byKey.get(valueKey(v));
+      const cur = this.#byKey.get(eqKey(v));
       if (cur === undefined) continue;
       if (typeof cur === "string") out.add(cur);
       else for (const id of cur) out.add(id);

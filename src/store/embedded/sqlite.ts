@@ -15,6 +15,9 @@ CREATE TABLE IF NOT EXISTS docs (
   body TEXT NOT NULL,
   UNIQUE (coll, id)
 );
+-- Loading a collection reads its rows in insertion order: without this index SQLite
+-- finds them through (coll, id) and sorts them in a temporary tree.
+CREATE INDEX IF NOT EXISTS docs_order ON docs (coll, seq);
 CREATE TABLE IF NOT EXISTS indexes (
   coll TEXT NOT NULL,
   name TEXT NOT NULL,
@@ -87,7 +90,7 @@ export class Database {
       insertCollection: p("INSERT OR IGNORE INTO collections (name) VALUES (?)"),
       listCollections: p("SELECT name FROM collections ORDER BY name"),
       deleteCollection: p("DELETE FROM collections WHERE name = ?"),
-      loadDocs: p("SELECT body FROM docs WHERE coll = ? ORDER BY seq"),
+      loadDocs: rowsAsArrays(p("SELECT body FROM docs WHERE coll = ? ORDER BY seq")),
       insertDoc: p("INSERT INTO docs (coll, id, body) VALUES (?, ?, ?)"),
       updateDoc: p("UPDATE docs SET body = ? WHERE coll = ? AND id = ?"),
       deleteDoc: p("DELETE FROM docs WHERE coll = ? AND id = ?"),
@@ -298,6 +301,15 @@ export class Database {
       if (Deno.readTextFileSync(pidFile) === String(Deno.pid)) Deno.removeSync(pidFile);
     } catch { /* gone already */ }
   }
+}
+
+/**
+ * Rows as arrays of values: no object with named properties is built per row. (The method
+ * exists in Deno's node:sqlite; its bundled type declarations predate it.)
+ */
+function rowsAsArrays(stmt: StatementSync): StatementSync {
+  (stmt as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
+  return stmt;
 }
 
 function failure(err: unknown): Error {

@@ -3,8 +3,7 @@
  * order, unique indexes, and persisted index definitions. Loaded from SQLite on first use.
  */
 import type { Doc, IndexSpec } from "../store.ts";
-import { valueKey } from "./codec.ts";
-import { decodeDoc } from "./codec.ts";
+import { decodeEntry, valueKey } from "./codec.ts";
 import { compileFilter } from "./engine.ts";
 import type { Options } from "mingo/types";
 import type { Database } from "./sqlite.ts";
@@ -32,8 +31,12 @@ export class CollectionState {
   #snapshot: Doc[] | null = null;
   /** Equality indexes by field: the first key of every index created. */
   readonly eq = new Map<string, EqIndex>();
-  /** `_id` key -> natural-order sequence number (insertion order). */
-  readonly #seq = new Map<string, number>();
+  /**
+   * `_id` key -> natural-order sequence number, built on first use (index candidates,
+   * sorted views): the iteration order of `docs` is the natural order, since a replaced
+   * document keeps its place and a new one goes last.
+   */
+  #seq: Map<string, number> | null = null;
   #nextSeq = 0;
   /** Sorted views by sort specification (JSON), built on first use. */
   readonly #views = new Map<string, SortedView>();
@@ -44,10 +47,8 @@ export class CollectionState {
   static load(db: Database, name: string, options: Partial<Options>): CollectionState {
     const state = new CollectionState(name, options);
     for (const row of db.stmts.loadDocs.iterate(name)) {
-      const doc = decodeDoc((row as { body: string }).body);
-      const id = idKeyOf(doc);
+      const [id, doc] = decodeEntry((row as unknown as [string])[0]);
       state.docs.set(id, doc);
-      state.#seq.set(id, state.#nextSeq++);
     }
     for (const row of db.stmts.loadIndexes.iterate(name)) {
       const spec = EJSON.parse((row as { spec: string }).spec, { relaxed: true }) as IndexSpec;
@@ -56,6 +57,18 @@ export class CollectionState {
     state.exists = state.docs.size > 0 || state.indexSpecs.size > 0 ||
       (db.stmts.listCollections.all() as Array<{ name: string }>).some((r) => r.name === name);
     return state;
+  }
+
+  /** The sequence numbers, built from the natural order on first use. */
+  #sequence(): Map<string, number> {
+    if (this.#seq === null) {
+      const seq = new Map<string, number>();
+      let n = 0;
+      for (const id of this.docs.keys()) seq.set(id, n++);
+      this.#seq = seq;
+      this.#nextSeq = n;
+    }
+    return this.#seq;
   }
 
   /** All documents in natural order (shared array, rebuilt after writes). */
@@ -112,17 +125,18 @@ export class CollectionState {
     for (const index of this.unique) applyToIndex(index, changes);
     const removed: Array<[string, Doc, number]> = [];
     const added: Array<[string, Doc, number]> = [];
+    const seq = this.#seq;
     for (const c of changes) {
       const before = this.docs.get(c.id);
       if (before !== undefined) {
         for (const eq of this.eq.values()) eq.remove(before, c.id);
-        removed.push([c.id, before, this.#seq.get(c.id)!]);
+        if (seq) removed.push([c.id, before, seq.get(c.id)!]);
       } else {
-        this.#seq.set(c.id, this.#nextSeq++);
+        seq?.set(c.id, this.#nextSeq++);
       }
       for (const eq of this.eq.values()) eq.add(c.after, c.id);
       this.docs.set(c.id, c.after);
-      added.push([c.id, c.after, this.#seq.get(c.id)!]);
+      if (seq) added.push([c.id, c.after, seq.get(c.id)!]);
     }
     for (const view of this.#views.values()) view.update(removed, added);
     this.#snapshot = null;
@@ -134,8 +148,8 @@ export class CollectionState {
     for (const [id, doc] of entries) {
       for (const index of this.unique) index.remove(doc, id);
       for (const eq of this.eq.values()) eq.remove(doc, id);
-      if (this.docs.delete(id)) removed.push([id, doc, this.#seq.get(id)!]);
-      this.#seq.delete(id);
+      if (this.docs.delete(id) && this.#seq) removed.push([id, doc, this.#seq.get(id)!]);
+      this.#seq?.delete(id);
     }
     for (const view of this.#views.values()) view.update(removed, []);
     this.#snapshot = null;
@@ -169,7 +183,10 @@ export class CollectionState {
     visit(filter, 0);
     if (best === null) return null;
     const ids = [...best as Set<string>];
-    if (ids.length > 1) ids.sort((a, b) => this.#seq.get(a)! - this.#seq.get(b)!);
+    if (ids.length > 1) {
+      const seq = this.#sequence();
+      ids.sort((a, b) => seq.get(a)! - seq.get(b)!);
+    }
     return ids;
   }
 
@@ -184,8 +201,9 @@ export class CollectionState {
     let view = this.#views.get(key);
     if (!view) {
       if (this.#views.size >= MAX_VIEWS) this.#views.delete(this.#views.keys().next().value!);
+      const seq = this.#sequence();
       const entries: Array<[string, Doc, number]> = [];
-      for (const [id, doc] of this.docs) entries.push([id, doc, this.#seq.get(id)!]);
+      for (const [id, doc] of this.docs) entries.push([id, doc, seq.get(id)!]);
       view = new SortedView(sort, entries);
       this.#views.set(key, view);
     }

@@ -607,3 +607,61 @@ Deno.test("embedded: chunks of an upload a crash interrupted are removed at the 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("embedded: after reopen, lazily built indexes, id keys and shared dates answer as before", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
+  try {
+    const hex = "6b04200131e3a22f2d23a7ff";
+    const when = new Date("2024-05-06T07:08:09Z");
+    // Values whose index keys must stay apart: a string spelling another type's key.
+    const docs = [
+      { _id: ObjectId.createFromHexString(hex), k: "o" + hex, n: 1, at: when, up: when },
+      { _id: "o" + hex, k: ObjectId.createFromHexString(hex), n: "1", at: when, up: when },
+      { _id: 7, k: "\u0001n1", n: true, at: when, up: new Date(0) },
+      { _id: "\u0001s", k: 1, n: -0, at: when, up: when },
+    ];
+    let store = await openEmbeddedStore(dir);
+    let c = store.collection("lazy");
+    await c.createIndex({ keys: { k: 1 }, unique: true });
+    await c.createIndex({ keys: { n: 1 } });
+    await c.insertMany(docs.map((d) => ({ ...d })));
+    const before = [
+      await c.find({ n: 1 }),
+      await c.find({ n: "1" }),
+      await c.find({ n: 0 }),
+      await c.find({ k: "o" + hex }),
+      await c.find({ k: { $in: [1, "\u0001n1"] } }),
+      await c.find({}, { sort: { n: -1 } }),
+    ];
+    await store.close();
+    store = await openEmbeddedStore(dir);
+    c = store.collection("lazy");
+    // A plain read first (no index built), then the indexed ones.
+    assert.equal((await c.find({}, { limit: 1 })).length, 1);
+    assert.equal(
+      String((await c.findOne({ _id: ObjectId.createFromHexString(hex) }))?.k),
+      "o" + hex,
+    );
+    assert.equal((await c.findOne({ _id: "o" + hex }))?.n, "1");
+    const after = [
+      await c.find({ n: 1 }),
+      await c.find({ n: "1" }),
+      await c.find({ n: 0 }),
+      await c.find({ k: "o" + hex }),
+      await c.find({ k: { $in: [1, "\u0001n1"] } }),
+      await c.find({}, { sort: { n: -1 } }),
+    ];
+    assert.deepEqual(after, before);
+    await assert.rejects(() => c.insertMany([{ _id: 8, k: 1 }]), DuplicateKeyError);
+    await c.insertMany([{ _id: 9, k: "1" }]);
+    // Equal dates read back are separate objects: editing one leaves the other alone.
+    const back = (await c.findOne({ _id: 7 }))!;
+    (back.at as Date).setTime(0);
+    const again = (await c.findOne({ _id: "\u0001s" }))!;
+    assert.equal((again.at as Date).getTime(), when.getTime());
+    assert.equal((again.up as Date).getTime(), when.getTime());
+    await store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

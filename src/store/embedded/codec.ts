@@ -22,18 +22,36 @@ export function decodeDoc(text: string): Doc {
 }
 
 /**
- * {@link decodeDoc} plus the document's `_id` key ({@link valueKey}), taken from the stored
- * hex of an ObjectId rather than formatted again from the revived id.
+ * Decodes stored documents given as one JSON array of `_id` keys and document texts,
+ * alternating (as SQLite concatenates them for loading: one parse per batch instead of one
+ * per row), and hands each document to `add` with its key.
+ *
+ * Equal dates that follow each other (`_created` and `_updated`, documents written in the
+ * same second) become one shared Date: only for documents the store keeps, which are
+ * never mutated in place and are copied before they are handed out.
  */
-export function decodeEntry(text: string): [string, Doc] {
-  const raw = JSON.parse(text);
-  const hex = (raw?._id as { $oid?: unknown } | undefined)?.$oid;
-  const doc = revive(raw) as Doc;
-  // A revived ObjectId came from this hex (see objectIdFromHex); its key is lowercase.
-  const key = typeof hex === "string" && doc._id instanceof ObjectId
-    ? "o" + hex.toLowerCase()
-    : valueKey(doc._id);
-  return [key, doc];
+export function decodeEntries(text: string, add: (key: string, doc: Doc) => void): void {
+  const items = JSON.parse(text) as unknown[];
+  sharingDates = true;
+  try {
+    for (let i = 0; i + 1 < items.length; i += 2) {
+      add(items[i] as string, revive(items[i + 1]) as Doc);
+    }
+  } finally {
+    sharingDates = false;
+    lastDate = null;
+  }
+}
+
+/** Whether revived dates may be shared (see decodeEntries), and the last one revived. */
+let sharingDates = false;
+let lastDate: Date | null = null;
+
+/** A Date of `ms`: the last one revived when equal and sharing is on. */
+function dateOf(ms: number): Date {
+  if (!sharingDates) return new Date(ms);
+  if (lastDate === null || lastDate.getTime() !== ms) lastDate = new Date(ms);
+  return lastDate;
 }
 
 function revive(v: unknown): unknown {
@@ -82,7 +100,7 @@ function reviveWrapper(o: Record<string, unknown>): unknown {
         break;
       case "$date": {
         const ms = (x as { $numberLong?: unknown } | null)?.$numberLong;
-        if (typeof ms === "string" && /^-?\d{1,16}$/.test(ms)) return new Date(Number(ms));
+        if (typeof ms === "string" && /^-?\d{1,16}$/.test(ms)) return dateOf(Number(ms));
         break;
       }
     }

@@ -90,7 +90,11 @@ export class Database {
       insertCollection: p("INSERT OR IGNORE INTO collections (name) VALUES (?)"),
       listCollections: p("SELECT name FROM collections ORDER BY name"),
       deleteCollection: p("DELETE FROM collections WHERE name = ?"),
-      loadDocs: rowsAsArrays(p("SELECT body FROM docs WHERE coll = ? ORDER BY seq")),
+      // (coll, after, count) -> [last seq, JSON array: id key, document, id key, ...]
+      loadDocs: rowsAsArrays(p(
+        `SELECT max(seq), '[' || group_concat(json_quote(id) || ',' || body, ',' ORDER BY seq)
+         || ']' FROM (SELECT seq, id, body FROM docs WHERE coll = ? AND seq > ? ORDER BY seq LIMIT ?)`,
+      )),
       insertDoc: p("INSERT INTO docs (coll, id, body) VALUES (?, ?, ?)"),
       updateDoc: p("UPDATE docs SET body = ? WHERE coll = ? AND id = ?"),
       deleteDoc: p("DELETE FROM docs WHERE coll = ? AND id = ?"),

@@ -3,7 +3,7 @@
  * order, unique indexes, and persisted index definitions. Loaded from SQLite on first use.
  */
 import type { Doc, IndexSpec } from "../store.ts";
-import { decodeEntry, valueKey } from "./codec.ts";
+import { decodeEntries, valueKey } from "./codec.ts";
 import { compileFilter } from "./engine.ts";
 import type { Options } from "mingo/types";
 import type { Database } from "./sqlite.ts";
@@ -11,6 +11,9 @@ import { EJSON } from "../bson.ts";
 import { applyToIndex, type Change, indexName, UniqueIndex } from "./indexes.ts";
 import { EqIndex, equalityValues, SortedView } from "./secondary.ts";
 import type { Filter, Sort } from "../store.ts";
+
+/** Documents read from SQLite per query while loading (as one JSON array text). */
+const LOAD_BATCH = 500;
 
 /** Sorted views kept per collection at most (each holds one entry per document). */
 const MAX_VIEWS = 4;
@@ -23,14 +26,19 @@ export function idKeyOf(doc: Doc): string {
 export class CollectionState {
   /** `_id` key -> document. Stored documents are never mutated in place. */
   readonly docs = new Map<string, Doc>();
-  unique: UniqueIndex[] = [];
+  #unique: UniqueIndex[] = [];
   /** Every index created (unique or not), by name, as stored. */
   readonly indexSpecs = new Map<string, IndexSpec>();
   /** Whether the collection row exists in SQLite. */
   exists = false;
   #snapshot: Doc[] | null = null;
-  /** Equality indexes by field: the first key of every index created. */
-  readonly eq = new Map<string, EqIndex>();
+  readonly #eq = new Map<string, EqIndex>();
+  /**
+   * Index definitions read with the documents whose in-memory indexes are not built yet:
+   * they are built on first use (a write, or a query a filter or sort could narrow), so
+   * loading a collection and a first plain read do not wait for them.
+   */
+  #deferred: IndexSpec[] = [];
   /**
    * `_id` key -> natural-order sequence number, built on first use (index candidates,
    * sorted views): the iteration order of `docs` is the natural order, since a replaced
@@ -46,17 +54,43 @@ export class CollectionState {
   /** Reads the collection's documents and indexes from the database. */
   static load(db: Database, name: string, options: Partial<Options>): CollectionState {
     const state = new CollectionState(name, options);
-    for (const row of db.stmts.loadDocs.iterate(name)) {
-      const [id, doc] = decodeEntry((row as unknown as [string])[0]);
-      state.docs.set(id, doc);
+    const add = (id: string, doc: Doc) => state.docs.set(id, doc);
+    for (let after = -1;;) {
+      const [last, docs] = db.stmts.loadDocs.get(name, after, LOAD_BATCH) as unknown as [
+        number | null,
+        string,
+      ];
+      if (last === null) break;
+      decodeEntries(docs, add);
+      after = last;
     }
     for (const row of db.stmts.loadIndexes.iterate(name)) {
       const spec = EJSON.parse((row as { spec: string }).spec, { relaxed: true }) as IndexSpec;
-      state.addIndex(spec);
+      state.indexSpecs.set(indexName(spec), { ...spec, name: indexName(spec) });
+      state.#deferred.push(spec);
     }
     state.exists = state.docs.size > 0 || state.indexSpecs.size > 0 ||
       (db.stmts.listCollections.all() as Array<{ name: string }>).some((r) => r.name === name);
     return state;
+  }
+
+  /** Unique indexes (built on first use). */
+  get unique(): UniqueIndex[] {
+    this.#buildDeferred();
+    return this.#unique;
+  }
+
+  /** Equality indexes by field: the first key of every index created (built on first use). */
+  get eq(): Map<string, EqIndex> {
+    this.#buildDeferred();
+    return this.#eq;
+  }
+
+  #buildDeferred(): void {
+    if (this.#deferred.length === 0) return;
+    const specs = this.#deferred;
+    this.#deferred = [];
+    for (const spec of specs) this.addIndex(spec);
   }
 
   /** The sequence numbers, built from the natural order on first use. */
@@ -99,7 +133,7 @@ export class CollectionState {
   addIndex(spec: IndexSpec, index = this.buildIndex(spec)): void {
     const name = indexName(spec);
     this.dropIndex(name);
-    if (index) this.unique.push(index);
+    if (index) this.#unique.push(index);
     this.indexSpecs.set(name, { ...spec, name });
     const field = indexedField(spec);
     if (field !== null && !this.eq.has(field)) {
@@ -111,8 +145,9 @@ export class CollectionState {
 
   /** Forgets the index called `name`, if any. */
   dropIndex(name: string): void {
+    this.#buildDeferred();
     this.indexSpecs.delete(name);
-    this.unique = this.unique.filter((ix) => ix.name !== name);
+    this.#unique = this.#unique.filter((ix) => ix.name !== name);
     const used = new Set([...this.indexSpecs.values()].map(indexedField));
     for (const field of this.eq.keys()) if (!used.has(field)) this.eq.delete(field);
     for (const [key, view] of this.#views) {
@@ -161,7 +196,7 @@ export class CollectionState {
    * no index applies.
    */
   candidates(filter: Filter): string[] | null {
-    if (this.eq.size === 0) return null;
+    if (Object.keys(filter).length === 0 || this.eq.size === 0) return null;
     let best: Set<string> | null = null;
     const visit = (f: Filter, depth: number) => {
       for (const key of Object.keys(f)) {

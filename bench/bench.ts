@@ -5,7 +5,7 @@
  *   deno task bench                      # throughput table (1,000 documents, wrk), with and
  *                                        # without the TCP front (SERVER_FRONT)
  *   deno task bench --scale              # scale runs at 1,000 and 100,000 documents
- *   deno task bench --scale --sizes=1000,1000000 # chosen sizes
+ *   deno task bench --scale --sizes=1000,1000000 # chosen sizes (heap per document: bench/heap.ts)
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=32 deno task bench
  *   BENCH_ONLY=POST BENCH_PROFILE=/tmp/prof deno task bench   # one load, CPU profile of the service
  *   deno task bench --mongo              # MongoDB path against the raw driver (jongodb or MONGO_URI)
@@ -15,6 +15,7 @@
  */
 import { parseArgs } from "node:util";
 import { startJongodb } from "../tests/support/jongodb.ts";
+import type { HeapCost } from "./heap.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
@@ -464,6 +465,18 @@ async function rssMiB(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
+/** The heap a loaded collection holds (bench/heap.ts in its own process, GC exposed). */
+async function heapCost(dataDir: string): Promise<HeapCost> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--v8-flags=--expose-gc", "bench/heap.ts", dataDir],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!out.success) throw new Error("bench/heap.ts failed");
+  return JSON.parse(new TextDecoder().decode(out.stdout)) as HeapCost;
+}
+
 async function scale(sizes: number[]): Promise<void> {
   const rows: string[][] = [];
   for (const size of sizes) {
@@ -517,6 +530,8 @@ async function scale(sizes: number[]): Promise<void> {
         100,
         (i) => fetch(`${service.base}/people?page=${1 + i % 4}`),
       );
+      await service.stop();
+      const heap = await heapCost(`${dir}/data`);
       rows.push([
         size.toLocaleString("en"),
         fmt(post),
@@ -528,6 +543,8 @@ async function scale(sizes: number[]): Promise<void> {
         fmt(start, 2),
         fmt(countFree),
         fmt(rss, 0),
+        fmt(heap.heapBytes / heap.docs, 0),
+        fmt(heap.heapBytes / heap.jsonBytes, 2),
       ]);
       console.error(`done: ${size}`);
     } finally {
@@ -547,6 +564,8 @@ async function scale(sizes: number[]): Promise<void> {
     "restart s",
     "count-free page",
     "RSS MiB",
+    "heap B/doc",
+    "heap/JSON",
   ], rows));
 }
 

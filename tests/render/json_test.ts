@@ -75,3 +75,11 @@ Deno.test("renderJson: strings with quotes and unicode round-trip", () => {
   const out = renderJson({ s }, { pretty: false, formatDate: fmt });
   assert.equal(JSON.parse(out).s, s);
 });
+
+Deno.test("renderJson: a stored `__proto__` key is rendered as data, never as a prototype", () => {
+  const body = JSON.parse('{"a": 1, "__proto__": {"polluted": true}, "n": {"__proto__": [1]}}');
+  const text = renderJson(body, { pretty: false, formatDate: fmt });
+  assert.deepEqual(JSON.parse(text), body);
+  assert.match(text, /"__proto__":\{"polluted":true\}/);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});

@@ -665,3 +665,27 @@ Deno.test("embedded: after reopen, lazily built indexes, id keys and shared date
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("embedded: natural order survives reopen over many load batches", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
+  try {
+    // Ids in no sorted order, written in several groups, some replaced and some deleted.
+    const ids = Array.from({ length: 1300 }, (_, i) => `k${(i * 7919) % 1300}`);
+    let store = await openEmbeddedStore(dir);
+    let c = store.collection("order");
+    for (let i = 0; i < ids.length; i += 400) {
+      await c.insertMany(ids.slice(i, i + 400).map((_id, n) => ({ _id, n: i + n })));
+    }
+    await c.replaceOne({ _id: ids[3] }, { n: -1 });
+    await c.deleteOne({ _id: ids[700] });
+    const before = (await c.find({})).map((d) => d._id);
+    assert.equal(before.length, 1299);
+    await store.close();
+    store = await openEmbeddedStore(dir);
+    c = store.collection("order");
+    assert.deepEqual((await c.find({})).map((d) => d._id), before);
+    await store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -689,3 +689,29 @@ Deno.test("embedded: natural order survives reopen over many load batches", asyn
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("embedded: a stored unique index the documents break fails every use after reopen", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
+  try {
+    let store = await openEmbeddedStore(dir);
+    await store.collection("broken").insertMany([{ _id: 1, k: "x" }, { _id: 2, k: "x" }]);
+    await store.close();
+    // A damaged file: the index definition without the data honouring it.
+    const db = new DatabaseSync(`${dir}/store.sqlite`);
+    db.prepare("INSERT INTO indexes (coll, name, spec) VALUES (?, ?, ?)").run(
+      "broken",
+      "k_1",
+      JSON.stringify({ keys: { k: 1 }, unique: true, name: "k_1" }),
+    );
+    db.close();
+    store = await openEmbeddedStore(dir);
+    const c = store.collection("broken");
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(() => c.insertMany([{ _id: 10 + i, k: "y" }]), DuplicateKeyError);
+    }
+    assert.equal(await c.count({}), 2);
+    await store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -39,6 +39,7 @@ export class CollectionState {
    * loading a collection and a first plain read do not wait for them.
    */
   #deferred: IndexSpec[] = [];
+  #building = false;
   /**
    * `_id` key -> natural-order sequence number, built on first use (index candidates,
    * sorted views): the iteration order of `docs` is the natural order, since a replaced
@@ -86,11 +87,22 @@ export class CollectionState {
     return this.#eq;
   }
 
+  /**
+   * Builds the deferred indexes. One the stored documents break (a damaged file) stays
+   * deferred and throws DuplicateKeyError at every use, as loading did when it was built
+   * there: its uniqueness is never silently dropped.
+   */
   #buildDeferred(): void {
-    if (this.#deferred.length === 0) return;
-    const specs = this.#deferred;
-    this.#deferred = [];
-    for (const spec of specs) this.addIndex(spec);
+    if (this.#deferred.length === 0 || this.#building) return;
+    this.#building = true;
+    try {
+      while (this.#deferred.length > 0) {
+        this.addIndex(this.#deferred[0]);
+        this.#deferred.shift();
+      }
+    } finally {
+      this.#building = false;
+    }
   }
 
   /** The sequence numbers, built from the natural order on first use. */

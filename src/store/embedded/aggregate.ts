@@ -11,7 +11,7 @@ import { cloneValue } from "./clone.ts";
 import { valueKey } from "./codec.ts";
 import { compileFilter } from "./engine.ts";
 import type { Change } from "./indexes.ts";
-import { DuplicateKeyError } from "../store.ts";
+import { DuplicateKeyError, QueryTimeoutError } from "../store.ts";
 
 /** The collection operations aggregation needs. */
 export interface AggregateSource {
@@ -19,6 +19,8 @@ export interface AggregateSource {
   snapshot(): Doc[];
   sibling(name: string): AggregateTarget;
   readonly options: Partial<Options>;
+  /** Time bound of one aggregation in ms (QUERY_TIMEOUT_MS); 0 or absent: none. */
+  readonly timeoutMs?: number;
 }
 
 /** A collection that `$out`/`$merge` can write to. */
@@ -49,16 +51,13 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
     matches.push(stages[start++].$match as Doc);
   }
   const rest = stages.slice(start);
-  let input = source.snapshot();
-  if (matches.length > 0) {
-    const test = compileFilter(
-      matches.length === 1 ? matches[0] : { $and: matches },
-      source.options,
-    );
-    input = input.filter(test);
-  }
-  input = input.map(cloneValue);
-  const results = new Aggregator(rest, source.options).run<Doc>(input);
+  const test = matches.length === 0 ? null : compileFilter(
+    matches.length === 1 ? matches[0] : { $and: matches },
+    source.options,
+  );
+  const results = new Aggregator(rest, source.options).run<Doc>(
+    inputOf(source.snapshot(), { test, timeoutMs: source.timeoutMs ?? 0 }),
+  );
   if (!writes) return results;
   if ("$out" in last) {
     const target = last.$out as string | { coll: string };
@@ -67,6 +66,28 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
     merge(source, last.$merge as string | MergeSpec, results);
   }
   return [];
+}
+
+/**
+ * Copies of the documents a leading `$match` lets through, pulled by the pipeline one at a
+ * time. The clock is read every 64 documents: the stages consume their input as they go, so
+ * the deadline bounds the whole pass over the collection (a stage that works on its whole
+ * output afterwards, such as a `$sort` after a `$group`, is not bounded by it).
+ */
+function* inputOf(
+  docs: Doc[],
+  options: { test: ((doc: Doc) => boolean) | null; timeoutMs: number },
+): Generator<Doc> {
+  const { test, timeoutMs } = options;
+  const deadline = timeoutMs > 0 ? performance.now() + timeoutMs : Infinity;
+  let seen = 0;
+  for (const doc of docs) {
+    if ((++seen & 63) === 0 && performance.now() > deadline) {
+      throw new QueryTimeoutError(`aggregation exceeded ${timeoutMs} ms`);
+    }
+    if (test && !test(doc)) continue;
+    yield cloneValue(doc);
+  }
 }
 
 function isMatchOnly(stage: Doc): boolean {

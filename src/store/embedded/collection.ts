@@ -367,6 +367,11 @@ export class EmbeddedCollection implements Collection {
     return run(() => runAggregate(this, pipeline));
   }
 
+  /** Time bound of one aggregation (QUERY_TIMEOUT_MS). */
+  get timeoutMs(): number {
+    return this.ctx.queryTimeoutMs ?? 0;
+  }
+
   /** mingo options of the store (for aggregation). */
   get options(): Partial<Options> {
     return this.ctx.options;

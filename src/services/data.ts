@@ -22,6 +22,7 @@ import { castUrlValue } from "./meta.ts";
 import { getCollection, getItem } from "./read.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 import { deleteCollection, deleteItem, patchItem, postCollection, putItem } from "./write.ts";
+import { checkValueBudget } from "./value_budget.ts";
 
 /** Where a call applies: an item (`id`) and sub-resource URL variables. */
 export interface Target {
@@ -84,6 +85,8 @@ export function createDataAccess(rt: Runtime): DataAccess {
     if (!item && (method === "PATCH" || method === "PUT")) {
       throw new ServiceError("bad-request", `${method} needs the id of the document`);
     }
+    // HTTP bodies are checked on their bytes; these never were bytes.
+    if (options.body !== undefined) checkValueBudget(options.body, rt.settings);
     const ctx = contextFor(resource, method, options);
     switch (method) {
       case "GET":

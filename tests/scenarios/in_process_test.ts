@@ -109,3 +109,32 @@ scenario(
     );
   },
 );
+
+scenario("in-process bodies keep the body budgets, as HTTP bodies do", {
+  ...SETTINGS,
+  MAX_DOCUMENT_FIELDS: 5,
+  MAX_LIST_LENGTH: 3,
+  MAX_DOCUMENT_DEPTH: 3,
+  BULK_MAX_DOCUMENTS: 2,
+  MAX_BODY_FIELDS: 8,
+  ALLOW_UNKNOWN: true,
+}, async (_api, running) => {
+  const { data } = running.service;
+  const refused = async (body: Json, setting: string) =>
+    await assert.rejects(
+      data.post("people", body),
+      (e: unknown) => e instanceof HttpError && e.status === 413 && e.message.includes(setting),
+      setting,
+    );
+  await refused({ name: "a", b: 1, c: 2, d: 3, e: 4, f: 5 }, "MAX_DOCUMENT_FIELDS");
+  await refused({ name: "a", tags: [1, 2, 3, 4] }, "MAX_LIST_LENGTH");
+  await refused({ name: "a", x: { y: { z: { w: 1 } } } }, "MAX_DOCUMENT_DEPTH");
+  await refused([{ name: "a" }, { name: "b" }, { name: "c" }], "BULK_MAX_DOCUMENTS");
+  await refused(
+    [{ name: "a", b: 1, c: 2, d: 3, e: 4 }, { name: "b", c: 1, d: 2, e: 3 }],
+    "MAX_BODY_FIELDS",
+  );
+  // Within every budget, the same shapes are stored.
+  const ok = await data.post("people", { name: "a", tags: [1, 2, 3], x: { y: { z: 1 } } });
+  assert.equal(ok.status, 201);
+});

@@ -1,0 +1,64 @@
+/**
+ * The body budgets (MAX_DOCUMENT_FIELDS, MAX_BODY_FIELDS, MAX_LIST_LENGTH,
+ * MAX_DOCUMENT_DEPTH, BULK_MAX_DOCUMENTS) checked on values already built, for bodies that
+ * never were bytes: the in-process API (`service.data`). HTTP bodies are checked on their
+ * bytes before parsing (`http/budget.ts`), with the same limits and messages.
+ */
+import type { Settings } from "../settings/check.ts";
+import { ServiceError } from "./errors.ts";
+
+function over(what: string, limit: number, key: string): ServiceError {
+  return new ServiceError("too-large", `the request body has more than ${limit} ${what} (${key})`);
+}
+
+/** Counts one document's fields, depth and list lengths without recursion. */
+function documentFields(doc: unknown, settings: Settings): number {
+  let fields = 0;
+  // The document itself is depth 1, as in the byte scan.
+  const stack: Array<[unknown, number]> = [[doc, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (depth > settings.MAX_DOCUMENT_DEPTH) {
+      throw over("levels of nesting", settings.MAX_DOCUMENT_DEPTH, "MAX_DOCUMENT_DEPTH");
+    }
+    if (Array.isArray(value)) {
+      if (value.length > settings.MAX_LIST_LENGTH) {
+        throw over("members in a list", settings.MAX_LIST_LENGTH, "MAX_LIST_LENGTH");
+      }
+      for (const member of value) stack.push([member, depth + 1]);
+      continue;
+    }
+    // Dates, ObjectIds and other BSON values are single values.
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) continue;
+    const keys = Object.keys(value);
+    fields += keys.length;
+    if (fields > settings.MAX_DOCUMENT_FIELDS) {
+      throw over("fields in a document", settings.MAX_DOCUMENT_FIELDS, "MAX_DOCUMENT_FIELDS");
+    }
+    for (const key of keys) stack.push([(value as Record<string, unknown>)[key], depth + 1]);
+  }
+  return fields;
+}
+
+/**
+ * Checks a body (one document, or a list of them for a bulk insert) against the budgets.
+ * @throws ServiceError "too-large" naming the setting that was exceeded.
+ */
+export function checkValueBudget(body: unknown, settings: Settings): void {
+  const docs = Array.isArray(body) ? body : [body];
+  if (docs.length > settings.BULK_MAX_DOCUMENTS) {
+    throw new ServiceError(
+      "too-large",
+      `at most ${settings.BULK_MAX_DOCUMENTS} documents per request (BULK_MAX_DOCUMENTS)`,
+    );
+  }
+  let total = 0;
+  for (const doc of docs) {
+    total += documentFields(doc, settings);
+    if (total > settings.MAX_BODY_FIELDS) {
+      throw over("fields", settings.MAX_BODY_FIELDS, "MAX_BODY_FIELDS");
+    }
+  }
+}

@@ -10,8 +10,9 @@ import { serve, type Server } from "../../src/http/server.ts";
 import { createLogger } from "../../src/log.ts";
 import { type StoreKind, STORES, storeSettings } from "../support/harness.ts";
 import { Client } from "../support/client.ts";
-import { closeQuietly, freePort, readUntilClosed } from "../support/net.ts";
-import { eventually, until, withDeadline } from "../support/wait.ts";
+import { closeQuietly, readUntilClosed } from "../support/net.ts";
+import { startMain } from "../support/main_process.ts";
+import { until, withDeadline } from "../support/wait.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST"],
@@ -118,44 +119,21 @@ for (const kind of STORES) {
         `${dir}/settings.json`,
         JSON.stringify({ ...SETTINGS, SERVER_FRONT: false }),
       );
-      const port = freePort();
-      const env: Record<string, string> = {
-        DENO_NO_UPDATE_CHECK: "1",
-        NO_COLOR: "1",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-      };
-      for (const [key, value] of Object.entries(store)) env[key] = String(value);
-      const main = new URL("../../src/main.ts", import.meta.url).pathname;
-      const child = new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", main, "--settings", `${dir}/settings.json`],
-        env,
-        stdout: "null",
-        stderr: "piped",
-        signal: AbortSignal.timeout(60_000),
-      }).spawn();
-      let stderr = "";
-      void child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
-        new WritableStream({ write: (chunk) => void (stderr += chunk) }),
-      ).catch(() => {});
+      const main = await startMain(`${dir}/settings.json`, { env: store });
+      const stderr = main.stderr;
       try {
-        const listening = () => Promise.resolve(/serving /.test(stderr));
-        await eventually(listening, "the service listens", { ms: 30_000 });
-        assert.match(stderr, /no TCP front \(SERVER_FRONT false\)/);
-        const api = new Client(`http://127.0.0.1:${port}/`);
+        assert.match(stderr(), /no TCP front \(SERVER_FRONT false\)/);
+        const api = new Client(main.base);
         const created = await api.post("people", { name: "bob" });
         assert.equal(created.status, 201, created.text);
         const list = await api.get("people");
         assert.equal(list.status, 200);
         assert.equal(list.body._items.length, 1);
-        child.kill("SIGTERM");
-        const status = await withDeadline(child.status, 10_000, "the process exits");
-        assert.equal(status.code, 0, stderr);
+        main.child.kill("SIGTERM");
+        const status = await withDeadline(main.child.status, 10_000, "the process exits");
+        assert.equal(status.code, 0, stderr());
       } finally {
-        try {
-          child.kill("SIGKILL");
-        } catch { /* already exited */ }
-        await child.status;
+        await main.kill();
         await Deno.remove(dir, { recursive: true });
         if (kind === "embedded") await Deno.remove(store.DATA_DIR as string, { recursive: true });
       }

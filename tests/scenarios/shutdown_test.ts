@@ -6,11 +6,10 @@
  * never depends on sleeps. Every wait has a deadline.
  */
 import assert from "node:assert/strict";
-import { freePort } from "../support/net.ts";
 import { STORES, storeSettings } from "../support/harness.ts";
+import { startMain } from "../support/main_process.ts";
 import { eventually, withDeadline } from "../support/wait.ts";
 
-const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
 const EVENTS = new URL("../../src/events.ts", import.meta.url).href;
 
 /** A settings module: `on_pre_GET` marks `started`, then waits (at most 20 s) for `release`. */
@@ -46,15 +45,6 @@ async function refused(port: number): Promise<boolean> {
   }
 }
 
-/** Collects a child's stderr as text, in the background. */
-function collect(stream: ReadableStream<Uint8Array>): { text: () => string } {
-  let text = "";
-  void stream.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({ write: (chunk) => void (text += chunk) }),
-  ).catch(() => {});
-  return { text: () => text };
-}
-
 for (const kind of STORES) {
   Deno.test({
     name: `[${kind}] SIGTERM drains the request in flight, refuses new connections, exits 0`,
@@ -64,26 +54,10 @@ for (const kind of STORES) {
       const dir = await Deno.makeTempDir({ prefix: "restsvc-shutdown-" });
       const store = await storeSettings(kind);
       await Deno.writeTextFile(`${dir}/settings.ts`, settingsModule(dir));
-      const port = freePort();
-      const env: Record<string, string> = {
-        DENO_NO_UPDATE_CHECK: "1",
-        NO_COLOR: "1",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-      };
-      for (const [key, value] of Object.entries(store)) env[key] = String(value);
-      const child = new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", MAIN, "--settings", `${dir}/settings.ts`],
-        env,
-        stdout: "null",
-        stderr: "piped",
-        signal: AbortSignal.timeout(60_000),
-      }).spawn();
-      const stderr = collect(child.stderr);
+      const main = await startMain(`${dir}/settings.ts`, { env: store });
+      const { child, port } = main;
       const client = Deno.createHttpClient({});
       try {
-        const listening = () => Promise.resolve(/serving /.test(stderr.text()));
-        await eventually(listening, "the service listens", { ms: 30_000 });
         const inFlight = fetch(`http://127.0.0.1:${port}/people`, { client }).then(
           async (res) => ({ status: res.status, body: await res.json() }),
         );
@@ -96,20 +70,17 @@ for (const kind of STORES) {
           child.status.then(() => "exited"),
           new Promise((resolve) => setTimeout(() => resolve("waiting"), 200)),
         ]);
-        assert.equal(early, "waiting", stderr.text());
+        assert.equal(early, "waiting", main.stderr());
         assert.ok(await refused(port));
         await Deno.writeTextFile(`${dir}/release`, "");
         const answer = await withDeadline(inFlight, 10_000, "the drained request");
         assert.equal(answer.status, 200);
         assert.deepEqual(answer.body._items, []);
         const status = await withDeadline(child.status, 10_000, "the process exits");
-        assert.equal(status.code, 0, stderr.text());
+        assert.equal(status.code, 0, main.stderr());
       } finally {
         client.close();
-        try {
-          child.kill("SIGKILL");
-        } catch { /* already exited */ }
-        await child.status;
+        await main.kill();
         await Deno.remove(dir, { recursive: true });
         if (kind === "embedded") await Deno.remove(store.DATA_DIR as string, { recursive: true });
       }

@@ -1,18 +1,11 @@
 /** OPENAPI_PATH and DOCS_PATH: checked at start-up, every mistake named. */
 import assert from "node:assert/strict";
-import { prepare, SettingsError } from "../../src/mod.ts";
+import { prepare } from "../../src/mod.ts";
+import { settingsProblems } from "../support/settings.ts";
 
 const DOMAIN = { people: { schema: { name: { type: "string" } } } };
 
-function problems(settings: Record<string, unknown>): string[] {
-  try {
-    prepare({ DOMAIN, ...settings }, { env: false });
-    return [];
-  } catch (error) {
-    if (error instanceof SettingsError) return error.problems;
-    throw error;
-  }
-}
+const problems = (settings: Record<string, unknown>) => settingsProblems({ DOMAIN, ...settings });
 
 Deno.test("OPENAPI_PATH / DOCS_PATH: defaults, slashes trimmed, false and null turn off", () => {
   assert.deepEqual(prepare({ DOMAIN }, { env: false }).openapi, {

@@ -12,7 +12,8 @@ import {
   parsePosition,
 } from "../../src/services/changes.ts";
 import { type ChangesConfig, changesConfig } from "../../src/services/changes_config.ts";
-import { prepare, SettingsError } from "../../src/mod.ts";
+import { prepare } from "../../src/mod.ts";
+import { settingsProblems } from "../support/settings.ts";
 
 const CONFIG: ChangesConfig = {
   endpoint: "_changes",
@@ -159,15 +160,7 @@ Deno.test("a reset closes the feeds and refuses positions from before it", () =>
   assert.match(h.subscribe("people", { select: everything, after: position }).reset!, /lost/);
 });
 
-function problems(raw: Record<string, unknown>): string[] {
-  try {
-    prepare(raw, { env: false });
-  } catch (error) {
-    if (error instanceof SettingsError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problems = settingsProblems;
 
 Deno.test("feed settings are checked", () => {
   assert.deepEqual(problems({ CHANGES_ENDPIONT: "x" }), [

@@ -1,16 +1,9 @@
 /** Settings: defaults, Eve's names, and refusing bad settings with every problem's path. */
 import assert from "node:assert/strict";
-import { prepare, SettingsError } from "../../src/mod.ts";
+import { prepare } from "../../src/mod.ts";
+import { settingsProblems } from "../support/settings.ts";
 
-function problems(raw: Record<string, unknown>): string[] {
-  try {
-    prepare(raw, { env: false });
-  } catch (error) {
-    if (error instanceof SettingsError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problems = settingsProblems;
 
 Deno.test("defaults follow the spec", () => {
   const { settings } = prepare({ DOMAIN: {} }, { env: false });

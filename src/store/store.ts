@@ -20,6 +20,12 @@ export interface FindOptions {
   skip?: number;
   limit?: number;
   projection?: Projection;
+  /**
+   * The caller changes no more than the top-level members of the documents it gets: their
+   * nested objects, arrays and dates may be the store's own (the embedded store then copies
+   * one level of each document instead of all of it).
+   */
+  shared?: boolean;
 }
 
 export interface IndexSpec {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
-import { Binary, Decimal128, ObjectId } from "../../src/store/bson.ts";
+import { Binary, Decimal128, Long, ObjectId } from "../../src/store/bson.ts";
 import { DuplicateKeyError, type Store } from "../../src/store/store.ts";
 
 async function withStore(fn: (store: Store, dir: string) => Promise<void>): Promise<void> {
@@ -715,3 +715,115 @@ Deno.test("embedded: a stored unique index the documents break fails every use a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("embedded: documents of every id kind are found, updated and deleted after reopen", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
+  try {
+    const ids: unknown[] = [
+      new ObjectId(),
+      "plain",
+      "",
+      7,
+      2.5,
+      -0,
+      Decimal128.fromString("1.10"),
+      { a: 1, b: [2] },
+      new Date("2024-01-02T03:04:05Z"),
+      true,
+      // A 64-bit integer comes back as one (within 32 bits; see the codec).
+      Long.fromNumber(5),
+    ];
+    let store = await openEmbeddedStore(dir);
+    await store.collection("ids").insertMany(ids.map((_id, n) => ({ _id, n })));
+    await store.close();
+    store = await openEmbeddedStore(dir);
+    let c = store.collection("ids");
+    for (const [n, _id] of ids.entries()) {
+      assert.equal((await c.findOne({ _id }))?.n, n, `find ${String(_id)}`);
+      const res = await c.updateOne({ _id }, { $set: { n: n + 100 } });
+      assert.equal(res.matched, 1, `update ${String(_id)}`);
+    }
+    assert.equal(await c.deleteOne({ _id: ids[7] }), 1);
+    await store.close();
+    store = await openEmbeddedStore(dir);
+    c = store.collection("ids");
+    const back = await c.find({});
+    assert.deepEqual(back.map((d) => d.n), [100, 101, 102, 103, 104, 105, 106, 108, 109, 110]);
+    assert.ok(back.at(-1)!._id instanceof Long);
+    await store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("embedded: equality through a unique index's map answers as a scan, also after it is dropped", () =>
+  withStore(async (store) => {
+    const docs = [
+      { _id: 1, k: "a" },
+      { _id: 2, k: 1 },
+      { _id: 3, k: ["b", 2] },
+      { _id: 4, k: Decimal128.fromString("3") },
+      { _id: 5 },
+      { _id: 6, k: null },
+      { _id: 7, k: new Date(0) },
+      { _id: 8, k: -0 },
+      { _id: 9, k: { x: 1 } },
+    ];
+    const indexed = store.collection("indexed");
+    const plain = store.collection("plain");
+    await indexed.createIndex({
+      keys: { k: 1 },
+      unique: true,
+      name: "k_unique",
+      partialFilterExpression: { k: { $exists: true } },
+    });
+    await indexed.createIndex({ keys: { k: -1 }, name: "k_desc" });
+    await indexed.insertMany(docs.map((d) => ({ ...d })));
+    await plain.insertMany(docs.map((d) => ({ ...d })));
+    const filters = [
+      { k: "a" },
+      { k: 1.0 },
+      { k: "b" },
+      { k: 2 },
+      { k: 3 },
+      { k: new Date(0) },
+      { k: 0 },
+      { k: { $in: ["a", 3, 0, "zz"] } },
+      { k: "missing" },
+    ];
+    const same = async (stage: string) => {
+      for (const filter of filters) {
+        const [a, b] = [await indexed.find(filter), await plain.find(filter)];
+        assert.deepEqual(
+          a.map((d) => d._id),
+          b.map((d) => d._id),
+          `${stage} ${JSON.stringify(filter)}`,
+        );
+      }
+    };
+    await same("unique index");
+    await indexed.updateOne({ _id: 1 }, { $set: { k: "c" } });
+    await plain.updateOne({ _id: 1 }, { $set: { k: "c" } });
+    filters.push({ k: "c" });
+    await same("after an update");
+    // Redefined as a plain index (the unique one is dropped; `k_desc` still wants the field).
+    await indexed.createIndex({ keys: { k: 1 }, name: "k_unique" });
+    await indexed.insertMany([{ _id: 10, k: "a" }, { _id: 11, k: "a" }]);
+    await plain.insertMany([{ _id: 10, k: "a" }, { _id: 11, k: "a" }]);
+    await same("unique index replaced");
+  }));
+
+Deno.test("embedded: a shared read copies the top level only; a plain or projected read copies all", () =>
+  withStore(async (store) => {
+    const c = store.collection("shared");
+    await c.insertMany([{ _id: 1, a: { b: 1 }, list: [1], n: 1 }]);
+    const [first] = await c.find({}, { shared: true });
+    const [second] = await c.find({}, { shared: true });
+    first.n = 2; // the top level is the reader's own
+    assert.equal((await c.findOne({ _id: 1 }))?.n, 1);
+    assert.equal(first.a, second.a, "nested values are shared");
+    const [deep] = await c.find({});
+    assert.notEqual(deep.a, first.a);
+    const [projected] = await c.find({}, { shared: true, projection: { a: 1 } });
+    assert.notEqual(projected.a, first.a, "projection copies before it edits");
+  }));

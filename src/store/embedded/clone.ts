@@ -39,3 +39,11 @@ function cloneObject(src: Record<string, unknown>): Record<string, unknown> {
   }
   return out;
 }
+
+/**
+ * A copy of a stored document's top level: its members are the stored values themselves
+ * (spread makes an own data property of every key, `__proto__` included).
+ */
+export function copyTopLevel<T extends object>(doc: T): T {
+  return { ...doc };
+}

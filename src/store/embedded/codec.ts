@@ -2,13 +2,16 @@
  * Storage encoding: canonical Extended JSON for documents, compact string keys for
  * `_id` values and index entries.
  */
-import { Buffer } from "node:buffer";
 import type { Doc } from "../store.ts";
-import { EJSON, ObjectId } from "../bson.ts";
+import { compactEjson, EJSON, Long, type ObjectId, objectIdHex, parseObjectId } from "../bson.ts";
 
-/** Serializes a document as canonical EJSON, keeping BSON types through a restart. */
+/**
+ * Serializes a document as Extended JSON, keeping BSON types through a restart: canonical
+ * but for plain numbers and `{"$date": <ms>}` dates (see `compactEjson`); files written
+ * with fully canonical text read the same.
+ */
 export function encodeDoc(doc: Doc): string {
-  return EJSON.stringify(doc, { relaxed: false });
+  return compactEjson(doc);
 }
 
 /**
@@ -22,9 +25,11 @@ export function decodeDoc(text: string): Doc {
 }
 
 /**
- * Decodes stored documents given as one JSON array of `_id` keys and document texts,
- * alternating (as SQLite concatenates them for loading: one parse per batch instead of one
- * per row), and hands each document to `add` with its key.
+ * Decodes stored documents given as one JSON array (as SQLite concatenates them for
+ * loading: one parse per batch instead of one per row), each document preceded by its
+ * `_id` key unless the key is an ObjectId's or a string's, which is worked out from the
+ * document ({@link valueKey} gives the key it was stored under); hands each document to
+ * `add` with its key.
  *
  * Equal dates that follow each other (`_created` and `_updated`, documents written in the
  * same second) become one shared Date: only for documents the store keeps, which are
@@ -34,8 +39,10 @@ export function decodeEntries(text: string, add: (key: string, doc: Doc) => void
   const items = JSON.parse(text) as unknown[];
   sharingDates = true;
   try {
-    for (let i = 0; i + 1 < items.length; i += 2) {
-      add(items[i] as string, revive(items[i + 1]) as Doc);
+    for (let i = 0; i < items.length; i++) {
+      const stored = typeof items[i] === "string" ? items[i++] as string : undefined;
+      const doc = revive(items[i]) as Doc;
+      add(stored ?? valueKey(doc._id), doc);
     }
   } finally {
     sharingDates = false;
@@ -91,14 +98,24 @@ function reviveWrapper(o: Record<string, unknown>): unknown {
     switch (keys[0]) {
       case "$oid":
         if (typeof x === "string" && x.length === 24) {
-          const id = objectIdFromHex(x);
+          const id = parseObjectId(x);
           if (id) return id;
         }
         break;
       case "$numberInt":
         if (typeof x === "string" && /^-?\d{1,10}$/.test(x)) return Number(x);
         break;
+      case "$numberLong":
+        // Within 32 bits only a Long (or a bigint) is written this way, never a number: it
+        // comes back a Long, as it was stored (an `_id` among them). Beyond, text written by
+        // earlier versions may hold a number (a large integer), which it stays.
+        if (typeof x === "string" && /^-?\d{1,10}$/.test(x)) {
+          const n = Number(x);
+          if (n >= -2147483648 && n <= 2147483647) return Long.fromNumber(n);
+        }
+        break;
       case "$date": {
+        if (typeof x === "number" && Number.isFinite(x)) return dateOf(x);
         const ms = (x as { $numberLong?: unknown } | null)?.$numberLong;
         if (typeof ms === "string" && /^-?\d{1,16}$/.test(ms)) return dateOf(Number(ms));
         break;
@@ -106,38 +123,6 @@ function reviveWrapper(o: Record<string, unknown>): unknown {
     }
   }
   return EJSON.deserialize(o, { relaxed: true });
-}
-
-/** Hex digit values by character code; -1 for anything else. */
-const HEX = new Int8Array(128).fill(-1);
-for (let i = 0; i < 10; i++) HEX[48 + i] = i;
-for (let i = 0; i < 6; i++) HEX[97 + i] = HEX[65 + i] = 10 + i;
-
-/** ObjectIds revived per shared byte slab (each id is a 12-byte view of one). */
-const IDS_PER_SLAB = 4096;
-let slab = Buffer.allocUnsafeSlow(12 * IDS_PER_SLAB);
-let slabUsed = 0;
-
-/**
- * The ObjectId of a 24-digit hex string, or null if it is not one. Several times faster
- * than `ObjectId.createFromHexString` (which goes through a hex Buffer decoder), and ids
- * share byte slabs instead of holding one small buffer each.
- */
-function objectIdFromHex(hex: string): ObjectId | null {
-  if (slabUsed === slab.length) {
-    slab = Buffer.allocUnsafeSlow(12 * IDS_PER_SLAB);
-    slabUsed = 0;
-  }
-  for (let i = 0; i < 12; i++) {
-    const hi = hex.charCodeAt(2 * i);
-    const lo = hex.charCodeAt(2 * i + 1);
-    const byte = ((hi < 128 ? HEX[hi] : -1) << 4) | (lo < 128 ? HEX[lo] : -1);
-    if (byte < 0) return null;
-    slab[slabUsed + i] = byte;
-  }
-  const id = new ObjectId(slab.subarray(slabUsed, slabUsed + 12));
-  slabUsed += 12;
-  return id;
 }
 
 /**
@@ -167,6 +152,8 @@ export function valueKey(value: unknown): string {
       return "z";
   }
   if (value === null) return "z";
-  if ((value as { _bsontype?: string })._bsontype === "ObjectId") return "o" + String(value);
+  if ((value as { _bsontype?: string })._bsontype === "ObjectId") {
+    return objectIdHex(value as ObjectId, "o");
+  }
   return "j" + EJSON.stringify({ v: value }, { relaxed: false });
 }

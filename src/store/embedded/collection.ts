@@ -18,7 +18,7 @@ import type {
 } from "../store.ts";
 import { DuplicateKeyError, InvalidQueryError, QueryTimeoutError, StoreError } from "../store.ts";
 import { ObjectId } from "../bson.ts";
-import { cloneValue } from "./clone.ts";
+import { cloneValue, copyTopLevel } from "./clone.ts";
 import { encodeDoc, valueKey } from "./codec.ts";
 import { compareValues, EMPTY, pathValues, sortDocs } from "./compare.ts";
 import { compileFilter, equalityFields, idEquality } from "./engine.ts";
@@ -50,8 +50,16 @@ export class EmbeddedCollection implements Collection {
     return this.ctx.state(this.name);
   }
 
-  /** Matching `[idKey, doc]` pairs in natural order, at most `max` of them. */
-  #match(filter: Filter, max = Infinity): Array<[string, Doc]> {
+  /**
+   * Matching `[idKey, doc]` pairs, at most `max` of them, in natural order unless
+   * `natural` is false (when only their number matters). `candidates`: the index
+   * candidates when the caller has worked them out already.
+   */
+  #match(
+    filter: Filter,
+    max = Infinity,
+    options: { natural?: boolean; candidates?: string[] | null } = {},
+  ): Array<[string, Doc]> {
     const state = this.#state();
     const out: Array<[string, Doc]> = [];
     if (max <= 0) return out;
@@ -68,7 +76,9 @@ export class EmbeddedCollection implements Collection {
     const timeout = this.ctx.queryTimeoutMs ?? 0;
     const deadline = timeout > 0 ? performance.now() + timeout : Infinity;
     let seen = 0;
-    const candidates = state.candidates(filter);
+    const candidates = options.candidates !== undefined
+      ? options.candidates
+      : state.candidates(filter, { natural: options.natural ?? true });
     if (candidates) {
       for (const key of candidates) {
         if ((++seen & 63) === 0 && performance.now() > deadline) {
@@ -98,12 +108,10 @@ export class EmbeddedCollection implements Collection {
 
   /**
    * The first `max` matches in `sort` order from a sorted view, when the sort's first
-   * field is indexed and no equality index narrows the filter better; else null.
+   * field is indexed; else null. For filters no index narrows (the caller checks).
    */
   #matchSorted(filter: Filter, sort: Sort, max: number): Doc[] | null {
-    const state = this.#state();
-    if (idEquality(filter) !== undefined || state.candidates(filter)) return null;
-    const view = state.sorted(sort);
+    const view = this.#state().sorted(sort);
     if (!view) return null;
     const test = compileFilter(filter, this.ctx.options);
     const out: Doc[] = [];
@@ -133,17 +141,25 @@ export class EmbeddedCollection implements Collection {
     const sorted = options.sort && Object.keys(options.sort).length > 0;
     const near = sorted ? null : nearOrder(filter);
     const ordered = sorted || near !== null;
-    const fromView = sorted ? this.#matchSorted(filter, options.sort!, skip + limit) : null;
-    let docs = fromView ?? this.#match(filter, ordered ? Infinity : skip + limit).map((e) => e[1]);
+    // A sorted read works out the index candidates once: with none, it walks a sorted view.
+    const narrowed = sorted && idEquality(filter) === undefined;
+    const candidates = narrowed ? this.#state().candidates(filter) : undefined;
+    const fromView = narrowed && !candidates
+      ? this.#matchSorted(filter, options.sort!, skip + limit)
+      : null;
+    let docs = fromView ??
+      this.#match(filter, ordered ? Infinity : skip + limit, { candidates }).map((e) => e[1]);
     if (sorted && !fromView) docs = sortDocs(docs, options.sort!);
     else if (near) docs = sortByDistance(docs, near.field, near.point);
     docs = docs.slice(skip, skip + limit);
+    const { projection } = options;
+    const projected = projection !== undefined && Object.keys(projection).length > 0;
     // Copy before projecting: mingo's projection may edit nested values in place.
-    docs = docs.map(cloneValue);
-    if (options.projection && Object.keys(options.projection).length > 0) {
-      const positional = Object.keys(options.projection).some((k) => k.endsWith(".$"));
+    docs = docs.map(options.shared && !projected ? copyTopLevel : cloneValue);
+    if (projected) {
+      const positional = Object.keys(projection).some((k) => k.endsWith(".$"));
       const query = new Query(positional ? filter : {}, this.ctx.options);
-      docs = query.find<Doc>(docs, options.projection).all();
+      docs = query.find<Doc>(docs, projection).all();
     }
     return docs;
   }
@@ -158,7 +174,10 @@ export class EmbeddedCollection implements Collection {
       const skip = Math.max(0, options.skip ?? 0);
       const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
       const all = Object.keys(filter).length === 0;
-      const n = all ? this.#state().docs.size : this.#match(filter, skip + limit).length;
+      const state = this.#state();
+      const n = all
+        ? state.docs.size
+        : state.rangeCount(filter) ?? this.#match(filter, skip + limit, { natural: false }).length;
       return Math.max(0, Math.min(n - skip, limit));
     });
   }
@@ -206,7 +225,7 @@ export class EmbeddedCollection implements Collection {
         }
       }
       side?.write();
-    });
+    }, { oneStatement: changes.length === 1 && !side && state.exists });
     state.exists = true;
     state.apply(changes);
     side?.apply();

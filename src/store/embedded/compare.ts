@@ -23,7 +23,8 @@ function bsonType(v: object): string | undefined {
   return (v as { _bsontype?: string })._bsontype;
 }
 
-function rank(v: unknown): number {
+/** The type bracket of a value in MongoDB's order (values compare within one bracket). */
+export function rank(v: unknown): number {
   switch (typeof v) {
     case "undefined":
       return RANK_NULL;

@@ -7,14 +7,9 @@
  */
 import type { Doc, Filter } from "../store.ts";
 import { compareValues } from "./compare.ts";
+import { isPlainObject } from "../../util/plain.ts";
 
 type Test = (value: unknown) => boolean;
-
-function isPlain(v: unknown): v is Doc {
-  if (v === null || typeof v !== "object") return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}
 
 /** Operand kinds the matcher handles; null, arrays, regexes and documents are left to mingo. */
 function typeClass(v: unknown): string | null {
@@ -100,7 +95,7 @@ export function compileSimple(filter: Filter): ((doc: Doc) => boolean) | null {
   const tests: Array<[string, Test]> = [];
   for (const [field, cond] of Object.entries(filter)) {
     if (field[0] === "$" || field.includes(".") || field === "__proto__") return null;
-    if (isPlain(cond)) {
+    if (isPlainObject(cond)) {
       const ops = Object.keys(cond);
       if (ops.length === 0 || ops.some((o) => o[0] !== "$")) return null;
       for (const op of ops) {

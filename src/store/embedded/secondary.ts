@@ -12,7 +12,10 @@
  */
 import type { Doc, Sort } from "../store.ts";
 import { indexKey } from "./codec.ts";
-import { compareValues, EMPTY, sortKey } from "./compare.ts";
+import type { UniqueIndex } from "./indexes.ts";
+import { BlockList } from "./block_list.ts";
+import { isPlainObject } from "../../util/plain.ts";
+import { compareValues, EMPTY, rank, sortKey } from "./compare.ts";
 
 /** Whether `v` has a unique index key that equality on it can use (see {@link EqIndex}). */
 function isSimple(v: unknown): boolean {
@@ -48,7 +51,12 @@ export class EqIndex {
   readonly #byKey = new Map<string | number | boolean, string | Set<string>>();
   readonly #others = new Set<string>();
 
-  constructor(readonly field: string) {}
+  /**
+   * `backing`: the unique index of this field alone (no partial filter but "the field is
+   * set"), whose map already holds every simple value's document: then only the other
+   * documents are kept here, and the collection pays for one map of its values, not two.
+   */
+  constructor(readonly field: string, readonly backing?: UniqueIndex) {}
 
   add(doc: Doc, id: string): void {
     const v = doc[this.field];
@@ -57,6 +65,7 @@ export class EqIndex {
       this.#others.add(id);
       return;
     }
+    if (this.backing) return;
     const key = eqKey(v);
     const cur = this.#byKey.get(key);
     if (cur === undefined) this.#byKey.set(key, id);
@@ -72,6 +81,7 @@ export class EqIndex {
       this.#others.delete(id);
       return;
     }
+    if (this.backing) return;
     const key = eqKey(v);
     const cur = this.#byKey.get(key);
     if (cur === id) this.#byKey.delete(key);
@@ -89,7 +99,9 @@ export class EqIndex {
     if (!values.every(isSimple)) return null;
     const out = new Set<string>(this.#others);
     for (const v of values) {
-      const cur = this.#byKey.get(eqKey(v));
+      // A simple value's key in the unique index: `indexKey` agrees with `eqKey` on which
+      // simple values are equal (1 and 1.0, 0 and -0).
+      const cur = this.backing ? this.backing.entries.get(indexKey(v)) : this.#byKey.get(eqKey(v));
       if (cur === undefined) continue;
       if (typeof cur === "string") out.add(cur);
       else for (const id of cur) out.add(id);
@@ -103,9 +115,7 @@ export class EqIndex {
  * or `{$in: [...]}` (possibly with other operators, which the full filter checks); else null.
  */
 export function equalityValues(cond: unknown): unknown[] | null {
-  if (cond === null || typeof cond !== "object") return [cond];
-  const proto = Object.getPrototypeOf(cond);
-  if (proto !== Object.prototype && proto !== null) return [cond];
+  if (!isPlainObject(cond)) return [cond];
   const c = cond as Doc;
   if (Object.hasOwn(c, "$eq")) return [c.$eq];
   if (Object.hasOwn(c, "$in") && Array.isArray(c.$in) && c.$in.length <= 1000) return c.$in;
@@ -119,22 +129,125 @@ interface Entry {
   seq: number;
 }
 
-/** More changes than this in one write rebuild the view by merging instead of splicing. */
+/** Writes up to this many (or an eighth of the view) are applied one by one; more, by merging. */
 const SPLICE_LIMIT = 32;
+
+/** One side of a range condition: `$gt`/`$gte` (lower) or `$lt`/`$lte` (upper). */
+export interface Bound {
+  value: unknown;
+  inclusive: boolean;
+}
+
+/**
+ * The range a condition on one field sets with `$gt`, `$gte`, `$lt` and `$lte` operands of
+ * one type bracket (numbers, strings, dates, ObjectIds); null for anything else. Other
+ * operators beside them are left to the full filter.
+ */
+export function rangeOf(cond: unknown): { lower?: Bound; upper?: Bound } | null {
+  if (!isPlainObject(cond)) return null;
+  const c = cond as Doc;
+  const range: { lower?: Bound; upper?: Bound } = {};
+  let bracket = -1;
+  for (const op of ["$gt", "$gte", "$lt", "$lte"]) {
+    if (!Object.hasOwn(c, op)) continue;
+    const value = c[op];
+    if (!isRangeValue(value)) return null;
+    if (bracket !== -1 && rank(value) !== bracket) return null;
+    bracket = rank(value);
+    const bound = { value, inclusive: op.endsWith("e") };
+    if (op.startsWith("$g")) range.lower = bound;
+    else range.upper = bound;
+  }
+  return bracket === -1 ? null : range;
+}
+
+/**
+ * Values a sorted view orders consistently and range operators compare within a bracket:
+ * the simple ones but booleans (a range over two values is left to the scan).
+ */
+function isRangeValue(v: unknown): boolean {
+  return typeof v !== "boolean" && isSimple(v);
+}
 
 /** The documents of a collection in the order of one sort specification. */
 export class SortedView {
   readonly #fields: Array<{ parts: string[]; dir: 1 | -1 }>;
-  #entries: Entry[];
+  readonly #entries: BlockList<Entry>;
+  /**
+   * Entries whose first sort field holds something a range cannot be read from the order
+   * for: an array (any element may match), NaN or an invalid date (which compare equal to
+   * every number or date).
+   */
+  #unordered = 0;
 
   constructor(readonly sort: Sort, docs: Iterable<[string, Doc, number]>) {
     this.#fields = Object.keys(sort).map((path) => ({
       parts: path.split("."),
       dir: (sort[path] === -1 ? -1 : 1) as 1 | -1,
     }));
-    this.#entries = [];
-    for (const [id, doc, seq] of docs) this.#entries.push(this.#entry(id, doc, seq));
-    this.#entries.sort(this.#compare);
+    const entries: Entry[] = [];
+    for (const [id, doc, seq] of docs) {
+      entries.push(this.#entry(id, doc, seq));
+      if (this.#isUnordered(doc)) this.#unordered++;
+    }
+    this.#entries = new BlockList(this.#compare, entries.sort(this.#compare));
+  }
+
+  #isUnordered(doc: Doc): boolean {
+    const parts = this.#fields[0].parts;
+    let v: unknown = doc;
+    for (const part of parts) {
+      if (Array.isArray(v)) return true;
+      if (v === null || typeof v !== "object") return false;
+      v = (v as Doc)[part];
+    }
+    return Array.isArray(v) || (typeof v === "number" && Number.isNaN(v)) ||
+      (v instanceof Date && Number.isNaN(v.getTime()));
+  }
+
+  /** The entries at positions `[start, end)` (see {@link span}) as `[seq, id]` pairs. */
+  entries(span: [number, number]): Array<[number, string]> {
+    return this.#entries.slice(span[0], span[1]).map((e) => [e.seq, e.id]);
+  }
+
+  /**
+   * The positions `[start, end)` of the entries whose first sort field lies in `range` (one
+   * type bracket); a range query on the field alone matches exactly these (same brackets and
+   * comparisons as the matcher). Null when the view cannot answer: only an ascending view
+   * does, and only while no entry of the kind {@link #unordered} counts is in it.
+   */
+  span(range: { lower?: Bound; upper?: Bound }): [number, number] | null {
+    if (this.#unordered > 0 || this.#fields[0].dir !== 1) return null;
+    const bracket = rank((range.lower ?? range.upper)!.value);
+    const key = (e: Entry) => e.keys[0];
+    const first = (past: (e: Entry) => boolean) => this.#entries.firstWhere(past);
+    const rankOf = (e: Entry) => {
+      const k = key(e);
+      return k === EMPTY ? -1 : rank(k);
+    };
+    const { lower, upper } = range;
+    const start = lower
+      ? first((e) => {
+        const r = rankOf(e);
+        if (r !== bracket) return r > bracket;
+        const c = compareValues(key(e), lower.value);
+        return lower.inclusive ? c >= 0 : c > 0;
+      })
+      : first((e) => rankOf(e) >= bracket);
+    const end = upper
+      ? first((e) => {
+        const r = rankOf(e);
+        if (r !== bracket) return r > bracket;
+        const c = compareValues(key(e), upper.value);
+        return upper.inclusive ? c > 0 : c >= 0;
+      })
+      : first((e) => rankOf(e) > bracket);
+    return [start, Math.max(start, end)];
+  }
+
+  /** How many entries the view holds. */
+  get size(): number {
+    return this.#entries.size;
   }
 
   /** Documents in order (shared: never mutate). */
@@ -158,37 +271,24 @@ export class SortedView {
     return x.seq - y.seq;
   };
 
-  /** Position of the first entry not before `e`. */
-  #lowerBound(e: Entry): number {
-    let lo = 0;
-    let hi = this.#entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.#compare(this.#entries[mid], e) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   /**
    * Applies writes: `removed` entries leave (documents as they were, with their sequence
    * numbers), `added` ones arrive.
    */
   update(removed: Array<[string, Doc, number]>, added: Array<[string, Doc, number]>): void {
-    if (removed.length + added.length <= SPLICE_LIMIT) {
+    for (const [, doc] of removed) if (this.#isUnordered(doc)) this.#unordered--;
+    for (const [, doc] of added) if (this.#isUnordered(doc)) this.#unordered++;
+    // One by one (each moves one block's entries) unless the writes touch much of the view.
+    if (removed.length + added.length <= Math.max(SPLICE_LIMIT, this.#entries.size / 8)) {
       for (const [id, doc, seq] of removed) {
-        const at = this.#lowerBound(this.#entry(id, doc, seq));
-        if (this.#entries[at]?.id === id) this.#entries.splice(at, 1);
-        else this.#entries = this.#entries.filter((e) => e.id !== id);
+        this.#entries.remove(this.#entry(id, doc, seq), (e) => e.id === id);
       }
-      for (const [id, doc, seq] of added) {
-        const e = this.#entry(id, doc, seq);
-        this.#entries.splice(this.#lowerBound(e), 0, e);
-      }
+      for (const [id, doc, seq] of added) this.#entries.insert(this.#entry(id, doc, seq));
       return;
     }
     const gone = new Set(removed.map((r) => r[0]));
-    const kept = gone.size ? this.#entries.filter((e) => !gone.has(e.id)) : this.#entries;
+    const all = this.#entries.toArray();
+    const kept = gone.size ? all.filter((e) => !gone.has(e.id)) : all;
     const fresh = added.map(([id, doc, seq]) => this.#entry(id, doc, seq)).sort(this.#compare);
     const merged: Entry[] = new Array(kept.length + fresh.length);
     let i = 0;
@@ -199,6 +299,6 @@ export class SortedView {
     }
     while (i < kept.length) merged[k++] = kept[i++];
     while (j < fresh.length) merged[k++] = fresh[j++];
-    this.#entries = merged;
+    this.#entries.reset(merged);
   }
 }

@@ -9,11 +9,21 @@ import type { Options } from "mingo/types";
 import type { Database } from "./sqlite.ts";
 import { EJSON } from "../bson.ts";
 import { applyToIndex, type Change, indexName, UniqueIndex } from "./indexes.ts";
-import { EqIndex, equalityValues, SortedView } from "./secondary.ts";
+import { EqIndex, equalityValues, rangeOf, SortedView } from "./secondary.ts";
 import type { Filter, Sort } from "../store.ts";
 
 /** Documents read from SQLite per query while loading (as one JSON array text). */
 const LOAD_BATCH = 500;
+
+/**
+ * An ordered read takes its candidates from a range only when the range holds at most one
+ * document in this many (see `candidates`).
+ */
+const RANGE_SHARE = 8;
+
+const RANGE_OPERATORS = new Set(["$gt", "$gte", "$lt", "$lte"]);
+
+const size = (span: [number, number]) => span[1] - span[0];
 
 /** Sorted views kept per collection at most (each holds one entry per document). */
 const MAX_VIEWS = 4;
@@ -149,10 +159,16 @@ export class CollectionState {
     this.indexSpecs.set(name, { ...spec, name });
     const field = indexedField(spec);
     if (field !== null && !this.eq.has(field)) {
-      const eq = new EqIndex(field);
-      for (const [id, doc] of this.docs) eq.add(doc, id);
-      this.eq.set(field, eq);
+      const alone = index && Object.keys(spec.keys).length === 1 &&
+        onlyWhereSet(spec.partialFilterExpression, field);
+      this.eq.set(field, this.#equalityIndex(field, alone ? index : undefined));
     }
+  }
+
+  #equalityIndex(field: string, backing?: UniqueIndex): EqIndex {
+    const eq = new EqIndex(field, backing);
+    for (const [id, doc] of this.docs) eq.add(doc, id);
+    return eq;
   }
 
   /** Forgets the index called `name`, if any. */
@@ -161,7 +177,11 @@ export class CollectionState {
     this.indexSpecs.delete(name);
     this.#unique = this.#unique.filter((ix) => ix.name !== name);
     const used = new Set([...this.indexSpecs.values()].map(indexedField));
-    for (const field of this.eq.keys()) if (!used.has(field)) this.eq.delete(field);
+    for (const [field, eq] of this.eq) {
+      if (!used.has(field)) this.eq.delete(field);
+      // Another index still wants this field: its map can no longer borrow the dropped one's.
+      else if (eq.backing?.name === name) this.eq.set(field, this.#equalityIndex(field));
+    }
     for (const [key, view] of this.#views) {
       if (!this.eq.has(Object.keys(view.sort)[0])) this.#views.delete(key);
     }
@@ -203,13 +223,18 @@ export class CollectionState {
   }
 
   /**
-   * The `_id` keys (in natural order) of the only documents that can match `filter`, from
-   * the most selective equality index a top-level (or `$and`) condition can use; null when
-   * no index applies.
+   * The `_id` keys of the only documents that can match `filter`, from the most selective
+   * equality index a top-level (or `$and`) condition can use, else from a range (`$gt`,
+   * `$gte`, `$lt`, `$lte`) on an indexed field; null when no index applies. In natural order
+   * unless `natural` is false (counting); a range is used for ordered answers only when it
+   * holds few of the documents, since putting its keys back in natural order costs more
+   * than a scan that stops at the first page.
    */
-  candidates(filter: Filter): string[] | null {
+  candidates(filter: Filter, options: { natural?: boolean } = {}): string[] | null {
     if (Object.keys(filter).length === 0 || this.eq.size === 0) return null;
+    const natural = options.natural ?? true;
     let best: Set<string> | null = null;
+    let ranged: { view: SortedView; span: [number, number] } | null = null;
     const visit = (f: Filter, depth: number) => {
       for (const key of Object.keys(f)) {
         if (key === "$and" && depth < 4 && Array.isArray(f.$and)) {
@@ -225,16 +250,43 @@ export class CollectionState {
         const values = equalityValues(f[key]);
         const found = values && eq.candidates(values);
         if (found && (best === null || found.size < best.size)) best = found;
+        if (found || best !== null) continue;
+        const range = rangeOf(f[key]);
+        const view = range && this.#view({ [key]: 1 });
+        const span = view && view.span(range);
+        if (span && (ranged === null || size(span) < size(ranged.span))) ranged = { view, span };
       }
     };
     visit(filter, 0);
-    if (best === null) return null;
-    const ids = [...best as Set<string>];
-    if (ids.length > 1) {
-      const seq = this.#sequence();
-      ids.sort((a, b) => seq.get(a)! - seq.get(b)!);
+    if (best !== null) {
+      const ids = [...best as Set<string>];
+      if (ids.length > 1 && natural) {
+        const seq = this.#sequence();
+        ids.sort((a, b) => seq.get(a)! - seq.get(b)!);
+      }
+      return ids;
     }
-    return ids;
+    if (ranged === null) return null;
+    const { view, span } = ranged as { view: SortedView; span: [number, number] };
+    // Sized before anything is built: most ranges asked for a page are too wide to pay off.
+    if (natural && size(span) > this.docs.size / RANGE_SHARE) return null;
+    const entries = view.entries(span);
+    if (natural) entries.sort((a, b) => a[0] - b[0]);
+    return entries.map((e) => e[1]);
+  }
+
+  /**
+   * The number of documents matching `filter` when it is one range condition on an indexed
+   * field (`{"age": {"$gt": 50}}`), read from the field's sorted view; else null.
+   */
+  rangeCount(filter: Filter): number | null {
+    const keys = Object.keys(filter);
+    if (keys.length !== 1 || !this.eq.has(keys[0])) return null;
+    const cond = filter[keys[0]] as Doc;
+    const range = rangeOf(cond);
+    if (!range || Object.keys(cond).some((op) => !RANGE_OPERATORS.has(op))) return null;
+    const span = this.#view({ [keys[0]]: 1 })?.span(range);
+    return span ? span[1] - span[0] : null;
   }
 
   /**
@@ -242,6 +294,10 @@ export class CollectionState {
    * is indexed; null otherwise. Views are kept up to date through writes.
    */
   sorted(sort: Sort): Iterable<[string, Doc]> | null {
+    return this.#view(sort)?.docs() ?? null;
+  }
+
+  #view(sort: Sort): SortedView | null {
     const first = Object.keys(sort)[0];
     if (first === undefined || !this.eq.has(first)) return null;
     const key = JSON.stringify(sort);
@@ -254,8 +310,22 @@ export class CollectionState {
       view = new SortedView(sort, entries);
       this.#views.set(key, view);
     }
-    return view.docs();
+    return view;
   }
+}
+
+/**
+ * Whether a partial filter leaves out only documents without `field` (no filter, or the
+ * `{field: {$exists: true}}` that `unique` fields get): an equality index files none of
+ * those either.
+ */
+function onlyWhereSet(partial: Filter | undefined, field: string): boolean {
+  if (!partial) return true;
+  const keys = Object.keys(partial);
+  if (keys.length !== 1 || keys[0] !== field) return false;
+  const cond = partial[field] as Doc | null;
+  return cond !== null && typeof cond === "object" && Object.keys(cond).length === 1 &&
+    cond.$exists === true;
 }
 
 /** The field an index gives an equality index and sorted views: its first key, when top-level. */

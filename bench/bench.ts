@@ -368,8 +368,15 @@ async function mongoComparison(): Promise<void> {
   const url = new URL(base);
   url.pathname = `/bench${Date.now()}`;
   const uri = url.href;
-  const dir = await Deno.makeTempDir({ prefix: "restsvc-mongo-" });
-  const service = await startService(dir, {}, { STORE: "mongo", MONGO_URI: uri });
+  const dirs = [
+    await Deno.makeTempDir({ prefix: "restsvc-mongo-" }),
+    await Deno.makeTempDir({ prefix: "restsvc-mongo-" }),
+  ];
+  const mongo = { STORE: "mongo", MONGO_URI: uri };
+  // The service behind its TCP front (the default) and listening itself (SERVER_FRONT
+  // false), as the raw driver's app does.
+  const service = await startService(dirs[0], {}, mongo);
+  const direct = await startService(dirs[1], { SERVER_FRONT: false }, mongo);
   const rawPort = freePort();
   const raw = await startProcess(
     ["bench/raw_driver.ts", String(rawPort), uri],
@@ -378,8 +385,8 @@ async function mongoComparison(): Promise<void> {
   );
   try {
     const ids = await seed(service.base, 1000);
-    // Both must read the same documents: a miss would make the raw side measure 404s.
-    for (const base of [service.base, raw.base]) {
+    // All must read the same documents: a miss would make one side measure 404s.
+    for (const base of [service.base, direct.base, raw.base]) {
       const res = await fetch(`${base}/people/${ids[0]}`);
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`${base} does not see the seeded documents`);
@@ -389,34 +396,29 @@ async function mongoComparison(): Promise<void> {
       ["GET item", luaGetItem(ids)],
       ["GET page of 25", luaGet(pages)],
     ];
-    for (const [, lua] of loads) {
-      await wrk(service.base + "/", lua);
-      await wrk(raw.base + "/", lua);
-    }
+    const sides = [service, direct, raw];
+    for (const [, lua] of loads) for (const side of sides) await wrk(side.base + "/", lua);
     const rows: string[][] = [];
     for (const [name, lua] of loads) {
-      const ours: WrkResult[] = [];
-      const theirs: WrkResult[] = [];
+      const results: WrkResult[][] = [[], [], []];
       for (let round = 0; round < 3; round++) {
-        ours.push(await wrk(service.base + "/", lua));
-        theirs.push(await wrk(raw.base + "/", lua));
+        for (const [i, side] of sides.entries()) results[i].push(await wrk(side.base + "/", lua));
       }
       const paths = name === "GET item" ? ids.map((id) => `/people/${id}`) : pages;
       const one = (b: string) => latency(300, (i) => fetch(b + paths[(i * 7919) % paths.length]));
-      const seqOurs = await one(service.base);
-      const seqTheirs = await one(raw.base);
+      const sequential = [];
+      for (const side of sides) sequential.push(await one(side.base));
       const rps = (rs: WrkResult[]) => median(rs.map((r) => r.rps));
-      const p50 = (rs: WrkResult[]) => median(rs.map((r) => r.p50));
+      const [ours, ourDirect, theirs] = results;
       rows.push([
         name,
         fmt(rps(ours), 0),
-        fmt(rps(theirs), 0),
         fmt(rps(ours) / rps(theirs), 3),
-        fmt(p50(ours)),
-        fmt(p50(theirs)),
-        fmt(seqOurs),
-        fmt(seqTheirs),
-        String(ours.reduce((n, r) => n + r.errors, 0)),
+        fmt(rps(ourDirect), 0),
+        fmt(rps(ourDirect) / rps(theirs), 3),
+        fmt(rps(theirs), 0),
+        ...sequential.map((ms) => fmt(ms)),
+        String([...ours, ...ourDirect].reduce((n, r) => n + r.errors, 0)),
       ]);
     }
     console.log(
@@ -425,20 +427,22 @@ async function mongoComparison(): Promise<void> {
     );
     console.log(table([
       "operation",
-      "service req/s",
-      "raw driver req/s",
+      "front req/s",
       "ratio",
-      "service p50 ms",
-      "raw p50 ms",
-      "1 client ms",
-      "raw 1 client ms",
+      "no front req/s",
+      "ratio",
+      "raw driver req/s",
+      "1 client ms front",
+      "no front",
+      "raw",
       "errors",
     ], rows));
   } finally {
     await service.stop();
+    await direct.stop();
     await raw.stop();
     await server?.stop();
-    await Deno.remove(dir, { recursive: true });
+    for (const dir of dirs) await Deno.remove(dir, { recursive: true });
   }
 }
 

@@ -26,6 +26,9 @@ import type { Doc } from "./store/store.ts";
 // deno-lint-ignore no-explicit-any
 export type Callback = (...args: any[]) => unknown;
 
+/** The settled answer of a raise nobody listens to. */
+const DONE: Promise<void> = Promise.resolve();
+
 /** Methods with request events; HEAD raises the GET events. */
 export type EventMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -172,15 +175,25 @@ export class Events {
    * Raises `event` alone, with `args`: each callback is awaited in registration order;
    * the first one that throws stops the others and the error propagates.
    */
-  async emit(event: string, ...args: unknown[]): Promise<void> {
+  emit(event: string, ...args: unknown[]): Promise<void> {
     const list = this.#callbacks.get(event);
-    if (!list) return;
-    // A callback that (un)registers others does not change the current round.
-    for (const callback of [...list]) await callback(...args);
+    if (!list?.length) return DONE;
+    return this.#run([...list], args);
+  }
+
+  async #run(list: Callback[], args: unknown[]): Promise<void> {
+    // A callback that (un)registers others does not change the current round (`list` is a copy).
+    for (const callback of list) await callback(...args);
   }
 
   /** Raises the generic form with the resource name first, then the `_<resource>` form. */
-  async emitFor(event: string, resource: string, ...args: unknown[]): Promise<void> {
+  emitFor(event: string, resource: string, ...args: unknown[]): Promise<void> {
+    // Every request raises events; most services listen to none of them.
+    if (this.#callbacks.size === 0) return DONE;
+    return this.#emitBoth(event, resource, args);
+  }
+
+  async #emitBoth(event: string, resource: string, args: unknown[]): Promise<void> {
     await this.emit(event, resource, ...args);
     await this.emit(resourceEvent(event, resource), ...args);
   }

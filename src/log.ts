@@ -11,6 +11,7 @@
  * and {@linkcode logContext} reads the fields back.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { setImmediate } from "node:timers";
 
 export type Level = "debug" | "info" | "warn" | "error";
 
@@ -31,8 +32,29 @@ export interface RequestFields {
   requestid?: string;
 }
 
+/** Lines written in this turn of the event loop, sent in one write after it. */
+let pending: string[] = [];
+const encoder = new TextEncoder();
+
+/**
+ * Writes the log lines still waiting for the end of this turn. Call it before writing to
+ * stderr directly, so lines keep their order.
+ */
+export function flushLog(): void {
+  if (pending.length === 0) return;
+  const bytes = encoder.encode(pending.join(""));
+  pending = [];
+  for (let off = 0; off < bytes.length;) off += Deno.stderr.writeSync(bytes.subarray(off));
+}
+
+// Lines still pending when the process exits (Deno.exit included) are written first.
+globalThis.addEventListener("unload", flushLog);
+
+/** One write per turn instead of one per record; errors go out at once, with what precedes. */
 const stderrSink: Sink = (record) => {
-  console.error(JSON.stringify(record));
+  pending.push(JSON.stringify(record) + "\n");
+  if (record.level === "error") flushLog();
+  else if (pending.length === 1) setImmediate(flushLog);
 };
 
 const LEVELS: Level[] = ["debug", "info", "warn", "error"];

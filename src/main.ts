@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { createService, prepare, SettingsError } from "./mod.ts";
 import { loadSettingsFile } from "./settings/load.ts";
 import { type FetchHandler, serve } from "./http/server.ts";
-import { createLogger } from "./log.ts";
+import { createLogger, flushLog } from "./log.ts";
 
 const DEFAULT_SETTINGS = new URL("../config/settings.json", import.meta.url).pathname;
 
@@ -31,8 +31,14 @@ DB_PASSWORD, DB_AUTH_SOURCE, DB_DBNAME (and MONGO_* names), REDIS_URL, METRICS_T
 /** In-flight requests get this long to finish on SIGINT / SIGTERM. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
+/** One line on stderr, after the log lines still waiting to be written (keeps their order). */
+function say(line: string): void {
+  flushLog();
+  console.error(line);
+}
+
 function fail(message: string, code = 1): number {
-  console.error(message);
+  say(message);
   return code;
 }
 
@@ -69,7 +75,7 @@ async function main(): Promise<number> {
   try {
     if (values.check) {
       const { warnings } = prepare(raw.settings, options);
-      for (const warning of warnings) console.error(`warning: ${warning}`);
+      for (const warning of warnings) say(`warning: ${warning}`);
       console.log(`${file}: settings are valid`);
       return 0;
     }
@@ -78,11 +84,11 @@ async function main(): Promise<number> {
     if (!(error instanceof SettingsError)) {
       return fail(`refusing to start: ${(error as Error).message}`);
     }
-    console.error(`refusing to start: ${file} has ${error.problems.length} problem(s):`);
-    for (const problem of error.problems) console.error(`  - ${problem}`);
+    say(`refusing to start: ${file} has ${error.problems.length} problem(s):`);
+    for (const problem of error.problems) say(`  - ${problem}`);
     return 1;
   }
-  for (const warning of service.warnings) console.error(`warning: ${warning}`);
+  for (const warning of service.warnings) say(`warning: ${warning}`);
   const { settings } = service;
   const log = createLogger();
   let server;
@@ -99,7 +105,7 @@ async function main(): Promise<number> {
       log: (level, message, extra) => log.log(level, message, extra),
       onListen: ({ hostname, port }) => {
         const front = settings.SERVER_FRONT ? "" : ", no TCP front (SERVER_FRONT false)";
-        console.error(
+        say(
           `serving ${file} on http://${hostname}:${port}/ (store: ${service.store.kind}${front})`,
         );
       },
@@ -119,7 +125,7 @@ async function main(): Promise<number> {
     stopping = true;
     // Drain in-flight requests, but never wait on them for ever.
     const deadline = setTimeout(() => {
-      console.error(`shutdown: requests still running after ${SHUTDOWN_DEADLINE_MS} ms`);
+      say(`shutdown: requests still running after ${SHUTDOWN_DEADLINE_MS} ms`);
       Deno.exit(1);
     }, SHUTDOWN_DEADLINE_MS);
     // Open change feeds never end by themselves: end them so the drain isn't held.

@@ -26,6 +26,8 @@ import type { Store } from "./store/store.ts";
 import { type CompiledSchema, compileSchema, SchemaError } from "./validation/mod.ts";
 import type { CustomRule, CustomType } from "./validation/mod.ts";
 import { formatDate, parseDate } from "./validation/dates.ts";
+import { freshString } from "./util/strings.ts";
+import { cachedDates } from "./util/date_cache.ts";
 import { metaFields } from "./services/meta.ts";
 import { createDataAccess, type DataAccess } from "./services/data.ts";
 import { corsConfig } from "./http/middleware/cors.ts";
@@ -194,7 +196,8 @@ export async function createService(
     schemas,
     log,
     urls: publicUrls(settings),
-    formatDate: cachedDateFormatter(dateFormat),
+    // Fresh strings: dates are in every document of a page (see freshString).
+    formatDate: cachedDates((date) => freshString(formatDate(date, dateFormat))),
     parseDate: (text, format) => parseDate(text, format ?? dateFormat),
   };
   const access = auth ? await Auth.create(rt, auth) : undefined;
@@ -235,26 +238,5 @@ export async function createService(
       await limiter?.close();
       if (!options.store) await store.close();
     },
-  };
-}
-
-/** Dates formatted at most this many at a time are remembered. */
-const DATE_CACHE_SIZE = 4096;
-
-/**
- * `formatDate` for one format, remembering recent answers: stored documents carry the same
- * `_created`/`_updated` values request after request.
- */
-function cachedDateFormatter(format: string): (date: Date) => string {
-  const cache = new Map<number, string>();
-  return (date) => {
-    const time = date.getTime();
-    let text = cache.get(time);
-    if (text === undefined) {
-      text = formatDate(date, format);
-      if (cache.size >= DATE_CACHE_SIZE) cache.clear();
-      cache.set(time, text);
-    }
-    return text;
   };
 }

@@ -3,7 +3,7 @@
  * sent as JSON or text becomes the stored value, and how a value is recognised. Validation
  * (documents) and the query checks (`where` values) both ask it.
  */
-import { DBRef, Decimal128, ObjectId } from "../store/bson.ts";
+import { DBRef, Decimal128, ObjectId, parseObjectId } from "../store/bson.ts";
 import { GEO_TYPES, geoJsonProblem } from "./geojson.ts";
 import { isPlainObject } from "../util/plain.ts";
 
@@ -84,7 +84,7 @@ function toDate(v: unknown, ctx: CoerceContext, alsoDay: boolean): unknown {
 }
 
 function toObjectId(v: unknown, ctx: CoerceContext): unknown {
-  return typeof v === "string" && HEX24.test(v) && !ctx.objectIdAsString ? new ObjectId(v) : v;
+  return typeof v === "string" && HEX24.test(v) && !ctx.objectIdAsString ? parseObjectId(v)! : v;
 }
 
 function toDecimal(v: unknown): unknown {
@@ -99,7 +99,7 @@ function toDecimal(v: unknown): unknown {
 
 function toDbRef(v: unknown): unknown {
   if (!isDbRefShape(v)) return v;
-  const id = typeof v.$id === "string" && HEX24.test(v.$id) ? new ObjectId(v.$id) : v.$id;
+  const id = typeof v.$id === "string" && HEX24.test(v.$id) ? parseObjectId(v.$id)! : v.$id;
   return new DBRef(v.$ref, id as ObjectId, v.$db);
 }
 

@@ -10,6 +10,8 @@ import { renderXml } from "../render/xml.ts";
 import type { Settings } from "../settings/check.ts";
 import type { Reply } from "../services/runtime.ts";
 
+const encoder = new TextEncoder();
+
 /** What turning replies into responses needs: the settings and the bodies' date format. */
 export type ResponseOptions = Pick<RenderOptions, "formatDate"> & { settings: Settings };
 
@@ -48,7 +50,7 @@ export function toResponse(
     } else headers.set("content-type", "application/json");
   }
   // The length is known (HEAD tells it too, and compression skips short answers by it).
-  const bytes = new TextEncoder().encode(text);
+  const bytes = encoder.encode(text);
   headers.set("content-length", String(bytes.byteLength));
   return new Response(head ? null : bytes, { status: reply.status, headers });
 }

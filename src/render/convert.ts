@@ -4,6 +4,7 @@
  */
 import { Buffer } from "node:buffer";
 import { setOwn } from "../domain/keys.ts";
+import { type ObjectId, objectIdHex } from "../store/bson.ts";
 
 /** Formats a date for output (DATE_FORMAT). */
 export type DateFormatter = (d: Date) => string;
@@ -18,48 +19,77 @@ const MAX_DEPTH = 256;
  * `undefined` and functions are dropped from objects (null in arrays), as JSON does.
  */
 export function toPlain(value: unknown, formatDate: DateFormatter): unknown {
+  forIn = !hasEnumerable(Object.prototype);
   return convert(value, formatDate, 0);
 }
 
+/**
+ * Whether plain objects are walked with for-in, which uses V8's enumeration cache and is
+ * faster than `Object.keys`, but also lists enumerable members of Object.prototype: checked
+ * once per body (nothing in the service adds any; a dependency could).
+ */
+let forIn = true;
+
+function hasEnumerable(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
 function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
-  if (v === null || typeof v !== "object") {
-    switch (typeof v) {
-      case "number":
-        return Number.isFinite(v) ? v : null;
-      case "bigint":
-        return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
-      case "undefined":
-      case "function":
-      case "symbol":
-        return undefined;
-    }
-    return v;
-  }
+  if (v === null || typeof v !== "object") return primitive(v);
   if (depth > MAX_DEPTH) throw new Error("response body nested too deeply (cycle?)");
   if (Array.isArray(v)) {
     const out = new Array(v.length);
     for (let i = 0; i < v.length; i++) out[i] = convert(v[i], fmt, depth + 1) ?? null;
     return out;
   }
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : fmt(v);
-  if (v instanceof Uint8Array) {
-    return Buffer.from(v.buffer, v.byteOffset, v.length).toString("base64");
-  }
-  // Only driver-made values are BSON: a plain object carrying `_bsontype` is client data.
   const proto = Object.getPrototypeOf(v);
-  const plain = proto === Object.prototype || proto === null;
-  const bson = plain ? undefined : (v as { _bsontype?: unknown })._bsontype;
-  if (typeof bson === "string") return convertBson(bson, v);
+  if (proto !== Object.prototype && proto !== null) {
+    if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : fmt(v);
+    if (v instanceof Uint8Array) {
+      return Buffer.from(v.buffer, v.byteOffset, v.length).toString("base64");
+    }
+    // Only driver-made values are BSON: a plain object carrying `_bsontype` is client data.
+    const bson = (v as { _bsontype?: unknown })._bsontype;
+    if (typeof bson === "string") return convertBson(bson, v);
+  }
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(v)) {
-    const c = convert((v as Record<string, unknown>)[key], fmt, depth + 1);
-    if (c === undefined) continue;
-    // Plain assignment makes an own data property for every key but `__proto__` (the one
-    // accessor of Object.prototype), and is several times faster than defineProperty.
-    if (key === "__proto__") setOwn(out, key, c);
-    else out[key] = c;
+  if (forIn && (proto === Object.prototype || proto === null)) {
+    for (const key in v) {
+      copyMember(out, key, convert((v as Record<string, unknown>)[key], fmt, depth + 1));
+    }
+  } else {
+    for (const key of Object.keys(v)) {
+      copyMember(out, key, convert((v as Record<string, unknown>)[key], fmt, depth + 1));
+    }
   }
   return out;
+}
+
+function copyMember(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (value === undefined) return;
+  // Plain assignment makes an own data property for every key but `__proto__` (the one
+  // accessor of Object.prototype), and is several times faster than defineProperty.
+  if (key === "__proto__") setOwn(out, key, value);
+  else out[key] = value;
+}
+
+/** A primitive as JSON takes it: non-finite numbers null, big integers numbers or text. */
+function primitive(v: unknown): unknown {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return v;
+    case "number":
+      return Number.isFinite(v) ? v : null;
+    case "bigint":
+      return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+    case "undefined":
+    case "function":
+    case "symbol":
+      return undefined;
+  }
+  return v; // null
 }
 
 function convertBson(type: string, v: object): unknown {
@@ -74,7 +104,7 @@ function convertBson(type: string, v: object): unknown {
   };
   switch (type) {
     case "ObjectId":
-      return bson.toHexString();
+      return objectIdHex(v as ObjectId);
     case "Binary":
       return bson.toString("base64");
     case "Long":

@@ -6,7 +6,7 @@
 import { methodNotAllowed, notFound } from "../services/errors.ts";
 import { isRead } from "../domain/methods.ts";
 import type { Account } from "../auth/types.ts";
-import { ObjectId } from "../store/bson.ts";
+import { type ObjectId, parseObjectId } from "../store/bson.ts";
 import { notModified } from "../services/conditional.ts";
 import { mayDownload } from "../services/media_access.ts";
 import type { Preconditions, Runtime } from "../services/runtime.ts";
@@ -20,7 +20,7 @@ export function mediaTarget(rt: Runtime, path: string): ObjectId | null {
   const prefix = `${s.MEDIA_ENDPOINT}/`;
   if (!path.startsWith(prefix)) return null;
   const id = path.slice(prefix.length);
-  return /^[0-9a-f]{24}$/i.test(id) ? new ObjectId(id) : null;
+  return parseObjectId(id);
 }
 
 /** A parsed `Range` header: one satisfiable range, "unsatisfiable", or null (whole file). */

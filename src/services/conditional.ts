@@ -7,6 +7,7 @@ import { ServiceError } from "./errors.ts";
 import type { Doc } from "../store/store.ts";
 import type { Preconditions, RequestContext, Runtime } from "./runtime.ts";
 import { etagOf } from "./meta.ts";
+import { cachedDates } from "../util/date_cache.ts";
 
 /** `ETag` and `Last-Modified` for a stored document (the stored state, not hook changes). */
 export function conditionalHeaders(
@@ -18,9 +19,12 @@ export function conditionalHeaders(
   const etag = doc[rt.settings.ETAG];
   if (ctx.resource.ifMatch && typeof etag === "string") headers["etag"] = `"${etag}"`;
   const updated = doc[rt.settings.DATE_UPDATED];
-  if (updated instanceof Date) headers["last-modified"] = updated.toUTCString();
+  if (updated instanceof Date) headers["last-modified"] = httpDate(updated);
   return headers;
 }
+
+/** `date` as an HTTP date. */
+const httpDate = cachedDates((date) => date.toUTCString());
 
 /** True when the read can be answered 304 Not Modified. */
 export function notModified(

@@ -22,7 +22,7 @@ export function relationOf(field: FieldAt): DataRelation | undefined {
 }
 
 /** Which fields a request embeds: defaults plus `{f: 1}`, minus `{f: 0}`. */
-function requestedFields(rt: Runtime, ctx: RequestContext): string[] {
+export function requestedFields(rt: Runtime, ctx: RequestContext): string[] {
   const raw = ctx.query.get(rt.settings.QUERY_EMBEDDED);
   const { resource } = ctx;
   if (!resource.embedding) {
@@ -122,8 +122,12 @@ function embedBudget(rt: Runtime): EmbedBudget {
 const keyOf = (value: unknown) => EJSON.stringify(value as Doc, { relaxed: false });
 
 /** Expands the requested references in `docs`, in place. */
-export async function embedDocuments(rt: Runtime, ctx: RequestContext, docs: Doc[]) {
-  const fields = requestedFields(rt, ctx);
+export async function embedDocuments(
+  rt: Runtime,
+  ctx: RequestContext,
+  docs: Doc[],
+  fields = requestedFields(rt, ctx),
+) {
   const budget = embedBudget(rt);
   for (const field of fields) {
     const relation = relationAt(rt, ctx.resource, field);

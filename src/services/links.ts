@@ -2,7 +2,7 @@
  * Hypermedia links (HATEOAS). Every href is relative to the API entry point.
  */
 import type { Domain } from "../domain/build.ts";
-import type { Resource } from "../domain/types.ts";
+import type { DataRelation, Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import { idToString } from "./meta.ts";
 import { relationOf } from "./embed.ts";
@@ -45,11 +45,12 @@ export function relatedLinks(
   doc: Doc,
   versionField: string,
 ): Record<string, Link | Link[]> | undefined {
+  const fields = relationFields(resource);
+  if (fields.length === 0) return undefined;
   const related: Record<string, Link | Link[]> = {};
-  for (const [field, rules] of resource.schemaModel.root.fields) {
-    const relation = relationOf(rules);
+  for (const [field, relation] of fields) {
     const value = doc[field];
-    if (!relation || value === null || value === undefined) continue;
+    if (value === null || value === undefined) continue;
     const target = domain.get(relation.resource);
     // A sub-resource target has no single address for its items.
     if (!target || target.internal || target.urlParts.some((p) => typeof p !== "string")) continue;
@@ -75,6 +76,22 @@ export function relatedLinks(
   return Object.keys(related).length ? related : undefined;
 }
 
+const relationFieldsOf = new WeakMap<Resource, Array<[string, DataRelation]>>();
+
+/** The top-level fields of `resource` holding references, worked out once per resource. */
+function relationFields(resource: Resource): Array<[string, DataRelation]> {
+  let fields = relationFieldsOf.get(resource);
+  if (!fields) {
+    fields = [];
+    for (const [field, rules] of resource.schemaModel.root.fields) {
+      const relation = relationOf(rules);
+      if (relation) fields.push([field, relation]);
+    }
+    relationFieldsOf.set(resource, fields);
+  }
+  return fields;
+}
+
 /** Collection `_links`, with next / previous / last only when they apply. */
 export function collectionLinks(
   resource: Resource,
@@ -87,8 +104,10 @@ export function collectionLinks(
     self: collectionLink(resource, resourcePath),
   };
   if (!paging) return links;
+  // One copy of the query for every link: `set` keeps the page parameter where it is.
+  let params: URLSearchParams | undefined;
   const hrefFor = (page: number) => {
-    const params = new URLSearchParams(query);
+    params ??= new URLSearchParams(query);
     params.set(paging.pageParam, String(page));
     return `${resourcePath}?${params.toString()}`;
   };

@@ -4,7 +4,7 @@
  * conditional requests cost no recomputation.
  */
 import { createHash } from "node:crypto";
-import { EJSON, ObjectId } from "../store/bson.ts";
+import { canonicalEjson, ObjectId, parseObjectId } from "../store/bson.ts";
 import type { Doc } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
 import { singleType } from "../domain/schema.ts";
@@ -20,7 +20,7 @@ export function now(): Date {
 /** Computes the ETag of a document (meta ETag and links excluded). */
 export function computeEtag(doc: Doc, etagField: string): string {
   const { [etagField]: _etag, _links, ...rest } = doc;
-  return createHash("sha1").update(EJSON.stringify(rest, { relaxed: false })).digest("hex");
+  return createHash("sha1").update(canonicalEjson(rest)).digest("hex");
 }
 
 /**
@@ -80,7 +80,7 @@ export function castUrlValue(resource: Resource, field: string, raw: string): un
   // The id field is an objectid unless the schema declares it otherwise.
   switch (singleType(resource.schemaModel.root.fields.get(field))) {
     case "objectid":
-      return ObjectId.isValid(raw) && /^[a-f0-9]{24}$/i.test(raw) ? new ObjectId(raw) : null;
+      return parseObjectId(raw);
     case "integer":
       return /^-?\d+$/.test(raw) ? Number(raw) : null;
     case "number":

@@ -17,6 +17,7 @@ import type { Filter, Projection, Sort } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import { softDeleteOf } from "./soft-delete.ts";
 import { versionFields } from "./versions.ts";
+import { isPlainObject } from "../util/plain.ts";
 import type { Account, Runtime } from "./runtime.ts";
 
 /** Key fields every projection of `resource` keeps. */
@@ -116,17 +117,12 @@ function walkFilter(node: unknown, visit: (path: string) => void, depth: number)
     for (const item of node) walkFilter(item, visit, depth + 1);
     return;
   }
-  if (typeof node !== "object" || node === null || !isPlain(node)) return;
+  if (!isPlainObject(node)) return;
   for (const [key, value] of Object.entries(node)) {
     // Below a field name, strings are values and sub-fields lie within the field itself.
     if (!key.startsWith("$")) visit(key);
     else walkFilter(value, visit, depth + 1);
   }
-}
-
-function isPlain(value: object): boolean {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 /**

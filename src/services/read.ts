@@ -13,7 +13,7 @@ import { computeEtag, idToString } from "./meta.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
 import { collectionLinks, itemLink, itemLinks, type Link, relatedLinks } from "./links.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
-import { embedDocuments } from "./embed.ts";
+import { embedDocuments, requestedFields } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
 import { runAggregation } from "./aggregate.ts";
 import { expandMedia } from "./media.ts";
@@ -62,7 +62,9 @@ export function decorateItem(
 ): Doc {
   const s = rt.settings;
   softDeleteOf(rt, ctx.resource).setFlag(doc);
-  if (!ctx.resource.ifMatch) delete doc[s.ETAG];
+  // Unset rather than deleted: `delete` would turn every returned document into a slow
+  // dictionary object; rendering drops undefined members.
+  if (!ctx.resource.ifMatch && doc[s.ETAG] !== undefined) doc[s.ETAG] = undefined;
   if (ctx.resource.hateoas) {
     const links: Doc = itemLinks(ctx.resource, ctx.resourcePath, doc);
     if (related) links.related = related;
@@ -143,6 +145,11 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   const sort = rawSort ? parseSort(rawSort) : resource.defaultSort;
   assertReadable(rt, resource, { where, sort: rawSort ? sort : undefined });
   const projection = requestProjection(rt, ctx);
+  const embedded = requestedFields(rt, ctx);
+  // Nothing below changes more than the top level of the documents unless they embed
+  // others, expand media or meet hooks: then the store may share their nested values.
+  const shared = embedded.length === 0 && resource.schemaModel.mediaPaths.length === 0 &&
+    !rt.events.has("on_fetched_resource", resource.name);
   const body: Doc = {};
   let docs: Doc[];
   if (resource.pagination) {
@@ -152,7 +159,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
     // whether a next page exists.
     const limit = resource.optimizePagination ? paging.maxResults + 1 : paging.maxResults;
     const [found, total] = await Promise.all([
-      rt.store.collection(resource.source).find(filter, { sort, skip, limit, projection }),
+      rt.store.collection(resource.source).find(filter, { sort, skip, limit, projection, shared }),
       resource.optimizePagination ? undefined : rt.store.collection(resource.source).count(filter),
     ]);
     const more = found.length > paging.maxResults;
@@ -169,13 +176,13 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       });
     }
   } else {
-    docs = await rt.store.collection(resource.source).find(filter, { sort, projection });
+    docs = await rt.store.collection(resource.source).find(filter, { sort, projection, shared });
     if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, query);
   }
   await completeMeta(rt, resource, docs, projection);
   for (const doc of docs) Object.assign(doc, versionStamp(rt, resource, { doc }));
   const related = docs.map((doc) => relatedOf(rt, ctx, doc));
-  await embedDocuments(rt, ctx, docs);
+  await embedDocuments(rt, ctx, docs, embedded);
   await expandMedia(rt, resource, docs);
   docs.forEach((doc, i) => decorateItem(rt, ctx, doc, related[i]));
   const envelope: Doc = { [s.ITEMS]: docs, ...body };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { renderJson } from "../../src/render/json.ts";
-import { Binary, Decimal128, ObjectId } from "../../src/store/bson.ts";
+import { Binary, Decimal128, ObjectId, objectIdHex, parseObjectId } from "../../src/store/bson.ts";
 import { Int32, Long } from "mongodb";
 
 const fmt = (d: Date) => d.toUTCString();
@@ -82,4 +82,49 @@ Deno.test("renderJson: a stored `__proto__` key is rendered as data, never as a 
   assert.deepEqual(JSON.parse(text), body);
   assert.match(text, /"__proto__":\{"polluted":true\}/);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+Deno.test("renderJson: an enumerable member added to Object.prototype never reaches a body", () => {
+  const body = {
+    a: 1,
+    nested: { b: [{ c: 2 }] },
+    none: Object.assign(Object.create(null), { d: 3 }),
+  };
+  Object.defineProperty(Object.prototype, "polluted", {
+    value: "leak",
+    enumerable: true,
+    configurable: true,
+    writable: true,
+  });
+  try {
+    const text = renderJson(body, { pretty: false, formatDate: fmt });
+    assert.deepEqual(text, '{"a":1,"nested":{"b":[{"c":2}]},"none":{"d":3}}');
+  } finally {
+    delete (Object.prototype as Record<string, unknown>).polluted;
+  }
+  // And the fast walk is back once the prototype is clean.
+  assert.equal(
+    renderJson(body, { pretty: false, formatDate: fmt }),
+    '{"a":1,"nested":{"b":[{"c":2}]},"none":{"d":3}}',
+  );
+});
+
+Deno.test("objectIdHex and parseObjectId agree with the driver", () => {
+  for (let i = 0; i < 200; i++) {
+    const id = new ObjectId();
+    assert.equal(objectIdHex(id), id.toHexString());
+    assert.ok(parseObjectId(id.toHexString())!.equals(id));
+    assert.ok(parseObjectId(id.toHexString().toUpperCase())!.equals(id));
+  }
+  for (
+    const bad of [
+      "",
+      "zz".repeat(12),
+      "507f1f77bcf86cd79943901",
+      "507f1f77bcf86cd7994390111",
+      "507f1f77bcf86cd79943901\u00e9",
+    ]
+  ) {
+    assert.equal(parseObjectId(bad), null, bad);
+  }
 });

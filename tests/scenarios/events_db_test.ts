@@ -21,6 +21,14 @@ const SETTINGS = {
         stamp: { type: "string" },
       },
     },
+    // Alone on its collection (no default projection): its pages may share nested values.
+    contacts: {
+      schema: {
+        name: { type: "string" },
+        address: { type: "dict", schema: { city: { type: "string" } } },
+        tags: { type: "list", schema: { type: "string" } },
+      },
+    },
     archived: { soft_delete: true, schema: { name: { type: "string" } } },
     by_role: {
       pagination: false,
@@ -60,6 +68,30 @@ scenario(
     assert.equal(calls[1].args[0], envelope);
     assert.deepEqual(envelope._meta, { page: 1, max_results: 25, total: 2 });
     assert.equal(envelope._items.length, 2);
+  },
+);
+
+scenario(
+  "hooks that change nested values of fetched documents never change what is stored",
+  SETTINGS,
+  async (api, { service }) => {
+    await api.create("contacts", { name: "n", address: { city: "Oslo" }, tags: ["a"] });
+    const plain = await api.get("contacts");
+    assert.deepEqual(plain.body._items[0].address, { city: "Oslo" });
+    // Pages without hooks may share nested values with the store; with one they may not.
+    const hook = (response: AnyDoc) => {
+      response._items[0].address.city = "changed";
+      response._items[0].tags.push("x");
+    };
+    service.events.on("on_fetched_resource_contacts", hook);
+    const hooked = await api.get("contacts");
+    assert.equal(hooked.body._items[0].address.city, "changed");
+    service.events.off("on_fetched_resource_contacts", hook);
+    for (const path of ["contacts", `contacts/${hooked.body._items[0]._id}`]) {
+      const res = await api.get(path);
+      const doc = path === "contacts" ? res.body._items[0] : res.body;
+      assert.deepEqual([doc.address, doc.tags], [{ city: "Oslo" }, ["a"]], path);
+    }
   },
 );
 

@@ -92,6 +92,28 @@ const QUERIES = [
   "sort=born&page=3&max_results=9",
   "sort=city,n&max_results=100",
   'where={"city":"lima"}&sort=-age',
+  // Ranges on indexed fields: counted from the sorted view when alone, narrowed to the
+  // range's documents when it holds few of them, scanned otherwise; mixed types, nulls,
+  // missing values and arrays (which a range cannot be read from the order for).
+  'where={"age":{"$lt":20}}&max_results=5',
+  'where={"age":{"$gte":10,"$lt":12}}',
+  'where={"age":{"$gt":10,"$lte":12}}&page=2&max_results=2',
+  'where={"age":{"$gte":48}}',
+  'where={"age":{"$gt":49}}',
+  'where={"age":{"$lte":-1}}',
+  'where={"age":{"$gte":12,"$lte":12}}&sort=-n',
+  'where={"age":{"$gt":"a"}}',
+  'where={"age":{"$gt":5,"$lt":"z"}}',
+  'where={"age":{"$gt":30,"$ne":40}}',
+  'where={"age":{"$gt":30},"city":"rome"}',
+  'where={"$and":[{"age":{"$gte":5}},{"age":{"$lt":7}}]}',
+  'where={"code":{"$gt":6}}',
+  'where={"code":{"$lt":"4"}}&sort=n',
+  'where={"code":{"$gte":"0"}}',
+  'where={"tags":{"$gt":"t3"}}',
+  'where={"tags":{"$lt":"t1"}}&max_results=3',
+  'where={"born":{"$lt":"Fri, 01 Jan 1971 00:00:00 GMT"}}',
+  'where={"born":{"$gt":"Fri, 01 Jan 1971 00:00:00 GMT","$lt":"Sat, 01 Jan 1972 00:00:00 GMT"}}',
 ];
 
 async function compare(api: Client, stage: string): Promise<void> {

@@ -5,9 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { createService, SettingsError } from "../../src/mod.ts";
-import { serve } from "../../src/http/server.ts";
-import { createLogger } from "../../src/log.ts";
-import { scenario, STORES, storeSettings } from "../support/harness.ts";
+import { scenario, STORES } from "../support/harness.ts";
+import { withServedService } from "../support/served.ts";
 import type { Client } from "../support/client.ts";
 import { type Exposition, parseExposition, sampleValue } from "../support/prometheus.ts";
 import { eventually } from "../support/wait.ts";
@@ -178,41 +177,34 @@ for (const kind of STORES) {
     sanitizeOps: false,
     sanitizeResources: false,
     async fn() {
-      const store = await storeSettings(kind);
-      const service = await createService({ ...SETTINGS, ...store }, {
-        env: false,
-        logger: createLogger(() => {}),
-      });
-      const server = await serve(service.fetch as never, {
-        hostname: "127.0.0.1",
-        port: 0,
-        limits: { headersTimeoutMs: 5000, idleTimeoutMs: 10_000, maxConnections: 64 },
-      });
-      service.metrics!.trackConnections(() => server.connections());
-      const idle: Deno.Conn[] = [];
-      try {
-        const url = `http://127.0.0.1:${server.addr.port}/metrics`;
-        const gauge = async () => {
-          // A fresh connection per scrape, closed right after.
-          const res = await fetch(url, { headers: { connection: "close" } });
-          return sampleValue(parseExposition(await res.text()), "restsvc_open_connections");
-        };
-        const base = await gauge();
-        assert.ok(base >= 1, "the scrape's own connection is open");
-        for (let i = 0; i < 3; i++) {
-          idle.push(await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port }));
+      const limits = { headersTimeoutMs: 5000, idleTimeoutMs: 10_000, maxConnections: 64 };
+      await withServedService(kind, SETTINGS, { limits }, async ({ server, service }) => {
+        service.metrics!.trackConnections(() => server.connections());
+        const idle: Deno.Conn[] = [];
+        try {
+          const url = `http://127.0.0.1:${server.addr.port}/metrics`;
+          const gauge = async () => {
+            // A fresh connection per scrape, closed right after.
+            const res = await fetch(url, { headers: { connection: "close" } });
+            return sampleValue(parseExposition(await res.text()), "restsvc_open_connections");
+          };
+          const base = await gauge();
+          assert.ok(base >= 1, "the scrape's own connection is open");
+          for (let i = 0; i < 3; i++) {
+            idle.push(await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port }));
+          }
+          const opened = async () => await gauge() >= base + 3;
+          await eventually(opened, "three more connections counted", { ms: 5000, everyMs: 25 });
+          for (const conn of idle.splice(0)) conn.close();
+          const closed = async () => await gauge() <= base;
+          await eventually(closed, "closed connections no longer counted", {
+            ms: 5000,
+            everyMs: 25,
+          });
+        } finally {
+          for (const conn of idle) conn.close();
         }
-        const opened = async () => await gauge() >= base + 3;
-        await eventually(opened, "three more connections counted", { ms: 5000, everyMs: 25 });
-        for (const conn of idle.splice(0)) conn.close();
-        const closed = async () => await gauge() <= base;
-        await eventually(closed, "closed connections no longer counted", { ms: 5000, everyMs: 25 });
-      } finally {
-        for (const conn of idle) conn.close();
-        await server.shutdown();
-        await service.close();
-        if (kind === "embedded") await Deno.remove(store.DATA_DIR as string, { recursive: true });
-      }
+      });
     },
   });
 }

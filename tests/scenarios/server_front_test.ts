@@ -5,11 +5,9 @@
  * those limits. The command line honours the setting too. Every wait has a deadline.
  */
 import assert from "node:assert/strict";
-import { createService } from "../../src/mod.ts";
-import { serve, type Server } from "../../src/http/server.ts";
-import { createLogger } from "../../src/log.ts";
-import { type StoreKind, STORES, storeSettings } from "../support/harness.ts";
+import { STORES, storeSettings } from "../support/harness.ts";
 import { Client } from "../support/client.ts";
+import { withServedService } from "../support/served.ts";
 import { closeQuietly, readUntilClosed } from "../support/net.ts";
 import { startMain } from "../support/main_process.ts";
 import { until, withDeadline } from "../support/wait.ts";
@@ -22,32 +20,6 @@ const SETTINGS = {
 const LIMITS = { headersTimeoutMs: 500, idleTimeoutMs: 5000, maxConnections: 3 };
 
 const encode = (s: string) => new TextEncoder().encode(s);
-
-/** Starts the service with or without the front; `body` runs, then everything stops. */
-async function withServer(
-  kind: StoreKind,
-  front: boolean,
-  body: (server: Server, api: Client) => Promise<void>,
-): Promise<void> {
-  const store = await storeSettings(kind);
-  const service = await createService({ ...SETTINGS, ...store }, {
-    env: false,
-    logger: createLogger(() => {}),
-  });
-  const server = await serve(service.fetch as never, {
-    hostname: "127.0.0.1",
-    port: 0,
-    limits: LIMITS,
-    front,
-  });
-  try {
-    await body(server, new Client(`http://127.0.0.1:${server.addr.port}/`));
-  } finally {
-    await server.shutdown();
-    await service.close();
-    if (kind === "embedded") await Deno.remove(store.DATA_DIR as string, { recursive: true });
-  }
-}
 
 /** `count` connections that send half a request head and then nothing. */
 async function stalledHeads(port: number, count: number): Promise<Deno.Conn[]> {
@@ -69,7 +41,7 @@ for (const kind of STORES) {
       sanitizeOps: false,
       sanitizeResources: false,
       fn: () =>
-        withServer(kind, front, async (server, api) => {
+        withServedService(kind, SETTINGS, { limits: LIMITS, front }, async ({ server, api }) => {
           assert.equal(server.front, front);
           const created = await api.post("people", { name: "ada" });
           assert.equal(created.status, 201, created.text);

@@ -17,9 +17,13 @@ export function requestLog(log: Logger): MiddlewareHandler<AppEnv> {
   return async function requestLog(c, next) {
     const sent = c.req.header("x-request-id");
     const requestid = sent !== undefined && SAFE_ID.test(sent) ? sent : crypto.randomUUID();
+    let ip: string | undefined;
     await withLogContext({
       requestid,
-      clientip: clientIp(c),
+      // Worked out only when a record is written (most requests write none).
+      get clientip() {
+        return ip ??= clientIp(c);
+      },
       url: c.req.url,
       // The method-override middleware runs later, so the method is read when logged.
       get method() {
@@ -30,7 +34,7 @@ export function requestLog(log: Logger): MiddlewareHandler<AppEnv> {
     const method = c.get("method") ?? c.req.method;
     if (!LOGGED.has(method)) return;
     log.log("info", `${method} ${c.req.path} ${c.res.status}`, {
-      clientip: clientIp(c),
+      clientip: ip ??= clientIp(c),
       url: c.req.url,
       method,
       requestid,

@@ -35,3 +35,31 @@ Deno.test("describeError gives the stack, or the value as text", () => {
   assert.match(describeError(new RangeError("r")), /^RangeError: r\n\s+at /);
   assert.equal(describeError("plain"), "plain");
 });
+
+/** Runs a script importing src/log.ts in a child process and returns its stderr lines. */
+async function stderrLinesOf(script: string): Promise<string[]> {
+  const logModule = new URL("../../src/log.ts", import.meta.url).href;
+  const code = `import { createLogger, flushLog } from ${JSON.stringify(logModule)};\n${script}`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", code],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  return new TextDecoder().decode(out.stderr).split("\n").filter((line) => line !== "");
+}
+
+Deno.test("stderr lines batched in a turn come out before a direct line written after flushLog", async () => {
+  const lines = await stderrLinesOf(
+    `const log = createLogger(); log.log("info", "batched"); flushLog(); console.error("direct");`,
+  );
+  assert.equal(lines.length, 2);
+  assert.equal(JSON.parse(lines[0]).message, "batched");
+  assert.equal(lines[1], "direct");
+});
+
+Deno.test("batched stderr lines still pending at Deno.exit are written", async () => {
+  const lines = await stderrLinesOf(
+    `const log = createLogger(); log.log("info", "one"); log.log("warn", "two"); Deno.exit(3);`,
+  );
+  assert.deepEqual(lines.map((line) => JSON.parse(line).message), ["one", "two"]);
+});

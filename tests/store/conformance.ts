@@ -106,6 +106,43 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "skip and limit without a sort page through the natural order",
+    async fn({ coll }) {
+      const c = coll("natural_pages");
+      await seedPeople(c);
+      await c.insertMany(
+        [6, 7, 8, 9].map((n) => ({ _id: n, name: `p${n}`, age: n, city: "oslo" })),
+      );
+      const pages = async (filter: Doc) => {
+        const out: unknown[] = [];
+        for (let skip = 0; skip < 12; skip += 2) {
+          out.push(...ids(await c.find(filter, { skip, limit: 2 })));
+        }
+        return out;
+      };
+      for (
+        const filter of [{}, { city: "oslo" }, { age: { $gte: 8 } }, { _id: { $in: [2, 7, 9] } }]
+      ) {
+        const all = ids(await c.find(filter));
+        assert.ok(all.length > 2, JSON.stringify(filter));
+        assert.deepEqual(await pages(filter), all, JSON.stringify(filter));
+        assert.deepEqual(
+          ids(await c.find(filter, { skip: all.length })),
+          [],
+          JSON.stringify(filter),
+        );
+      }
+      // Again with indexes that narrow the equality and the range.
+      await c.createIndex({ keys: { city: 1 } });
+      await c.createIndex({ keys: { age: 1 } });
+      for (const filter of [{ city: "oslo" }, { age: { $gte: 8 } }, { age: { $lt: 30 } }]) {
+        assert.deepEqual(await pages(filter), ids(await c.find(filter)), JSON.stringify(filter));
+      }
+      assert.deepEqual(ids(await c.find({ _id: 3 }, { skip: 0, limit: 1 })), [3]);
+      assert.deepEqual(ids(await c.find({ _id: 3 }, { skip: 1 })), []);
+    },
+  },
+  {
     name: "sort (compound, key order), skip, limit",
     async fn({ coll }) {
       const c = coll("sort");

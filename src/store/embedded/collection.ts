@@ -21,7 +21,7 @@ import { ObjectId } from "../bson.ts";
 import { cloneValue, copyTopLevel } from "./clone.ts";
 import { encodeDoc, valueKey } from "./codec.ts";
 import { compareValues, EMPTY, pathValues, sortDocs } from "./compare.ts";
-import { compileFilter, equalityFields, idEquality } from "./engine.ts";
+import { compileFilter, equalityFields, idEquality, MATCH_ALL } from "./engine.ts";
 import { type Change, checkUnique, indexName } from "./indexes.ts";
 import type { Database } from "./sqlite.ts";
 import { type CollectionState, idKeyOf } from "./state.ts";
@@ -53,23 +53,27 @@ export class EmbeddedCollection implements Collection {
   /**
    * Matching `[idKey, doc]` pairs, at most `max` of them, in natural order unless
    * `natural` is false (when only their number matters). `candidates`: the index
-   * candidates when the caller has worked them out already.
+   * candidates when the caller has worked them out already. `skip`: matches passed over
+   * first (counted, not collected; they do not count against `max`).
    */
   #match(
     filter: Filter,
     max = Infinity,
-    options: { natural?: boolean; candidates?: string[] | null } = {},
+    options: { natural?: boolean; candidates?: string[] | null; skip?: number } = {},
   ): Array<[string, Doc]> {
     const state = this.#state();
     const out: Array<[string, Doc]> = [];
     if (max <= 0) return out;
+    let skip = options.skip ?? 0;
     const id = idEquality(filter);
     if (id !== undefined) {
       const key = valueKey(id);
       const doc = state.docs.get(key);
       if (!doc) return out;
       const rest = Object.keys(filter).length === 1;
-      if (rest || compileFilter(filter, this.ctx.options)(doc)) out.push([key, doc]);
+      if ((rest || compileFilter(filter, this.ctx.options)(doc)) && skip === 0) {
+        out.push([key, doc]);
+      }
       return out;
     }
     const test = compileFilter(filter, this.ctx.options);
@@ -86,21 +90,23 @@ export class EmbeddedCollection implements Collection {
         }
         const doc = state.docs.get(key)!;
         if (test(doc)) {
-          out.push([key, doc]);
-          if (out.length >= max) break;
+          if (skip > 0) skip--;
+          else if (out.push([key, doc]) >= max) break;
         }
       }
       return out;
     }
+    // Without a filter, the documents a page skips are passed over without a test.
+    const all = test === MATCH_ALL;
     for (const entry of state.docs) {
       // The clock is read every 64 documents: one document's test is bounded by the query
       // sandbox, so the scan stops at most a few milliseconds past the deadline.
       if ((++seen & 63) === 0 && performance.now() > deadline) {
         throw new QueryTimeoutError(`query exceeded ${timeout} ms`);
       }
-      if (test(entry[1])) {
-        out.push(entry);
-        if (out.length >= max) break;
+      if (all || test(entry[1])) {
+        if (skip > 0) skip--;
+        else if (out.push(entry) >= max) break;
       }
     }
     return out;
@@ -147,11 +153,13 @@ export class EmbeddedCollection implements Collection {
     const fromView = narrowed && !candidates
       ? this.#matchSorted(filter, options.sort!, skip + limit)
       : null;
-    let docs = fromView ??
-      this.#match(filter, ordered ? Infinity : skip + limit, { candidates }).map((e) => e[1]);
-    if (sorted && !fromView) docs = sortDocs(docs, options.sort!);
-    else if (near) docs = sortByDistance(docs, near.field, near.point);
-    docs = docs.slice(skip, skip + limit);
+    let docs: Doc[];
+    if (fromView) docs = fromView.slice(skip, skip + limit);
+    else if (ordered) {
+      docs = this.#match(filter, Infinity, { candidates }).map((e) => e[1]);
+      docs = near ? sortByDistance(docs, near.field, near.point) : sortDocs(docs, options.sort!);
+      docs = docs.slice(skip, skip + limit);
+    } else docs = this.#match(filter, limit, { candidates, skip }).map((e) => e[1]);
     const { projection } = options;
     const projected = projection !== undefined && Object.keys(projection).length > 0;
     // Copy before projecting: mingo's projection may edit nested values in place.

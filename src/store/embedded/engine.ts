@@ -60,7 +60,8 @@ const CONTEXT = Context.init({
 /** A compiled document predicate. */
 export type Matcher = (doc: Doc) => boolean;
 
-const MATCH_ALL: Matcher = () => true;
+/** The matcher of an empty filter (callers may compare with it to skip the calls). */
+export const MATCH_ALL: Matcher = () => true;
 
 /** Whether `v` is a value that equality on it needs no query engine (no null, no arrays). */
 function isSimpleValue(v: unknown): boolean {

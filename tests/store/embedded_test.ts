@@ -730,8 +730,9 @@ Deno.test("embedded: documents of every id kind are found, updated and deleted a
       { a: 1, b: [2] },
       new Date("2024-01-02T03:04:05Z"),
       true,
-      // A 64-bit integer comes back as one (within 32 bits; see the codec).
+      // A 64-bit integer comes back as one, within 32 bits and beyond.
       Long.fromNumber(5),
+      Long.fromString("9007199254740993"),
     ];
     let store = await openEmbeddedStore(dir);
     await store.collection("ids").insertMany(ids.map((_id, n) => ({ _id, n })));
@@ -748,8 +749,10 @@ Deno.test("embedded: documents of every id kind are found, updated and deleted a
     store = await openEmbeddedStore(dir);
     c = store.collection("ids");
     const back = await c.find({});
-    assert.deepEqual(back.map((d) => d.n), [100, 101, 102, 103, 104, 105, 106, 108, 109, 110]);
+    assert.deepEqual(back.map((d) => d.n), [100, 101, 102, 103, 104, 105, 106, 108, 109, 110, 111]);
+    assert.ok(back.at(-2)!._id instanceof Long);
     assert.ok(back.at(-1)!._id instanceof Long);
+    assert.equal(String(back.at(-1)!._id), "9007199254740993");
     await store.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -827,3 +830,50 @@ Deno.test("embedded: a shared read copies the top level only; a plain or project
     const [projected] = await c.find({}, { shared: true, projection: { a: 1 } });
     assert.notEqual(projected.a, first.a, "projection copies before it edits");
   }));
+
+Deno.test("embedded: 64-bit integers read back as stored; a database of an earlier version keeps its reading", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
+  const values = {
+    _id: 1,
+    small: Long.fromNumber(-7),
+    big: Long.fromString("-9223372036854775808"),
+    plain: 2 ** 40,
+    list: [Long.fromString("5000000000"), 5000000000],
+  };
+  try {
+    let store = await openEmbeddedStore(dir);
+    await store.collection("n").insertMany([values]);
+    await store.close();
+    const db = new DatabaseSync(`${dir}/store.sqlite`);
+    assert.equal(db.prepare("PRAGMA user_version").get()?.user_version, 1);
+    db.close();
+    store = await openEmbeddedStore(dir);
+    const back = (await store.collection("n").findOne({ _id: 1 }))!;
+    await store.close();
+    assert.ok(back.small instanceof Long && back.small.toNumber() === -7);
+    assert.ok(back.big instanceof Long && String(back.big) === "-9223372036854775808");
+    assert.equal(back.plain, 2 ** 40);
+    const [long, plain] = back.list as unknown[];
+    assert.ok(long instanceof Long && String(long) === "5000000000");
+    assert.equal(plain, 5000000000);
+
+    // As an earlier version left it: no format mark, fully canonical text, where a large
+    // plain number and a Long were both written as $numberLong.
+    const old = new DatabaseSync(`${dir}/store.sqlite`);
+    old.exec("PRAGMA user_version = 0");
+    old.prepare("UPDATE docs SET body = ? WHERE coll = 'n'").run(
+      '{"_id":{"$numberInt":"1"},"small":{"$numberLong":"-7"},"plain":{"$numberLong":"1099511627776"}}',
+    );
+    old.close();
+    store = await openEmbeddedStore(dir);
+    const legacy = (await store.collection("n").findOne({ _id: 1 }))!;
+    await store.close();
+    assert.ok(legacy.small instanceof Long);
+    assert.equal(legacy.plain, 2 ** 40);
+    const after = new DatabaseSync(`${dir}/store.sqlite`);
+    assert.equal(after.prepare("PRAGMA user_version").get()?.user_version, 0);
+    after.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

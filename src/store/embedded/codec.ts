@@ -20,8 +20,24 @@ export function encodeDoc(doc: Doc): string {
  * `$date`) are revived directly and every other wrapper by the EJSON library, which is
  * several times slower over a whole document.
  */
-export function decodeDoc(text: string): Doc {
-  return revive(JSON.parse(text)) as Doc;
+export function decodeDoc(text: string, options: DecodeOptions = {}): Doc {
+  exactLongs = options.exactLongs ?? false;
+  try {
+    return revive(JSON.parse(text)) as Doc;
+  } finally {
+    exactLongs = false;
+  }
+}
+
+/** How stored text is read back. */
+export interface DecodeOptions {
+  /**
+   * `{"$numberLong": ...}` is always a Long (text this version writes: a plain number is a
+   * plain JSON number). Off for databases created by earlier versions, whose fully
+   * canonical text wrote large plain numbers the same way: there it is a Long only within
+   * 32 bits, and a number beyond.
+   */
+  exactLongs?: boolean;
 }
 
 /**
@@ -35,9 +51,14 @@ export function decodeDoc(text: string): Doc {
  * same second) become one shared Date: only for documents the store keeps, which are
  * never mutated in place and are copied before they are handed out.
  */
-export function decodeEntries(text: string, add: (key: string, doc: Doc) => void): void {
+export function decodeEntries(
+  text: string,
+  add: (key: string, doc: Doc) => void,
+  options: DecodeOptions = {},
+): void {
   const items = JSON.parse(text) as unknown[];
   sharingDates = true;
+  exactLongs = options.exactLongs ?? false;
   try {
     for (let i = 0; i < items.length; i++) {
       const stored = typeof items[i] === "string" ? items[i++] as string : undefined;
@@ -46,9 +67,16 @@ export function decodeEntries(text: string, add: (key: string, doc: Doc) => void
     }
   } finally {
     sharingDates = false;
+    exactLongs = false;
     lastDate = null;
   }
 }
+
+/** The decoding in progress reads `$numberLong` as a Long always (see DecodeOptions). */
+let exactLongs = false;
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
 /** Whether revived dates may be shared (see decodeEntries), and the last one revived. */
 let sharingDates = false;
@@ -106,12 +134,14 @@ function reviveWrapper(o: Record<string, unknown>): unknown {
         if (typeof x === "string" && /^-?\d{1,10}$/.test(x)) return Number(x);
         break;
       case "$numberLong":
-        // Within 32 bits only a Long (or a bigint) is written this way, never a number: it
-        // comes back a Long, as it was stored (an `_id` among them). Beyond, text written by
-        // earlier versions may hold a number (a large integer), which it stays.
-        if (typeof x === "string" && /^-?\d{1,10}$/.test(x)) {
-          const n = Number(x);
-          if (n >= -2147483648 && n <= 2147483647) return Long.fromNumber(n);
+        // Within 32 bits only a Long (or a bigint) was ever written this way, never a
+        // number: it comes back a Long, as it was stored (an `_id` among them). Beyond, the
+        // text of earlier versions may hold a number (a large integer), which it stays.
+        if (typeof x === "string" && /^-?\d{1,19}$/.test(x)) {
+          const n = BigInt(x);
+          if (exactLongs ? n >= INT64_MIN && n <= INT64_MAX : n >= -(2n ** 31n) && n < 2n ** 31n) {
+            return Long.fromBigInt(n);
+          }
         }
         break;
       case "$date": {

@@ -66,7 +66,7 @@ export class EmbeddedFileStore implements FileStore {
 
   put(data: Uint8Array, info: FileInfo): Promise<StoredFile> {
     this.#db.assertOpen();
-    const file = describe(info, data.byteLength);
+    const file = describe(info, { length: data.byteLength, exactLongs: this.#db.exactLongs });
     this.#db.transaction(() => {
       const key = file.id.toHexString();
       this.#insertRow(file, info);
@@ -104,7 +104,7 @@ export class EmbeddedFileStore implements FileStore {
         }
       }
       if (filled > 0) await flush();
-      const file = describe(info, length, id);
+      const file = describe(info, { length, id, exactLongs: this.#db.exactLongs });
       await this.#db.grouped(() => this.#insertRow(file, info));
       return file;
     } catch (error) {
@@ -138,7 +138,9 @@ export class EmbeddedFileStore implements FileStore {
       length: row.length,
       uploadDate: new Date(row.upload_date),
     };
-    if (row.metadata !== null) file.metadata = decodeDoc(row.metadata);
+    if (row.metadata !== null) {
+      file.metadata = decodeDoc(row.metadata, { exactLongs: this.#db.exactLongs });
+    }
     return Promise.resolve(file);
   }
 
@@ -211,8 +213,18 @@ export class EmbeddedFileStore implements FileStore {
   }
 }
 
-/** The description of a new file of `length` bytes. */
-function describe(info: FileInfo, length: number, id = new ObjectId()): StoredFile {
+/**
+ * The description of a new file of `length` bytes, its metadata as it will read back from
+ * the database (`exactLongs`: the database's reading of 64-bit integers).
+ */
+function describe(
+  info: FileInfo,
+  { length, id = new ObjectId(), exactLongs }: {
+    length: number;
+    id?: ObjectId;
+    exactLongs: boolean;
+  },
+): StoredFile {
   const file: StoredFile = {
     id,
     filename: info.filename,
@@ -221,6 +233,6 @@ function describe(info: FileInfo, length: number, id = new ObjectId()): StoredFi
     // Millisecond precision, as stored.
     uploadDate: new Date(Date.now()),
   };
-  if (info.metadata) file.metadata = decodeDoc(encodeDoc(info.metadata));
+  if (info.metadata) file.metadata = decodeDoc(encodeDoc(info.metadata), { exactLongs });
   return file;
 }

@@ -43,6 +43,28 @@ CREATE TABLE IF NOT EXISTS file_chunks (
 `;
 
 const DB_FILE = "store.sqlite";
+/** `PRAGMA user_version` of databases whose `$numberLong` text is always a Long. */
+const EXACT_LONGS = 1;
+
+/**
+ * The text format of the database (its `user_version`): a database with nothing stored
+ * yet is marked with the current one; a database with data and no mark was written by an
+ * earlier version and keeps format 0.
+ */
+function textFormat(db: DatabaseSync): number {
+  const version = Number(
+    (db.prepare("PRAGMA user_version").get() as Record<string, unknown>)
+      .user_version,
+  );
+  if (version > 0) return version;
+  const stored = db.prepare(
+    "SELECT EXISTS (SELECT 1 FROM docs) OR EXISTS (SELECT 1 FROM files) AS n",
+  )
+    .get() as Record<string, unknown>;
+  if (Number(stored.n) !== 0) return 0;
+  db.exec(`PRAGMA user_version = ${EXACT_LONGS}`);
+  return EXACT_LONGS;
+}
 /** WAL size that triggers a checkpoint. */
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 const PID_FILE = "store.pid";
@@ -93,8 +115,16 @@ export class Database {
     synced: StatementSync;
   };
 
+  /**
+   * Whether stored `{"$numberLong": ...}` text always means a Long (see the codec's
+   * DecodeOptions): true for databases this version created (user_version 1 or more),
+   * false for older ones, whose text cannot tell a large plain number from a Long.
+   */
+  readonly exactLongs: boolean;
+
   private constructor(readonly db: DatabaseSync, readonly dir: string) {
     db.exec(SCHEMA);
+    this.exactLongs = textFormat(db) >= EXACT_LONGS;
     const p = (sql: string) => db.prepare(sql);
     this.#savepoint = {
       begin: p("SAVEPOINT w"),

@@ -72,7 +72,7 @@ export class CollectionState {
         string,
       ];
       if (last === null) break;
-      decodeEntries(docs, add);
+      decodeEntries(docs, add, { exactLongs: db.exactLongs });
       after = last;
     }
     for (const row of db.stmts.loadIndexes.iterate(name)) {

@@ -86,13 +86,14 @@ function members(v: Record<string, unknown>, allowed: string[], custom: boolean)
   return null;
 }
 
+/** How a GeoJSON object is checked: custom members allowed, and its nesting depth. */
+interface GeoLevel {
+  custom: boolean;
+  depth: number;
+}
+
 /** Checks a GeoJSON object whose `type` must be `geoType` (or any geometry when undefined). */
-function geo(
-  v: unknown,
-  geoType: string | undefined,
-  custom: boolean,
-  depth: number,
-): string | null {
+function geo(v: unknown, geoType: string | undefined, { custom, depth }: GeoLevel): string | null {
   if (depth > MAX_NESTING) return "GeoJSON nested too deeply";
   if (!isObj(v)) return "must be a GeoJSON object";
   const t = v.type;
@@ -104,8 +105,9 @@ function geo(
   }
   if (t === "GeometryCollection") {
     if (!Array.isArray(v.geometries)) return "'geometries' must be a list";
+    const inner: GeoLevel = { custom, depth: depth + 1 };
     for (const g of v.geometries) {
-      const e = geo(g, undefined, custom, depth + 1);
+      const e = geo(g, undefined, inner);
       if (e) return e;
     }
     return members(v, ["type", "geometries"], custom);
@@ -116,7 +118,7 @@ function geo(
       return "a Feature needs 'geometry' and 'properties'";
     }
     if (v.geometry !== null) {
-      const e = geo(v.geometry, undefined, custom, depth + 1);
+      const e = geo(v.geometry, undefined, { custom, depth: depth + 1 });
       if (e) return e;
     }
     if (v.properties !== null && !isObj(v.properties)) return "'properties' must be an object";
@@ -124,8 +126,9 @@ function geo(
   }
   if (t === "FeatureCollection") {
     if (!Array.isArray(v.features)) return "'features' must be a list";
+    const inner: GeoLevel = { custom, depth: depth + 1 };
     for (const f of v.features) {
-      const e = geo(f, "Feature", custom, depth + 1);
+      const e = geo(f, "Feature", inner);
       if (e) return e;
     }
     return members(v, ["type", "features"], custom);
@@ -143,5 +146,5 @@ export function geoJsonProblem(
   typeName: string,
   allowCustomFields: boolean,
 ): string | null {
-  return geo(value, GEO_TYPES[typeName], allowCustomFields, 0);
+  return geo(value, GEO_TYPES[typeName], { custom: allowCustomFields, depth: 0 });
 }

@@ -144,7 +144,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
       });
       http = new HttpError(500, "The server could not complete the request.");
     }
-    return toResponse(render, c.req.raw, errorReply(rt, http), c.get("method"));
+    return toResponse(c.req.raw, errorReply(rt, http), { ...render, method: c.get("method") });
   });
 
   // Probes first: exempt from logging, authentication and rate limits.
@@ -207,7 +207,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
         preconditions: parsePreconditions(c.req.raw.headers),
         readBody: (options) => readRequestBody(rt.settings, c.req.raw, options),
       });
-    return toResponse(render, c.req.raw, reply, method);
+    return toResponse(c.req.raw, reply, { ...render, method });
   });
   return app;
 }

@@ -85,8 +85,17 @@ function addField(
   else setOwn(target, key, [target[key], value]);
 }
 
-/** Parses JSON text after the budget scan; 400 when it is not JSON. */
-function parseJson(bytes: Uint8Array, budget: BodyBudget, field?: string): unknown {
+/**
+ * Parses JSON text after the budget scan; 400 when it is not JSON. `options.field` names the
+ * multipart field the text is the value of (scanned as one field's value); absent: the whole
+ * request body.
+ */
+function parseJson(
+  bytes: Uint8Array,
+  budget: BodyBudget,
+  options: { field?: string } = {},
+): unknown {
+  const { field } = options;
   scanJson(bytes, budget, { field: field !== undefined });
   const what = field ?? "the request body";
   try {
@@ -131,7 +140,7 @@ export async function readBody(
         taken.add(key);
         if (!options.multipartFieldsAsJson) return value;
         const what = `multipart field "${key}" (MULTIPART_FORM_FIELDS_AS_JSON)`;
-        return parseJson(new TextEncoder().encode(value), budget, what);
+        return parseJson(new TextEncoder().encode(value), budget, { field: what });
       },
       wants: (key) => {
         if (!collapse && taken.has(key)) return false;

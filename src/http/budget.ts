@@ -25,7 +25,9 @@ const QUOTE = 0x22, BACKSLASH = 0x5c, COLON = 0x3a, COMMA = 0x2c;
 const OPEN_OBJ = 0x7b, CLOSE_OBJ = 0x7d, OPEN_ARR = 0x5b, CLOSE_ARR = 0x5d;
 const OBJ = 1, ARR = 2;
 
-function over(what: string, limit: number, key: string): HttpError {
+/** The 413 for a body with more than `options.limit` `what` (setting `options.key`). */
+function over(what: string, options: { limit: number; key: string }): HttpError {
+  const { limit, key } = options;
   return new HttpError(413, `the request body has more than ${limit} ${what} (${key})`);
 }
 
@@ -66,7 +68,7 @@ export function scanJson(
       depth++;
       if (depth === 1) bulk = b === OPEN_ARR;
       if (depth > (bulk ? limitDepth + 1 : limitDepth)) {
-        throw over("levels of nesting", budget.maxDepth, "MAX_DOCUMENT_DEPTH");
+        throw over("levels of nesting", { limit: budget.maxDepth, key: "MAX_DOCUMENT_DEPTH" });
       }
       kinds[depth] = b === OPEN_OBJ ? OBJ : ARR;
       counts[depth] = 1;
@@ -74,10 +76,10 @@ export function scanJson(
       if (--depth < 0) return; // malformed: the parser says why
     } else if (b === COLON && kinds[depth] === OBJ) {
       if (++fields > budget.maxFields) {
-        throw over("fields in a document", budget.maxFields, "MAX_DOCUMENT_FIELDS");
+        throw over("fields in a document", { limit: budget.maxFields, key: "MAX_DOCUMENT_FIELDS" });
       }
       if (++total > budget.maxBodyFields) {
-        throw over("fields", budget.maxBodyFields, "MAX_BODY_FIELDS");
+        throw over("fields", { limit: budget.maxBodyFields, key: "MAX_BODY_FIELDS" });
       }
     } else if (b === COMMA && kinds[depth] === ARR) {
       const count = ++counts[depth];
@@ -87,7 +89,7 @@ export function scanJson(
           throw new HttpError(413, `at most ${budget.maxDocuments} documents per request`);
         }
       } else if (count > budget.maxListLength) {
-        throw over("members in a list", budget.maxListLength, "MAX_LIST_LENGTH");
+        throw over("members in a list", { limit: budget.maxListLength, key: "MAX_LIST_LENGTH" });
       }
     }
   }
@@ -101,6 +103,6 @@ export function checkPairs(bytes: Uint8Array, maxFields: number): void {
   let pairs = 1;
   let at = -1;
   while ((at = bytes.indexOf(0x26, at + 1)) !== -1) {
-    if (++pairs > maxFields) throw over("fields", maxFields, "MAX_DOCUMENT_FIELDS");
+    if (++pairs > maxFields) throw over("fields", { limit: maxFields, key: "MAX_DOCUMENT_FIELDS" });
   }
 }

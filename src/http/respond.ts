@@ -15,12 +15,18 @@ const encoder = new TextEncoder();
 /** What turning replies into responses needs: the settings and the bodies' date format. */
 export type ResponseOptions = Pick<RenderOptions, "formatDate"> & { settings: Settings };
 
-export function toResponse(
-  options: ResponseOptions,
-  request: Request,
-  reply: Reply,
-  method = request.method,
-): Response {
+/** Options of {@link toResponse}: {@link ResponseOptions} and the request's method. */
+export interface ToResponseOptions extends ResponseOptions {
+  /** The effective method (after method override); by default `request.method`. */
+  method?: string;
+}
+
+/**
+ * The response to `request` carrying `reply`, rendered as the request asks (format,
+ * `pretty`, JSONP) with `options.settings` and `options.formatDate`.
+ */
+export function toResponse(request: Request, reply: Reply, options: ToResponseOptions): Response {
+  const { method = request.method } = options;
   const headers = new Headers(reply.headers);
   // HEAD renders like GET (same Content-Type and Content-Length) and sends no body.
   const head = method === "HEAD";

@@ -448,7 +448,7 @@ class Connection {
             this.headSince ??= performance.now();
             this.answered = false;
           }
-          const end = findHeadEnd(this.head, bytes, i);
+          const end = findHeadEnd(bytes, i, { before: this.head });
           const take = end === -1 ? bytes.length - i : end - i;
           if (this.headBytes + take > (this.o.limits.maxHeadBytes ?? 64 * 1024)) {
             this.fail(TOO_LARGE);
@@ -569,10 +569,11 @@ class Connection {
 }
 
 /**
- * Index in `bytes` just past the CRLFCRLF ending a head whose earlier bytes are `before`,
- * or -1.
+ * Index in `bytes`, searched from `from`, just past the CRLFCRLF ending a head whose earlier
+ * bytes are `options.before`, or -1.
  */
-function findHeadEnd(before: Uint8Array[], bytes: Uint8Array, from: number): number {
+function findHeadEnd(bytes: Uint8Array, from: number, options: { before: Uint8Array[] }): number {
+  const { before } = options;
   // Up to three bytes of the terminator may sit at the end of the previous chunks.
   const tail: number[] = [];
   for (let k = before.length - 1; k >= 0 && tail.length < 3; k--) {

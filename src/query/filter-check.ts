@@ -46,6 +46,18 @@ export type FilterCheckOptions =
 /** How the fields of one query level resolve: a dotted name -> its field. */
 type Scope = (path: string) => FieldAt;
 
+/** A query level: the path it sits at (for nested queries) and how its fields resolve. */
+interface Level {
+  prefix: string;
+  scope: Scope;
+}
+
+/** The field a condition applies to: its rules and its dotted path (for messages). */
+interface Target {
+  rules: FieldAt;
+  path: string;
+}
+
 /** Checks and rewrites a parsed filter; returns a new filter with coerced values. */
 export function checkFilter(filter: unknown, opts: FilterCheckOptions): Filter {
   const limits = opts.expressionLimits ?? DEFAULT_EXPRESSION_LIMITS;
@@ -114,7 +126,7 @@ class Checker {
     const out: Filter = {};
     for (const [key, value] of Object.entries(q)) {
       if (key.startsWith("$")) {
-        out[key] = this.topOperator(key, value, prefix, scope);
+        out[key] = this.topOperator(key, value, { prefix, scope });
         continue;
       }
       if (key === "" || key.split(".").some((p) => p === "")) {
@@ -131,7 +143,7 @@ class Checker {
     return out;
   }
 
-  private topOperator(op: string, value: unknown, prefix: string, scope: Scope) {
+  private topOperator(op: string, value: unknown, { prefix, scope }: Level) {
     if (LOGICAL_OPERATORS.has(op)) {
       if (!Array.isArray(value) || value.length === 0) {
         throw this.fail(`${op} needs a non-empty list of queries`);
@@ -162,7 +174,8 @@ class Checker {
       throw this.fail(`'${path}' mixes operators and field names`);
     }
     const out: Record<string, unknown> = {};
-    for (const op of ops) out[op] = this.operator(op, v[op], rules, path);
+    const target: Target = { rules, path };
+    for (const op of ops) out[op] = this.operator(op, v[op], target);
     if (Object.hasOwn(out, "$regex")) {
       this.checkPattern(out.$regex as string, (out.$options as string | undefined) ?? "", path);
     } else if (Object.hasOwn(out, "$options")) {
@@ -171,7 +184,7 @@ class Checker {
     return out;
   }
 
-  private operator(op: string, arg: unknown, rules: FieldAt, path: string): unknown {
+  private operator(op: string, arg: unknown, { rules, path }: Target): unknown {
     if (VALUE_OPERATORS.has(op)) return this.value(arg, rules, path);
     if (LIST_OPERATORS.has(op)) {
       if (!Array.isArray(arg)) throw this.fail(`${op} on '${path}' needs a list`);

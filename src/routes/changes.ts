@@ -78,7 +78,7 @@ export async function changesRoute(
   }
   const urlValues: Doc = {};
   for (const [field, raw] of Object.entries(match.variables)) {
-    const value = castUrlValue(resource, field, raw);
+    const value = castUrlValue(resource, { field, raw });
     if (value === null) throw notFound();
     urlValues[field] = value;
   }

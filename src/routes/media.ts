@@ -75,7 +75,7 @@ export async function mediaRoute(
   }
   const file = await rt.store.files.stat(id);
   // Unknown, unreferenced and unreadable files look the same: not found.
-  if (!file || !await mayDownload(rt, id, options.account)) throw notFound();
+  if (!file || !await mayDownload(rt, id, { account: options.account })) throw notFound();
   const headers: Record<string, string> = {
     "content-type": file.contentType || "application/octet-stream",
     "accept-ranges": "bytes",

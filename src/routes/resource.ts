@@ -69,13 +69,13 @@ export async function resourceRoute(rt: Runtime, options: ResourceRequest): Prom
   }
   const urlValues: Doc = {};
   for (const [field, raw] of Object.entries(match.variables)) {
-    const value = castUrlValue(resource, field, raw);
+    const value = castUrlValue(resource, { field, raw });
     if (value === null) throw notFound();
     urlValues[field] = value;
   }
   const lookup: Doc = {};
   if (match.id !== undefined) {
-    const value = castUrlValue(resource, endpoint.lookupField!, match.id);
+    const value = castUrlValue(resource, { field: endpoint.lookupField!, raw: match.id });
     if (value === null) throw notFound();
     lookup[endpoint.lookupField!] = value;
   }
@@ -129,6 +129,6 @@ export function typeHookLookup(resource: Resource, lookup: Doc) {
   for (const [field, value] of Object.entries(lookup)) {
     if (typeof value !== "string" || !/^[0-9a-f]{24}$/i.test(value)) continue;
     const type = singleType(resource.schemaModel.root.fields.get(field));
-    if (type === "objectid") lookup[field] = castUrlValue(resource, field, value);
+    if (type === "objectid") lookup[field] = castUrlValue(resource, { field, raw: value });
   }
 }

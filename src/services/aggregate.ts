@@ -141,17 +141,16 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
     body[s.ITEMS] = documents;
     body[s.META] = { page: paging.page, max_results: paging.maxResults, total };
     if (resource.hateoas) {
-      body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, query, {
-        ...paging,
-        total,
-        pageParam: s.QUERY_PAGE,
+      body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, {
+        query,
+        paging: { ...paging, total, pageParam: s.QUERY_PAGE },
       });
     }
   } else {
     const documents = await rt.store.collection(resource.source).aggregate(pipeline);
     await rt.events.emitFor("after_aggregation", resource.name, documents);
     body[s.ITEMS] = documents;
-    if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, query);
+    if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, { query });
   }
   return { status: 200, body };
 }

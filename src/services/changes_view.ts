@@ -12,7 +12,7 @@ import { documentTest, projected } from "../query/memory.ts";
 import type { ChangeOp, FeedEvent, Selector } from "./changes.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
 import { expandMedia } from "./media.ts";
-import { decorateItem } from "./read.ts";
+import { decorateItems } from "./read.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 import { versionStamp } from "./versions.ts";
 
@@ -66,8 +66,10 @@ async function renderEvent(
   if (options.documents && kind !== "delete" && change.doc) {
     const doc = projected(change.doc, options.projection);
     Object.assign(doc, versionStamp(rt, resource, { doc }));
-    await expandMedia(rt, resource, [doc]);
-    out.document = decorateItem(rt, ctx, doc);
+    const docs = [doc];
+    await expandMedia(rt, resource, { docs });
+    decorateItems(rt, ctx, { docs });
+    out.document = doc;
   }
   return out;
 }

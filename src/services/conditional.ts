@@ -9,12 +9,16 @@ import type { Preconditions, RequestContext, Runtime } from "./runtime.ts";
 import { etagOf } from "./meta.ts";
 import { cachedDates } from "../util/date_cache.ts";
 
-/** `ETag` and `Last-Modified` for a stored document (the stored state, not hook changes). */
+/**
+ * `ETag` and `Last-Modified` for `options.doc`, a stored document (the stored state, not
+ * hook changes).
+ */
 export function conditionalHeaders(
   rt: Runtime,
   ctx: RequestContext,
-  doc: Doc,
+  options: { doc: Doc },
 ): Record<string, string> {
+  const { doc } = options;
   const headers: Record<string, string> = {};
   const etag = doc[rt.settings.ETAG];
   if (ctx.resource.ifMatch && typeof etag === "string") headers["etag"] = `"${etag}"`;
@@ -44,10 +48,11 @@ export function notModified(
 }
 
 /**
- * Enforces `If-Match` for an edit or delete of `doc`: precondition-required when it is
- * required and missing, precondition-failed when it names another representation.
+ * Enforces `If-Match` for an edit or delete of `options.doc` (the stored document):
+ * precondition-required when it is required and missing, precondition-failed when it names
+ * another representation.
  */
-export function checkIfMatch(rt: Runtime, ctx: RequestContext, doc: Doc): void {
+export function checkIfMatch(rt: Runtime, ctx: RequestContext, options: { doc: Doc }): void {
   if (!ctx.resource.ifMatch) return;
   const ifMatch = ctx.preconditions?.ifMatch;
   if (ifMatch === undefined) {
@@ -60,7 +65,7 @@ export function checkIfMatch(rt: Runtime, ctx: RequestContext, doc: Doc): void {
     return;
   }
   // As in Eve, only the document's own ETag will do: `*` is no proof of what was read.
-  if (!ifMatch.includes(etagOf(rt, doc))) {
+  if (!ifMatch.includes(etagOf(rt, options.doc))) {
     throw new ServiceError("precondition-failed", "Client and server etags don't match");
   }
 }

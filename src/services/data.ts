@@ -137,7 +137,7 @@ function contextFor(
   const lookup: Doc = {};
   if (options.id !== undefined && options.id !== null) {
     const id = typeof options.id === "string"
-      ? castUrlValue(resource, resource.idField, options.id)
+      ? castUrlValue(resource, { field: resource.idField, raw: options.id })
       : options.id;
     if (id === null) throw notFound();
     lookup[resource.idField] = id;

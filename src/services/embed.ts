@@ -50,10 +50,15 @@ export function requestedFields(rt: Runtime, ctx: RequestContext): string[] {
 }
 
 /**
- * The data relation at a dotted path, walking dicts and lists and, through relations
- * already crossed (`note.author`), the referenced resource's schema.
+ * The data relation of `resource` at a dotted `options.path`, walking dicts and lists and,
+ * through relations already crossed (`note.author`), the referenced resource's schema.
  */
-function relationAt(rt: Runtime, resource: Resource, path: string): DataRelation | undefined {
+function relationAt(
+  rt: Runtime,
+  resource: Resource,
+  options: { path: string },
+): DataRelation | undefined {
+  const { path } = options;
   let model = resource.schemaModel;
   let rest = path.split(".");
   // The longest prefix still in `model` that is a relation leads into its target.
@@ -70,16 +75,21 @@ function relationAt(rt: Runtime, resource: Resource, path: string): DataRelation
   return undefined;
 }
 
-/** Calls `visit` with the container and key of every value at `path` (through lists). */
-function eachSlot(
-  node: unknown,
-  segments: string[],
-  visit: (holder: Doc | unknown[], key: string | number) => void,
-) {
+/** What {@link eachSlot} does with each slot; the same object all the way down. */
+interface SlotVisitor {
+  /** Called with the container and key of each value. */
+  visit(holder: Doc | unknown[], key: string | number): void;
+}
+
+/**
+ * Calls `options.visit` with the container and key of every value at the path `segments`
+ * in `node` (through lists).
+ */
+function eachSlot(node: unknown, segments: string[], options: SlotVisitor) {
   if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) {
-      if (segments.length === 0) visit(node, i);
-      else eachSlot(node[i], segments, visit);
+      if (segments.length === 0) options.visit(node, i);
+      else eachSlot(node[i], segments, options);
     }
     return;
   }
@@ -88,9 +98,9 @@ function eachSlot(
   const doc = node as Doc;
   if (!(head in doc)) return;
   if (rest.length === 0) {
-    if (Array.isArray(doc[head])) eachSlot(doc[head], [], visit);
-    else visit(doc, head);
-  } else eachSlot(doc[head], rest, visit);
+    if (Array.isArray(doc[head])) eachSlot(doc[head], [], options);
+    else options.visit(doc, head);
+  } else eachSlot(doc[head], rest, options);
 }
 
 /** Counts the documents one response embeds (MAX_EMBEDDED_DOCUMENTS). */
@@ -121,16 +131,20 @@ function embedBudget(rt: Runtime): EmbedBudget {
 
 const keyOf = (value: unknown) => EJSON.stringify(value as Doc, { relaxed: false });
 
-/** Expands the requested references in `docs`, in place. */
-export async function embedDocuments(
-  rt: Runtime,
-  ctx: RequestContext,
-  docs: Doc[],
-  fields = requestedFields(rt, ctx),
-) {
+/** Options of {@link embedDocuments}. */
+export interface EmbedOptions {
+  /** The documents whose references are expanded, in place. */
+  docs: Doc[];
+  /** The fields to embed; by default the ones the request asks for ({@link requestedFields}). */
+  fields?: string[];
+}
+
+/** Expands the requested references in `options.docs`, in place. */
+export async function embedDocuments(rt: Runtime, ctx: RequestContext, options: EmbedOptions) {
+  const { docs, fields = requestedFields(rt, ctx) } = options;
   const budget = embedBudget(rt);
   for (const field of fields) {
-    const relation = relationAt(rt, ctx.resource, field);
+    const relation = relationAt(rt, ctx.resource, { path: field });
     if (!relation || !relation.embeddable) {
       // As in Eve, a field that can't be embedded is left as it is.
       rt.log.log("debug", "embedded ignored: the field is not embeddable", {
@@ -150,15 +164,17 @@ export async function embedDocuments(
     const relField = relation.field ?? target.idField;
     const slots: Array<[Doc | unknown[], string | number]> = [];
     const values = new Map<string, unknown>();
-    for (const doc of docs) {
-      eachSlot(doc, field.split("."), (holder, key) => {
+    const segments = field.split(".");
+    const collect: SlotVisitor = {
+      visit(holder, key) {
         const value = (holder as Record<string | number, unknown>)[key];
         if (value === null || value === undefined) return;
         slots.push([holder, key]);
         budget.count(1);
         values.set(keyOf({ v: value }), value);
-      });
-    }
+      },
+    };
+    for (const doc of docs) eachSlot(doc, segments, collect);
     if (values.size === 0) continue;
     // The target's read policy: its filter, soft delete and default projection.
     // AUTH_FIELD on the target: only the requester's documents are embedded.
@@ -170,7 +186,7 @@ export async function embedDocuments(
       projection: withField(defaultProjection(rt, target), relField),
     });
     // Media fields of embedded documents read as the target's own reads show them.
-    await expandMedia(rt, target, found);
+    await expandMedia(rt, target, { docs: found });
     const byKey = new Map(found.map((d) => [keyOf({ v: d[relField] }), d]));
     for (const [holder, key] of slots) {
       const h = holder as Record<string | number, unknown>;
@@ -191,16 +207,18 @@ async function embedVersions(
 ) {
   const { target, field, docs, budget } = options;
   const slots: Array<[Record<string | number, unknown>, string | number, VersionRef]> = [];
-  for (const doc of docs) {
-    eachSlot(doc, field.split("."), (holder, key) => {
+  const segments = field.split(".");
+  const collect: SlotVisitor = {
+    visit(holder, key) {
       const h = holder as Record<string | number, unknown>;
       const ref = versionRef(rt, { field: target.idField, ref: h[key] });
       if (ref) {
         slots.push([h, key, ref]);
         budget.count(1);
       } else if (h[key] !== null && h[key] !== undefined) h[key] = null;
-    });
-  }
+    },
+  };
+  for (const doc of docs) eachSlot(doc, segments, collect);
   if (slots.length === 0) return;
   // The target's read policy: its filter and default projection; AUTH_FIELD on the
   // target: only versions the requester owned.
@@ -209,7 +227,7 @@ async function embedVersions(
     projection: defaultProjection(rt, target),
     filter: ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account),
   });
-  await expandMedia(rt, target, [...found.values()]);
+  await expandMedia(rt, target, { docs: [...found.values()] });
   for (const [holder, key, ref] of slots) holder[key] = found.get(versionKey(ref)) ?? null;
 }
 

@@ -12,10 +12,21 @@ export interface Link {
   title: string;
 }
 
-/** The link of one item of `resource` at `resourcePath`. */
-export function itemLink(resource: Resource, resourcePath: string, doc: Doc): Link {
+/**
+ * Where links point from: a resource and the endpoint path it was requested at (a
+ * `RequestContext` is one, so a request's context is passed as it is).
+ */
+export interface LinkBase {
+  resource: Resource;
+  /** The resource endpoint path, relative to the API entry point. */
+  resourcePath: string;
+}
+
+/** The link of `doc`, one item of `at.resource` at `at.resourcePath`. */
+export function itemLink(at: LinkBase, doc: Doc): Link {
+  const { resource } = at;
   const id = doc[resource.itemLookupField] ?? doc[resource.idField];
-  return { href: `${resourcePath}/${idToString(id)}`, title: resource.itemTitle };
+  return { href: `${at.resourcePath}/${idToString(id)}`, title: resource.itemTitle };
 }
 
 export function collectionLink(resource: Resource, resourcePath: string): Link {
@@ -24,27 +35,36 @@ export function collectionLink(resource: Resource, resourcePath: string): Link {
 
 export const HOME_LINK: Link = { href: "/", title: "home" };
 
-/** `_links` of an item: self, parent (home) and collection. */
-export function itemLinks(resource: Resource, resourcePath: string, doc: Doc) {
+/** `_links` of `doc`, an item of `at.resource`: self, parent (home) and collection. */
+export function itemLinks(at: LinkBase, doc: Doc) {
   return {
-    self: itemLink(resource, resourcePath, doc),
+    self: itemLink(at, doc),
     parent: HOME_LINK,
-    collection: collectionLink(resource, resourcePath),
+    collection: collectionLink(at.resource, at.resourcePath),
   };
 }
 
+/** Options of {@link relatedLinks}: the same for every document of a request. */
+export interface RelatedLinksOptions {
+  /** The resources references point to. */
+  domain: Domain;
+  /** The VERSION field of versioned references (`?version=<n>` in their links). */
+  versionField: string;
+}
+
 /**
- * `related` links of a stored document: for every top-level data_relation field (or list
- * of them) holding references, a link to each referenced document, a list for list
- * fields. Computed from the references before embedding replaces them, so an unresolved
- * reference still names what it points to. Undefined when there is none.
+ * `related` links of `doc`, a stored document of `resource`: for every top-level
+ * data_relation field (or list of them) holding references, a link to each referenced
+ * document (looked up in `options.domain`), a list for list fields. Computed from the
+ * references before embedding replaces them, so an unresolved reference still names what it
+ * points to. Undefined when there is none.
  */
 export function relatedLinks(
-  domain: Domain,
   resource: Resource,
   doc: Doc,
-  versionField: string,
+  options: RelatedLinksOptions,
 ): Record<string, Link | Link[]> | undefined {
+  const { domain, versionField } = options;
   const fields = relationFields(resource);
   if (fields.length === 0) return undefined;
   const related: Record<string, Link | Link[]> = {};
@@ -92,13 +112,27 @@ function relationFields(resource: Resource): Array<[string, DataRelation]> {
   return fields;
 }
 
-/** Collection `_links`, with next / previous / last only when they apply. */
+/** Options of {@link collectionLinks}. */
+export interface CollectionLinksOptions {
+  /** The request's query parameters, kept in the page links. */
+  query: URLSearchParams;
+  /**
+   * The page shown (`page`, `maxResults`), the `total` when counted, else whether there are
+   * `more`, and the page parameter's name; without it, no page links.
+   */
+  paging?: { page: number; maxResults: number; total?: number; more?: boolean; pageParam: string };
+}
+
+/**
+ * Collection `_links` of `resource` at `resourcePath`, with next / previous / last only when
+ * they apply.
+ */
 export function collectionLinks(
   resource: Resource,
   resourcePath: string,
-  query: URLSearchParams,
-  paging?: { page: number; maxResults: number; total?: number; more?: boolean; pageParam: string },
+  options: CollectionLinksOptions,
 ) {
+  const { query, paging } = options;
   const links: Record<string, Link> = {
     parent: HOME_LINK,
     self: collectionLink(resource, resourcePath),

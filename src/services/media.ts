@@ -42,11 +42,20 @@ export function releaseUpload(id: ObjectId): boolean {
   return claimed;
 }
 
-/** Calls `fn` with the holder and key of every value at `path` in `doc`. */
+/** What {@link eachValue} does with each value; the same object all the way down. */
+interface ValueVisitor {
+  /** Called with the holder and key of each value; may return a promise. */
+  visit(holder: Record<string | number, unknown>, key: string | number): void | Promise<void>;
+}
+
+/**
+ * Calls `options.visit` with the holder and key of every value at `path` in `node`; returns
+ * what the calls returned, as promises.
+ */
 function eachValue(
   node: unknown,
   path: readonly string[],
-  fn: (holder: Record<string | number, unknown>, key: string | number) => void | Promise<void>,
+  options: ValueVisitor,
 ): Promise<void>[] {
   if (node === null || typeof node !== "object") return [];
   const [head, ...rest] = path;
@@ -56,8 +65,8 @@ function eachValue(
     : (Object.hasOwn(holder, head) ? [head] : []);
   const out: Promise<void>[] = [];
   for (const key of keys) {
-    if (rest.length === 0) out.push(Promise.resolve(fn(holder, key)));
-    else out.push(...eachValue(holder[key], rest, fn));
+    if (rest.length === 0) out.push(Promise.resolve(options.visit(holder, key)));
+    else out.push(...eachValue(holder[key], rest, options));
   }
   return out;
 }
@@ -71,19 +80,25 @@ function isUpload(v: unknown): v is UploadedFile {
 /** File ids held by the media fields of `doc`. */
 export function mediaIds(resource: Resource, doc: Doc): ObjectId[] {
   const ids: ObjectId[] = [];
-  for (const path of resource.schemaModel.mediaPaths) {
-    eachValue(doc, path, (holder, key) => {
+  const collect: ValueVisitor = {
+    visit(holder, key) {
       if (holder[key] instanceof ObjectId) ids.push(holder[key] as ObjectId);
-    });
-  }
+    },
+  };
+  for (const path of resource.schemaModel.mediaPaths) eachValue(doc, path, collect);
   return ids;
 }
 
 /**
  * AUTO_CREATE_LISTS: a single file sent for a list-of-media field becomes a one-member list.
- * Runs on the request body, before validation.
+ * Runs on the request body (`options.body`, one document), before validation.
  */
-export function wrapSingleUploads(rt: Runtime, resource: Resource, body: unknown): void {
+export function wrapSingleUploads(
+  rt: Runtime,
+  resource: Resource,
+  options: { body: unknown },
+): void {
+  const { body } = options;
   if (!rt.settings.AUTO_CREATE_LISTS || !isPlainObject(body)) return;
   for (const path of resource.schemaModel.mediaPaths) {
     if (path.length !== 2 || path[1] !== "[]") continue;
@@ -92,45 +107,46 @@ export function wrapSingleUploads(rt: Runtime, resource: Resource, body: unknown
 }
 
 /**
- * Puts the uploaded files of validated documents in their media fields, replacing each by
- * its file id, in place: a streamed file is taken as it is, bytes are saved first. Returns
- * the ids (to remove them if the write fails).
+ * Puts the uploaded files of validated documents (`options.docs`) in their media fields,
+ * replacing each by its file id, in place: a streamed file is taken as it is, bytes are
+ * saved first. Returns the ids (to remove them if the write fails).
  */
 export async function storeMedia(
   rt: Runtime,
   resource: Resource,
-  docs: Doc[],
+  options: { docs: Doc[] },
 ): Promise<ObjectId[]> {
   const saved: ObjectId[] = [];
   const paths = resource.schemaModel.mediaPaths;
   if (paths.length === 0) return saved;
-  try {
-    for (const doc of docs) {
-      for (const path of paths) {
-        await Promise.all(eachValue(doc, path, async (holder, key) => {
-          const file = holder[key];
-          if (!isUpload(file)) return;
-          if (file.id) {
-            const upload = streamed.get(file.id.toHexString());
-            if (!upload || upload.claimed) {
-              throw new ServiceError(
-                "bad-request",
-                "a media value names a file this request did not send",
-              );
-            }
-            upload.claimed = true;
-            saved.push(file.id);
-            holder[key] = file.id;
-            return;
-          }
-          const stored = await rt.store.files.put(file.data!, {
-            filename: file.filename,
-            contentType: file.contentType,
-          });
-          saved.push(stored.id);
-          holder[key] = stored.id;
-        }));
+  const save: ValueVisitor = {
+    async visit(holder, key) {
+      const file = holder[key];
+      if (!isUpload(file)) return;
+      if (file.id) {
+        const upload = streamed.get(file.id.toHexString());
+        if (!upload || upload.claimed) {
+          throw new ServiceError(
+            "bad-request",
+            "a media value names a file this request did not send",
+          );
+        }
+        upload.claimed = true;
+        saved.push(file.id);
+        holder[key] = file.id;
+        return;
       }
+      const stored = await rt.store.files.put(file.data!, {
+        filename: file.filename,
+        contentType: file.contentType,
+      });
+      saved.push(stored.id);
+      holder[key] = stored.id;
+    },
+  };
+  try {
+    for (const doc of options.docs) {
+      for (const path of paths) await Promise.all(eachValue(doc, path, save));
     }
   } catch (error) {
     await deleteFiles(rt, saved);
@@ -153,13 +169,16 @@ export async function deleteFiles(rt: Runtime, ids: ObjectId[]): Promise<void> {
   }
 }
 
-/** Removes the files `original` references that `doc` no longer does. */
+/**
+ * Removes the files `options.original` references that `options.doc`, its replacement, no
+ * longer does (every one of them without a replacement).
+ */
 export function deleteReplacedMedia(
   rt: Runtime,
   resource: Resource,
-  original: Doc,
-  doc?: Doc,
+  options: { original: Doc; doc?: Doc },
 ): Promise<void> {
+  const { original, doc } = options;
   const kept = new Set(doc ? mediaIds(resource, doc).map((id) => id.toHexString()) : []);
   const gone = mediaIds(resource, original).filter((id) => !kept.has(id.toHexString()));
   return deleteFiles(rt, gone);
@@ -177,15 +196,15 @@ const MEDIA_INFO: Record<string, (f: { filename: string; contentType: string }) 
 };
 
 /**
- * Replaces the file ids in the media fields of `docs` (in place) as the settings ask: the
- * Base64 content (default), a URL (RETURN_MEDIA_AS_URL), or null when the content is
- * omitted (RETURN_MEDIA_AS_BASE64_STRING false); with EXTENDED_MEDIA_INFO an object
+ * Replaces the file ids in the media fields of `options.docs` (in place) as the settings
+ * ask: the Base64 content (default), a URL (RETURN_MEDIA_AS_URL), or null when the content
+ * is omitted (RETURN_MEDIA_AS_BASE64_STRING false); with EXTENDED_MEDIA_INFO an object
  * `{file, <info>...}`. A missing file becomes null.
  */
 export async function expandMedia(
   rt: Runtime,
   resource: Resource,
-  docs: Doc[],
+  options: { docs: Doc[] },
 ): Promise<void> {
   const paths = resource.schemaModel.mediaPaths;
   if (paths.length === 0) return;
@@ -206,13 +225,14 @@ export async function expandMedia(
     return out;
   };
   const slots: Array<[Record<string | number, unknown>, string | number, ObjectId]> = [];
-  for (const doc of docs) {
-    for (const path of paths) {
-      eachValue(doc, path, (holder, key) => {
-        const id = holder[key];
-        if (id instanceof ObjectId) slots.push([holder, key, id]);
-      });
-    }
+  const collect: ValueVisitor = {
+    visit(holder, key) {
+      const id = holder[key];
+      if (id instanceof ObjectId) slots.push([holder, key, id]);
+    },
+  };
+  for (const doc of options.docs) {
+    for (const path of paths) eachValue(doc, path, collect);
   }
   if (!s.RETURN_MEDIA_AS_URL && s.RETURN_MEDIA_AS_BASE64_STRING) {
     await checkInlineBudget(rt, slots.map(([, , id]) => id));

@@ -24,14 +24,15 @@ export function referencing(resource: Resource, id: ObjectId): Filter | null {
 }
 
 /**
- * Whether `account` (null: anonymous) may read a document that references file `id`. One
- * counting query per resource that has media fields, stopping at the first match.
+ * Whether `options.account` (null: anonymous) may read a document that references file
+ * `id`. One counting query per resource that has media fields, stopping at the first match.
  */
 export async function mayDownload(
   rt: Runtime,
   id: ObjectId,
-  account: Account | null,
+  options: { account: Account | null },
 ): Promise<boolean> {
+  const { account } = options;
   for (const resource of rt.domain.values()) {
     const refs = referencing(resource, id);
     if (!refs || !canRead(rt, account, resource)) continue;

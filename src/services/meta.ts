@@ -52,8 +52,16 @@ export function metaFields(rt: Runtime, resource: Resource): string[] {
   ];
 }
 
-/** Sets `_updated`, `_created` (if given), `_deleted` and `_etag` on `doc`, in that order. */
-export function stamp(rt: Runtime, resource: Resource, doc: Doc, created?: Date): Doc {
+/**
+ * Sets `_updated`, `_created` (when `options.created` is given), `_deleted` and `_etag` on
+ * `options.doc`, in that order, and returns it.
+ */
+export function stamp(
+  rt: Runtime,
+  resource: Resource,
+  options: { doc: Doc; created?: Date },
+): Doc {
+  const { doc, created } = options;
   const s = rt.settings;
   const time = now();
   if (created) doc[s.DATE_CREATED] = created;
@@ -72,11 +80,12 @@ export function newId(resource: Resource): unknown {
 }
 
 /**
- * Types a value taken from a URL for `field`: ObjectId for objectid fields (and for the id
- * field when the schema does not declare it), numbers for integer fields. Null when the
- * value cannot be of that type (the caller answers 404).
+ * Types a value taken from a URL (`options.raw`) for `options.field` of `resource`: ObjectId
+ * for objectid fields (and for the id field when the schema does not declare it), numbers
+ * for integer fields. Null when the value cannot be of that type (the caller answers 404).
  */
-export function castUrlValue(resource: Resource, field: string, raw: string): unknown {
+export function castUrlValue(resource: Resource, options: { field: string; raw: string }): unknown {
+  const { field, raw } = options;
   // The id field is an objectid unless the schema declares it otherwise.
   switch (singleType(resource.schemaModel.root.fields.get(field))) {
     case "objectid":

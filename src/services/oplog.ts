@@ -58,6 +58,7 @@ export async function oplogEntries(
   const withChanges = (s.OPLOG_CHANGE_METHODS as string[]).includes(op);
   const time = now();
   const user = requester(ctx);
+  const without = { hidden: resource.hidden };
   const entries = items.map(({ doc, changes }) => {
     const entry: Doc = {
       _id: new ObjectId(),
@@ -65,7 +66,7 @@ export async function oplogEntries(
       r: resource.name,
       i: doc[resource.idField],
     };
-    if (withChanges) entry.c = withoutMeta(rt, changes ?? doc, resource.hidden);
+    if (withChanges) entry.c = withoutMeta(rt, changes ?? doc, without);
     if (s.OPLOG_AUDIT && ctx.ip) entry.ip = ctx.ip;
     entry.u = user;
     // A hard delete leaves no document: the entry's time is the time of the removal.
@@ -85,9 +86,14 @@ export async function oplogEntries(
 
 /**
  * A copy of `doc` without the ETag and links (the entry has its own), nor the resource's
- * hidden fields (password hashes and other secrets never reach the log).
+ * hidden fields (`options.hidden`: password hashes and other secrets never reach the log).
  */
-function withoutMeta(rt: Runtime, doc: Doc, hidden: readonly string[] = []): Doc {
+function withoutMeta(
+  rt: Runtime,
+  doc: Doc,
+  options: { hidden?: readonly string[] } = {},
+): Doc {
+  const { hidden = [] } = options;
   const { [rt.settings.ETAG]: _etag, [rt.settings.LINKS]: _links, ...rest } = doc;
   for (const field of hidden) delete rest[field.split(".")[0]];
   return rest;

@@ -40,18 +40,19 @@ export function policyFilter(rt: Runtime, resource: Resource): Filter {
 
 /** The projection of `resource`'s documents when nobody asks for one (embedding). */
 export function defaultProjection(rt: Runtime, resource: Resource): Projection | undefined {
-  return readProjection(rt, resource, undefined);
+  return readProjection(rt, resource);
 }
 
 /**
- * The projection a read of `resource` runs: the client's (if any) combined with the default
- * by Eve's rule, then with every `hidden` field removed whatever was asked.
+ * The projection a read of `resource` runs: the client's (`options.client`, if any) combined
+ * with the default by Eve's rule, then with every `hidden` field removed whatever was asked.
  */
 export function readProjection(
   rt: Runtime,
   resource: Resource,
-  client: Projection | undefined,
+  options: { client?: Projection } = {},
 ): Projection | undefined {
+  const { client } = options;
   const projection = effectiveProjection(client, resource.projection, keyFieldsOf(rt, resource));
   const hidden = resource.hidden;
   if (!hidden?.length) return projection;
@@ -65,11 +66,12 @@ export function readProjection(
 }
 
 /**
- * Whether `path` (dotted) is readable on `resource`: always, unless the default projection
- * is inclusive, in which case the path must lie within an included field. Key fields and
- * meta fields stay readable.
+ * Whether `options.path` (dotted) is readable on `resource`: always, unless the default
+ * projection is inclusive, in which case the path must lie within an included field. Key
+ * fields and meta fields stay readable.
  */
-export function isReadable(rt: Runtime, resource: Resource, path: string): boolean {
+export function isReadable(rt: Runtime, resource: Resource, options: { path: string }): boolean {
+  const { path } = options;
   const hidden = resource.hidden ?? [];
   if (hidden.some((h) => path === h || path.startsWith(h + ".") || h.startsWith(path + "."))) {
     return false;
@@ -93,17 +95,25 @@ export function assertReadable(
 ): void {
   if (!resource.readable && !resource.hidden?.length) return;
   const check = (param: string) => (path: string) => {
-    if (!isReadable(rt, resource, path)) {
+    if (!isReadable(rt, resource, { path })) {
       throw new QueryError(`${param}: the field "${path}" is not available`, param);
     }
   };
-  if (query.where) walkFilter(query.where, check("where"), 0);
+  if (query.where) walkFilter(query.where, 0, { visit: check("where") });
   if (query.sort) Object.keys(query.sort).forEach(check("sort"));
 }
 
-/** Calls `visit` with every field path a filter names (keys and expression paths). */
-function walkFilter(node: unknown, visit: (path: string) => void, depth: number): void {
+/**
+ * Calls `options.visit` with every field path a filter names (keys and expression paths).
+ * `depth` is the nesting depth of `node` (0: the filter itself); past 64, 400.
+ */
+function walkFilter(
+  node: unknown,
+  depth: number,
+  options: { visit: (path: string) => void },
+): void {
   if (depth > 64) throw new QueryError("where: too deeply nested", "where");
+  const { visit } = options;
   if (typeof node === "string") {
     if (node === "$$ROOT" || node === "$$CURRENT" || node.startsWith("$$ROOT.")) {
       visit("$$ROOT");
@@ -114,14 +124,14 @@ function walkFilter(node: unknown, visit: (path: string) => void, depth: number)
     return;
   }
   if (Array.isArray(node)) {
-    for (const item of node) walkFilter(item, visit, depth + 1);
+    for (const item of node) walkFilter(item, depth + 1, options);
     return;
   }
   if (!isPlainObject(node)) return;
   for (const [key, value] of Object.entries(node)) {
     // Below a field name, strings are values and sub-fields lie within the field itself.
     if (!key.startsWith("$")) visit(key);
-    else walkFilter(value, visit, depth + 1);
+    else walkFilter(value, depth + 1, options);
   }
 }
 

@@ -41,36 +41,56 @@ export function requestProjection(rt: Runtime, ctx: RequestContext): Projection 
   const client = raw !== null && ctx.resource.projectionEnabled
     ? parseProjection(raw, { keyFields: keyFieldsOf(rt, ctx.resource) })
     : undefined;
-  return readProjection(rt, ctx.resource, client);
+  return readProjection(rt, ctx.resource, { client });
 }
 
-/** Links to the documents `doc` references, taken before embedding replaces them. */
-function relatedOf(rt: Runtime, ctx: RequestContext, doc: Doc) {
+/** The `related` links of one document each (see {@link relatedLinks}). */
+type RelatedLinks = Array<Record<string, Link | Link[]> | undefined>;
+
+/**
+ * Links to the documents each of `options.docs` references (by position), taken before
+ * embedding replaces them; undefined when the resource has no links.
+ */
+function relatedOf(
+  rt: Runtime,
+  ctx: RequestContext,
+  options: { docs: Doc[] },
+): RelatedLinks | undefined {
   if (!ctx.resource.hateoas) return undefined;
-  return relatedLinks(rt.domain, ctx.resource, doc, rt.settings.VERSION);
+  const links = { domain: rt.domain, versionField: rt.settings.VERSION };
+  return options.docs.map((doc) => relatedLinks(ctx.resource, doc, links));
+}
+
+/** Options of {@link decorateItems}. */
+export interface DecorateOptions {
+  /** The returned items, changed in place. */
+  docs: Doc[];
+  /** Each item's `related` links, by position (see {@link relatedOf}); none when absent. */
+  related?: RelatedLinks;
 }
 
 /**
  * Adds what every returned item carries: links (with `related` when given), and
  * `_deleted: false` on older documents.
  */
-export function decorateItem(
-  rt: Runtime,
-  ctx: RequestContext,
-  doc: Doc,
-  related?: Record<string, Link | Link[]>,
-): Doc {
+export function decorateItems(rt: Runtime, ctx: RequestContext, options: DecorateOptions): void {
+  const { docs, related } = options;
   const s = rt.settings;
-  softDeleteOf(rt, ctx.resource).setFlag(doc);
-  // Unset rather than deleted: `delete` would turn every returned document into a slow
-  // dictionary object; rendering drops undefined members.
-  if (!ctx.resource.ifMatch && doc[s.ETAG] !== undefined) doc[s.ETAG] = undefined;
-  if (ctx.resource.hateoas) {
-    const links: Doc = itemLinks(ctx.resource, ctx.resourcePath, doc);
-    if (related) links.related = related;
-    doc[s.LINKS] = links;
+  const { resource } = ctx;
+  const softDelete = softDeleteOf(rt, resource);
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i];
+    softDelete.setFlag(doc);
+    // Unset rather than deleted: `delete` would turn every returned document into a slow
+    // dictionary object; rendering drops undefined members.
+    if (!resource.ifMatch && doc[s.ETAG] !== undefined) doc[s.ETAG] = undefined;
+    if (resource.hateoas) {
+      const links: Doc = itemLinks(ctx, doc);
+      const itemRelated = related?.[i];
+      if (itemRelated) links.related = itemRelated;
+      doc[s.LINKS] = links;
+    }
   }
-  return doc;
 }
 
 /** The request's `where`, parsed and checked for the resource; undefined when absent. */
@@ -96,13 +116,15 @@ export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefine
  * the ETag is computed from the whole stored document (fetched again, in one query, when
  * the read was projected) and the dates read as the epoch, so such documents can be cached
  * and edited like any other.
+ * @param options.docs the documents read, completed in place.
+ * @param options.projection the projection they were read with; undefined: whole documents.
  */
 async function completeMeta(
   rt: Runtime,
   resource: Resource,
-  docs: Doc[],
-  projection: Projection | undefined,
+  options: { docs: Doc[]; projection: Projection | undefined },
 ): Promise<void> {
+  const { docs, projection } = options;
   const s = rt.settings;
   const missing = docs.filter((doc) => typeof doc[s.ETAG] !== "string");
   if (missing.length > 0 && resource.ifMatch) {
@@ -168,23 +190,21 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       ? { page: paging.page, max_results: paging.maxResults }
       : { page: paging.page, max_results: paging.maxResults, total };
     if (resource.hateoas) {
-      body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, query, {
-        ...paging,
-        total,
-        more,
-        pageParam: s.QUERY_PAGE,
+      body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, {
+        query,
+        paging: { ...paging, total, more, pageParam: s.QUERY_PAGE },
       });
     }
   } else {
     docs = await rt.store.collection(resource.source).find(filter, { sort, projection, shared });
-    if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, query);
+    if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, { query });
   }
-  await completeMeta(rt, resource, docs, projection);
+  await completeMeta(rt, resource, { docs, projection });
   for (const doc of docs) Object.assign(doc, versionStamp(rt, resource, { doc }));
-  const related = docs.map((doc) => relatedOf(rt, ctx, doc));
-  await embedDocuments(rt, ctx, docs, embedded);
-  await expandMedia(rt, resource, docs);
-  docs.forEach((doc, i) => decorateItem(rt, ctx, doc, related[i]));
+  const related = relatedOf(rt, ctx, { docs });
+  await embedDocuments(rt, ctx, { docs, fields: embedded });
+  await expandMedia(rt, resource, { docs });
+  decorateItems(rt, ctx, { docs, related });
   const envelope: Doc = { [s.ITEMS]: docs, ...body };
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
   const headers = cacheHeaders(ctx);
@@ -206,12 +226,14 @@ export function cacheHeaders(ctx: RequestContext): Record<string, string> {
 
 /**
  * Fetches the item an item endpoint addresses, soft-deleted ones included. Null when none.
+ * @param options.projection the projection to read it with; absent: the whole document.
  */
 export async function findItem(
   rt: Runtime,
   ctx: RequestContext,
-  projection?: Projection,
+  options: { projection?: Projection } = {},
 ): Promise<Doc | null> {
+  const { projection } = options;
   const collection = rt.store.collection(ctx.resource.source);
   // A live document wins over a soft-deleted one sharing the looked-up value.
   if (softDeleteOf(rt, ctx.resource).enabled) {
@@ -226,9 +248,10 @@ export async function findItem(
 export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const s = rt.settings;
   const projection = requestProjection(rt, ctx);
-  const doc = await findItem(rt, ctx, projection);
+  const doc = await findItem(rt, ctx, { projection });
   if (!doc) throw notFound();
-  await completeMeta(rt, ctx.resource, [doc], projection);
+  const docs = [doc];
+  await completeMeta(rt, ctx.resource, { docs, projection });
   // Stored versions of a soft-deleted document stay readable; only the current item is gone.
   const versionParam = ctx.query.get(s.VERSION_PARAM);
   if (versionParam !== null && versionParam !== "") {
@@ -236,17 +259,17 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   }
   if (softDeleteOf(rt, ctx.resource).isDeleted(doc)) {
     // As in Eve, the 404 carries the deleted document and its ETag and Last-Modified.
-    const headers = conditionalHeaders(rt, ctx, doc);
-    decorateItem(rt, ctx, doc);
+    const headers = conditionalHeaders(rt, ctx, { doc });
+    decorateItems(rt, ctx, { docs });
     throw new ServiceError("not-found", "The requested item was deleted.", { body: doc, headers });
   }
   Object.assign(doc, versionStamp(rt, ctx.resource, { doc }));
-  const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
+  const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, { doc }) };
   if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
-  const related = relatedOf(rt, ctx, doc);
-  await embedDocuments(rt, ctx, [doc]);
-  await expandMedia(rt, ctx.resource, [doc]);
-  decorateItem(rt, ctx, doc, related);
+  const related = relatedOf(rt, ctx, { docs });
+  await embedDocuments(rt, ctx, { docs });
+  await expandMedia(rt, ctx.resource, { docs });
+  decorateItems(rt, ctx, { docs, related });
   await rt.events.emitFor("on_fetched_item", ctx.resource.name, doc);
   return { status: 200, body: doc, headers };
 }
@@ -269,9 +292,9 @@ async function getItemVersions(
   const wanted = parseVersionParam(raw);
   const id = primary[resource.idField];
   // A document stored before versioning was enabled is its own (only) version 1.
-  const legacy = legacyVersion(rt, resource, primary);
+  const legacy = legacyVersion(rt, resource, { original: primary });
   const latest = versionStamp(rt, resource, { doc: primary })[s.VERSION];
-  const lastModified = conditionalHeaders(rt, ctx, primary)["last-modified"];
+  const lastModified = conditionalHeaders(rt, ctx, { doc: primary })["last-modified"];
   // Versions are read under the same policy as the document: its filter and projection.
   const filter = andFilters(resource.filter, ctx.urlValues);
   if (typeof wanted === "number") {
@@ -279,14 +302,15 @@ async function getItemVersions(
       ? (wanted === 1 ? { ...legacy } : null)
       : await findVersion(rt, resource, { id, version: wanted, filter, projection });
     if (!doc) throw notFound(`version ${wanted} of this document does not exist`);
-    withCurrentFields(resource, doc, primary);
-    await completeMeta(rt, resource, [doc], undefined);
+    withCurrentFields(resource, doc, { primary });
+    const docs = [doc];
+    await completeMeta(rt, resource, { docs, projection: undefined });
     Object.assign(doc, versionStamp(rt, resource, { doc, latest }));
-    const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, doc) };
+    const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, { doc }) };
     if (lastModified) headers["last-modified"] = lastModified;
     if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
-    await expandMedia(rt, resource, [doc]);
-    decorateItem(rt, ctx, doc);
+    await expandMedia(rt, resource, { docs });
+    decorateItems(rt, ctx, { docs });
     await rt.events.emitFor("on_fetched_item", resource.name, doc);
     return { status: 200, body: doc, headers };
   }
@@ -318,34 +342,29 @@ async function getItemVersions(
     const from = Math.max(0, skip - 1);
     const limit = paging ? paging.maxResults + (skip > 0 ? 1 : 0) : 0;
     const page = await versionPage(rt, resource, { id, skip: from, limit, filter, projection });
-    versions = diffVersions(rt, resource, page.versions).slice(skip > 0 ? 1 : 0);
+    versions = diffVersions(rt, resource, { versions: page.versions }).slice(skip > 0 ? 1 : 0);
     total = page.total;
   }
-  await expandMedia(rt, resource, versions);
+  await expandMedia(rt, resource, { docs: versions });
   if (wanted === "all") {
-    await completeMeta(rt, resource, versions, undefined);
-    for (const version of versions) withCurrentFields(resource, version, primary);
+    await completeMeta(rt, resource, { docs: versions, projection: undefined });
+    const current = { primary };
+    for (const version of versions) withCurrentFields(resource, version, current);
   }
   for (const version of versions) {
     Object.assign(version, versionStamp(rt, resource, { doc: version, latest }));
-    decorateItem(rt, ctx, version);
   }
+  decorateItems(rt, ctx, { docs: versions });
   const envelope: Doc = { [s.ITEMS]: versions };
   if (paging) {
     envelope[s.META] = { page: paging.page, max_results: paging.maxResults, total };
   }
   if (resource.hateoas) {
-    const itemPath = itemLink(resource, ctx.resourcePath, primary).href;
-    const links = collectionLinks(
-      resource,
-      itemPath,
-      ctx.query,
-      paging && {
-        ...paging,
-        total,
-        pageParam: s.QUERY_PAGE,
-      },
-    );
+    const itemPath = itemLink(ctx, primary).href;
+    const links = collectionLinks(resource, itemPath, {
+      query: ctx.query,
+      paging: paging && { ...paging, total, pageParam: s.QUERY_PAGE },
+    });
     links.self = { href: `${itemPath}?${s.VERSION_PARAM}=${wanted}`, title: resource.itemTitle };
     envelope[s.LINKS] = links;
   }

@@ -13,13 +13,21 @@ import type { RequestContext, Runtime } from "./runtime.ts";
 import { showValue, type ValidationContext } from "../validation/mod.ts";
 import { getOwn, setOwn } from "../domain/keys.ts";
 
+/** Options of {@link validationContext}. */
+export interface ValidationContextOptions {
+  /** What the document is validated for: a create, a replacement or a patch. */
+  mode: ValidationContext["mode"];
+  /** The stored document a replacement or patch edits. */
+  original?: Doc;
+}
+
 /** A validation context for one document of `ctx`'s resource. */
 export function validationContext(
   rt: Runtime,
   ctx: RequestContext,
-  mode: ValidationContext["mode"],
-  original?: Doc,
+  options: ValidationContextOptions,
 ): ValidationContext {
+  const { mode, original } = options;
   const { resource } = ctx;
   return {
     mode,
@@ -60,12 +68,16 @@ function asLists(issues: Issues): Doc {
   return out;
 }
 
-/** The validation error: `_issues` of one document, or `_items` of a bulk request. */
+/**
+ * The validation error for `results` (each document's issues, null when it has none):
+ * `_issues` of one document, or `_items` of a bulk request (`options.bulk`).
+ */
 export function validationError(
   rt: Runtime,
   results: Array<Issues | null>,
-  bulk: boolean,
+  options: { bulk: boolean },
 ): ServiceError {
+  const { bulk } = options;
   const s = rt.settings;
   const failed = results.filter(Boolean).length;
   const message = `Insertion failure: ${failed} document(s) contain(s) error(s)`;
@@ -82,16 +94,18 @@ export function validationError(
 }
 
 /**
- * Issues for a store-level unique violation on `fields` (dotted paths) of `doc`, worded as
- * the validator words them, nested fields nested.
+ * Issues for a store-level unique violation on `fields` (dotted paths) of `options.doc`,
+ * worded as the validator words them (with the value `options.doc` holds, if any), nested
+ * fields nested.
  */
-export function duplicateIssues(rt: Runtime, fields: string[], doc?: Doc): Issues {
+export function duplicateIssues(rt: Runtime, fields: string[], options: { doc?: Doc }): Issues {
+  const { doc } = options;
   const issues: Issues = {};
   for (const field of fields.length ? fields : ["_id"]) {
     const path = field.split(".");
     const value = getPath(doc, path);
     const shown = value === undefined ? "" : ` '${showValue(value, rt.settings.DATE_FORMAT)}'`;
-    addIssue(issues, path, `value${shown} is not unique`);
+    addIssue(issues, { path, message: `value${shown} is not unique` });
   }
   return issues;
 }
@@ -105,8 +119,9 @@ function getPath(doc: unknown, path: string[]): unknown {
   return cur;
 }
 
-/** Sets `message` at `path` in `issues` (nested fields nested). */
-function addIssue(issues: Issues, path: string[], message: string) {
+/** Sets `options.message` at `options.path` in `issues` (nested fields nested). */
+function addIssue(issues: Issues, options: { path: string[]; message: string }) {
+  const { path, message } = options;
   let cur = issues;
   for (const segment of path.slice(0, -1)) {
     let next = getOwn(cur, segment);

@@ -7,7 +7,9 @@
 import type { Settings } from "../settings/check.ts";
 import { ServiceError } from "./errors.ts";
 
-function over(what: string, limit: number, key: string): ServiceError {
+/** The error for a body with more than `options.limit` `what` (setting `options.key`). */
+function over(what: string, options: { limit: number; key: string }): ServiceError {
+  const { limit, key } = options;
   return new ServiceError("too-large", `the request body has more than ${limit} ${what} (${key})`);
 }
 
@@ -20,11 +22,17 @@ function documentFields(doc: unknown, settings: Settings): number {
     const [value, depth] = stack.pop()!;
     if (value === null || typeof value !== "object") continue;
     if (depth > settings.MAX_DOCUMENT_DEPTH) {
-      throw over("levels of nesting", settings.MAX_DOCUMENT_DEPTH, "MAX_DOCUMENT_DEPTH");
+      throw over("levels of nesting", {
+        limit: settings.MAX_DOCUMENT_DEPTH,
+        key: "MAX_DOCUMENT_DEPTH",
+      });
     }
     if (Array.isArray(value)) {
       if (value.length > settings.MAX_LIST_LENGTH) {
-        throw over("members in a list", settings.MAX_LIST_LENGTH, "MAX_LIST_LENGTH");
+        throw over("members in a list", {
+          limit: settings.MAX_LIST_LENGTH,
+          key: "MAX_LIST_LENGTH",
+        });
       }
       for (const member of value) stack.push([member, depth + 1]);
       continue;
@@ -35,7 +43,10 @@ function documentFields(doc: unknown, settings: Settings): number {
     const keys = Object.keys(value);
     fields += keys.length;
     if (fields > settings.MAX_DOCUMENT_FIELDS) {
-      throw over("fields in a document", settings.MAX_DOCUMENT_FIELDS, "MAX_DOCUMENT_FIELDS");
+      throw over("fields in a document", {
+        limit: settings.MAX_DOCUMENT_FIELDS,
+        key: "MAX_DOCUMENT_FIELDS",
+      });
     }
     for (const key of keys) stack.push([(value as Record<string, unknown>)[key], depth + 1]);
   }
@@ -58,7 +69,7 @@ export function checkValueBudget(body: unknown, settings: Settings): void {
   for (const doc of docs) {
     total += documentFields(doc, settings);
     if (total > settings.MAX_BODY_FIELDS) {
-      throw over("fields", settings.MAX_BODY_FIELDS, "MAX_BODY_FIELDS");
+      throw over("fields", { limit: settings.MAX_BODY_FIELDS, key: "MAX_BODY_FIELDS" });
     }
   }
 }

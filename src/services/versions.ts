@@ -47,12 +47,13 @@ export function documentIdField(rt: Runtime, resource: Resource): string {
 }
 
 /**
- * Sets the version number of a document about to be stored: 1 on create, one more than
- * the original's otherwise (an original stored before versioning was enabled is version 1,
- * see {@link legacyVersion}).
+ * Sets the version number of `edit.doc`, a document about to be stored: 1 on create (no
+ * `edit.original`), one more than the original's otherwise (an original stored before
+ * versioning was enabled is version 1, see {@link legacyVersion}).
  */
-function nextVersion(rt: Runtime, resource: Resource, doc: Doc, original?: Doc): void {
+function nextVersion(rt: Runtime, resource: Resource, edit: { doc: Doc; original?: Doc }): void {
   if (!resource.versioning) return;
+  const { doc, original } = edit;
   const field = rt.settings.VERSION;
   const previous = original?.[field];
   doc[field] = typeof previous === "number" ? previous + 1 : original ? 2 : 1;
@@ -61,9 +62,15 @@ function nextVersion(rt: Runtime, resource: Resource, doc: Doc, original?: Doc):
 /**
  * A document stored before versioning was enabled has no number and no stored version: it
  * reads as version 1, and its first edit keeps its content as version 1. Returns that
- * version 1 copy to store with the edit, or undefined when the original is numbered.
+ * version 1 copy of `options.original` to store with the edit, or undefined when the
+ * original is numbered.
  */
-export function legacyVersion(rt: Runtime, resource: Resource, original: Doc): Doc | undefined {
+export function legacyVersion(
+  rt: Runtime,
+  resource: Resource,
+  options: { original: Doc },
+): Doc | undefined {
+  const { original } = options;
   if (!resource.versioning || typeof original[rt.settings.VERSION] === "number") return undefined;
   return { ...original, [rt.settings.VERSION]: 1 };
 }
@@ -83,27 +90,28 @@ export function storeVersioned(
   },
 ): Promise<void> {
   const copies: Doc[] = [];
-  for (const { doc, original } of options.edits) {
-    nextVersion(rt, resource, doc, original);
+  for (const edit of options.edits) {
+    const { doc, original } = edit;
+    nextVersion(rt, resource, edit);
     options.stamp(doc);
-    const legacy = original && legacyVersion(rt, resource, original);
+    const legacy = original && legacyVersion(rt, resource, { original });
     if (legacy) copies.push(legacy);
     copies.push(doc);
   }
-  return withVersions(rt, resource, copies, options.write);
+  return withVersions(rt, resource, { docs: copies, write: options.write });
 }
 
 /**
- * Runs `write` for `docs` (already carrying their version numbers) and keeps their shadow
- * copies. The copies are stored first and removed again if the write fails, so a failed
- * request leaves no version behind.
+ * Runs `options.write` for `options.docs` (already carrying their version numbers) and
+ * keeps their shadow copies. The copies are stored first and removed again if the write
+ * fails, so a failed request leaves no version behind.
  */
 async function withVersions(
   rt: Runtime,
   resource: Resource,
-  docs: Doc[],
-  write: () => Promise<void>,
+  options: { docs: Doc[]; write: () => Promise<void> },
 ): Promise<void> {
+  const { docs, write } = options;
   if (!resource.versioning) return write();
   const idField = documentIdField(rt, resource);
   const skipped = resource.schemaModel.unversioned;
@@ -122,8 +130,13 @@ async function withVersions(
   }
 }
 
-/** Every stored version of the documents with `ids`, as stored (shadow documents). */
-export function storedVersions(rt: Runtime, resource: Resource, ids: unknown[]): Promise<Doc[]> {
+/** Every stored version of the documents with `options.ids`, as stored (shadow documents). */
+export function storedVersions(
+  rt: Runtime,
+  resource: Resource,
+  options: { ids: unknown[] },
+): Promise<Doc[]> {
+  const { ids } = options;
   if (!resource.versioning || ids.length === 0) return Promise.resolve([]);
   return rt.store.collection(versionsSource(rt, resource)).find({
     [documentIdField(rt, resource)]: { $in: ids },
@@ -132,28 +145,37 @@ export function storedVersions(rt: Runtime, resource: Resource, ids: unknown[]):
 
 /**
  * As in Eve, an old version shows the current value of the fields that are not versioned
- * (`versioned: false`), taken from the primary document.
+ * (`versioned: false`), taken from the primary document (`options.primary`). Changes
+ * `version` in place and returns it.
  */
-export function withCurrentFields(resource: Resource, version: Doc, primary: Doc): Doc {
+export function withCurrentFields(
+  resource: Resource,
+  version: Doc,
+  options: { primary: Doc },
+): Doc {
+  const { primary } = options;
   for (const field of resource.schemaModel.unversioned) {
     if (primary[field] !== undefined) version[field] = primary[field];
   }
   return version;
 }
 
-/** Removes every stored version of the documents with `ids`. */
-export async function dropVersions(rt: Runtime, resource: Resource, ids: unknown[]) {
+/** Removes every stored version of the documents with `options.ids`. */
+export async function dropVersions(rt: Runtime, resource: Resource, options: { ids: unknown[] }) {
+  const { ids } = options;
   if (!resource.versioning || ids.length === 0) return;
   await rt.store.collection(versionsSource(rt, resource)).deleteMany({
     [documentIdField(rt, resource)]: { $in: ids },
   });
 }
 
-/** Turns a shadow document back into the primary document's shape. */
-function fromShadow(rt: Runtime, resource: Resource, shadow: Doc): Doc {
+/** What turns a shadow document of `resource` back into the primary document's shape. */
+function fromShadow(rt: Runtime, resource: Resource): (shadow: Doc) => Doc {
   const idField = documentIdField(rt, resource);
-  const { _id: _shadowId, [idField]: id, ...rest } = shadow;
-  return { [resource.idField]: id, ...rest };
+  return (shadow) => {
+    const { _id: _shadowId, [idField]: id, ...rest } = shadow;
+    return { [resource.idField]: id, ...rest };
+  };
 }
 
 /** Parses the `version` parameter: a positive integer, `all` or `diffs`. */
@@ -178,12 +200,12 @@ export async function findVersion(
 ): Promise<Doc | null> {
   const filter = andFilters(
     { [documentIdField(rt, resource)]: options.id, [rt.settings.VERSION]: options.version },
-    options.filter && onShadowFilter(rt, resource, options.filter),
+    options.filter && onShadowFilter(rt, resource, { filter: options.filter }),
   );
   const shadow = await rt.store.collection(versionsSource(rt, resource)).findOne(filter, {
-    projection: shadowProjection(rt, resource, options.projection),
+    projection: shadowProjection(rt, resource, { projection: options.projection }),
   });
-  return shadow && fromShadow(rt, resource, shadow);
+  return shadow && fromShadow(rt, resource)(shadow);
 }
 
 /**
@@ -196,14 +218,14 @@ export async function versionsMatching(
   options: { or: Filter[]; projection?: Projection; filter?: Filter },
 ): Promise<Doc[]> {
   const filter = andFilters(
-    { $or: options.or.map((part) => onShadowFilter(rt, resource, part)) },
-    onShadowFilter(rt, resource, resource.filter),
-    options.filter && onShadowFilter(rt, resource, options.filter),
+    { $or: options.or.map((part) => onShadowFilter(rt, resource, { filter: part })) },
+    onShadowFilter(rt, resource, { filter: resource.filter }),
+    options.filter && onShadowFilter(rt, resource, { filter: options.filter }),
   );
   const shadows = await rt.store.collection(versionsSource(rt, resource)).find(filter, {
-    projection: shadowProjection(rt, resource, options.projection),
+    projection: shadowProjection(rt, resource, { projection: options.projection }),
   });
-  return shadows.map((shadow) => fromShadow(rt, resource, shadow));
+  return shadows.map(fromShadow(rt, resource));
 }
 
 /** How many stored versions of `resource` match `filter` (on the primary's fields), at most `limit`. */
@@ -213,7 +235,7 @@ export function countVersions(
   options: { filter: Filter; limit?: number },
 ): Promise<number> {
   return rt.store.collection(versionsSource(rt, resource)).count(
-    andFilters(onShadowFilter(rt, resource, options.filter)),
+    andFilters(onShadowFilter(rt, resource, { filter: options.filter })),
     { limit: options.limit },
   );
 }
@@ -249,9 +271,11 @@ export async function versionExists(
 ): Promise<boolean> {
   const { field, ref } = options;
   const query = andFilters(
-    onShadowFilter(rt, target, { [field]: ref.id, [rt.settings.VERSION]: ref.version }),
-    onShadowFilter(rt, target, target.filter),
-    options.filter && onShadowFilter(rt, target, options.filter),
+    onShadowFilter(rt, target, {
+      filter: { [field]: ref.id, [rt.settings.VERSION]: ref.version },
+    }),
+    onShadowFilter(rt, target, { filter: target.filter }),
+    options.filter && onShadowFilter(rt, target, { filter: options.filter }),
   );
   return (await rt.store.collection(versionsSource(rt, target)).count(query, { limit: 1 })) > 0;
 }
@@ -294,7 +318,7 @@ export async function referencedVersions(
       { projection },
     );
     for (const doc of current) {
-      const legacy = legacyVersion(rt, target, doc);
+      const legacy = legacyVersion(rt, target, { original: doc });
       if (legacy) found.set(versionKey({ id: doc[target.idField], version: 1 }), legacy);
     }
   }
@@ -306,35 +330,43 @@ export function versionKey(ref: VersionRef): string {
   return EJSON.stringify({ id: ref.id, version: ref.version } as Doc, { relaxed: false });
 }
 
-/** A filter on the primary document's fields, for shadow documents. */
-function onShadowFilter(rt: Runtime, resource: Resource, filter: Filter): Filter {
+/** `options.filter`, a filter on the primary document's fields, for shadow documents. */
+function onShadowFilter(rt: Runtime, resource: Resource, options: { filter: Filter }): Filter {
   const out: Filter = {};
-  for (const [key, value] of Object.entries(filter)) {
+  for (const [key, value] of Object.entries(options.filter)) {
     if (key === resource.idField) out[documentIdField(rt, resource)] = value;
     else if ((key === "$and" || key === "$or" || key === "$nor") && Array.isArray(value)) {
-      out[key] = value.map((part) => onShadowFilter(rt, resource, part as Filter));
+      out[key] = value.map((part) => onShadowFilter(rt, resource, { filter: part as Filter }));
     } else out[key] = value;
   }
   return out;
 }
 
-/** A sort or projection on the primary document's fields, for shadow documents. */
-function onShadows<T extends Record<string, unknown>>(rt: Runtime, resource: Resource, spec: T): T {
+/** `options.spec`, a sort or projection on the primary document's fields, for shadow documents. */
+function onShadows<T extends Record<string, unknown>>(
+  rt: Runtime,
+  resource: Resource,
+  options: { spec: T },
+): T {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(spec)) {
+  for (const [key, value] of Object.entries(options.spec)) {
     out[key === resource.idField ? documentIdField(rt, resource) : key] = value;
   }
   return out as T;
 }
 
-/** A projection for shadows: inclusive ones keep what makes a shadow a version. */
+/**
+ * `options.projection` (on the primary document's fields) for shadows: inclusive ones keep
+ * what makes a shadow a version. Undefined without one.
+ */
 function shadowProjection(
   rt: Runtime,
   resource: Resource,
-  projection: Projection | undefined,
+  options: { projection: Projection | undefined },
 ): Projection | undefined {
+  const { projection } = options;
   if (!projection || Object.keys(projection).length === 0) return undefined;
-  const out = onShadows(rt, resource, projection);
+  const out = onShadows(rt, resource, { spec: projection });
   if (Object.values(projection).includes(1)) {
     out[documentIdField(rt, resource)] = 1;
     out[rt.settings.VERSION] = 1;
@@ -353,27 +385,29 @@ export async function versionPage(
 ): Promise<{ versions: Doc[]; total: number }> {
   const filter = andFilters(
     { [documentIdField(rt, resource)]: options.id },
-    options.filter && onShadowFilter(rt, resource, options.filter),
+    options.filter && onShadowFilter(rt, resource, { filter: options.filter }),
   );
   const collection = rt.store.collection(versionsSource(rt, resource));
   const sort = options.sort ?? { [rt.settings.VERSION]: 1 };
   const [shadows, total] = await Promise.all([
     collection.find(filter, {
-      sort: { ...onShadows(rt, resource, sort), _id: 1 },
+      sort: { ...onShadows(rt, resource, { spec: sort }), _id: 1 },
       skip: options.skip,
       limit: options.limit,
-      projection: shadowProjection(rt, resource, options.projection),
+      projection: shadowProjection(rt, resource, { projection: options.projection }),
     }),
     collection.count(filter),
   ]);
-  return { versions: shadows.map((shadow) => fromShadow(rt, resource, shadow)), total };
+  return { versions: shadows.map(fromShadow(rt, resource)), total };
 }
 
 /**
- * Diffs of consecutive versions: the first version whole, then for each later version
- * only the fields that changed (plus the id, version and update time).
+ * Diffs of consecutive versions (`options.versions`, in order): the first version whole,
+ * then for each later version only the fields that changed (plus the id, version and update
+ * time).
  */
-export function diffVersions(rt: Runtime, resource: Resource, versions: Doc[]): Doc[] {
+export function diffVersions(rt: Runtime, resource: Resource, options: { versions: Doc[] }): Doc[] {
+  const { versions } = options;
   const s = rt.settings;
   const keep = new Set([resource.idField, s.VERSION, s.DATE_UPDATED, ...s.VERSION_DIFF_INCLUDE]);
   return versions.map((version, i) => {

@@ -35,8 +35,16 @@ function requireObject(value: unknown, what = "the request body"): Doc {
   return value;
 }
 
-/** The write-response object for a stored document: its meta fields, status and link. */
-async function writeResponse(rt: Runtime, ctx: RequestContext, doc: Doc): Promise<Doc> {
+/**
+ * The write-response object for `options.doc`, a stored document: its meta fields, status
+ * and link.
+ */
+async function writeResponse(
+  rt: Runtime,
+  ctx: RequestContext,
+  options: { doc: Doc },
+): Promise<Doc> {
+  const { doc } = options;
   const s = rt.settings;
   const { resource } = ctx;
   const out: Doc = { [resource.idField]: doc[resource.idField] };
@@ -51,31 +59,44 @@ async function writeResponse(rt: Runtime, ctx: RequestContext, doc: Doc): Promis
   }
   if (!rt.settings.BANDWIDTH_SAVER) {
     const shown = { ...doc };
-    await expandMedia(rt, resource, [shown]);
+    await expandMedia(rt, resource, { docs: [shown] });
     Object.assign(out, shown);
   }
   out[s.STATUS] = s.STATUS_OK;
-  if (resource.hateoas) out[s.LINKS] = { self: itemLink(resource, ctx.resourcePath, doc) };
+  if (resource.hateoas) out[s.LINKS] = { self: itemLink(ctx, doc) };
   return out;
 }
 
-/** URL of a stored document, for `Location` (built by the HTTP layer's URL builder). */
-function locationOf(rt: Runtime, ctx: RequestContext, doc: Doc): string {
-  return rt.urls.api(itemLink(ctx.resource, ctx.resourcePath, doc).href);
+/**
+ * URL of `options.doc`, a stored document, for `Location` (built by the HTTP layer's URL
+ * builder).
+ */
+function locationOf(rt: Runtime, ctx: RequestContext, options: { doc: Doc }): string {
+  return rt.urls.api(itemLink(ctx, options.doc).href);
 }
 
-/** The answer to a PATCH or PUT: the write response, and the new ETag as a header (Eve). */
-async function editReply(rt: Runtime, ctx: RequestContext, doc: Doc): Promise<Reply> {
-  const body = await writeResponse(rt, ctx, doc);
+/**
+ * The answer to a PATCH or PUT of `options.doc`: the write response, and the new ETag as a
+ * header (Eve).
+ */
+async function editReply(rt: Runtime, ctx: RequestContext, options: { doc: Doc }): Promise<Reply> {
+  const { doc } = options;
+  const body = await writeResponse(rt, ctx, options);
   const etag = ctx.resource.ifMatch ? doc[rt.settings.ETAG] : undefined;
   return { status: 200, body, headers: typeof etag === "string" ? { etag: `"${etag}"` } : {} };
 }
 
 /**
- * Tells the change feeds what a write stored, once the store acknowledged it. Copies: hooks
- * running after the write get the same objects and may change them.
+ * Tells the change feeds what a write stored (`options.changes`), once the store
+ * acknowledged it. Copies: hooks running after the write get the same objects and may
+ * change them.
  */
-function announce(rt: Runtime, resource: Resource, changes: Omit<ChangeInput, "collection">[]) {
+function announce(
+  rt: Runtime,
+  resource: Resource,
+  options: { changes: Omit<ChangeInput, "collection">[] },
+) {
+  const { changes } = options;
   const hub = rt.changes;
   if (!hub?.watches(resource.source) || changes.length === 0) return;
   hub.written(changes.map((change) => ({
@@ -87,8 +108,18 @@ function announce(rt: Runtime, resource: Resource, changes: Omit<ChangeInput, "c
   })));
 }
 
-/** Maps a store unique violation to the validation error it is. */
-function asValidationError(rt: Runtime, error: unknown, docs: Doc[], bulk: boolean): unknown {
+/**
+ * Maps a store unique violation to the validation error it is; any other error is returned
+ * as it is.
+ * @param options.docs the documents the failed write stored.
+ * @param options.bulk whether the request was a bulk insert (the error lists every document).
+ */
+function asValidationError(
+  rt: Runtime,
+  error: unknown,
+  options: { docs: Doc[]; bulk: boolean },
+): unknown {
+  const { docs, bulk } = options;
   if (!(error instanceof DuplicateKeyError)) return error;
   // As in Eve, a document whose id is taken is a conflict, not a validation error.
   const ids = ["_id", rt.settings.ID_FIELD];
@@ -97,16 +128,26 @@ function asValidationError(rt: Runtime, error: unknown, docs: Doc[], bulk: boole
   }
   // The store names the fields; the offending document is not known for every store, so
   // each document is flagged with the value it holds.
-  const results = docs.map((doc) => duplicateIssues(rt, error.fields, doc));
-  return validationError(rt, results, bulk);
+  const results = docs.map((doc) => duplicateIssues(rt, error.fields, { doc }));
+  return validationError(rt, results, { bulk });
 }
 
-/** Validates documents for a create, all of them, before anything is stored. */
-async function validateNew(rt: Runtime, ctx: RequestContext, inputs: Doc[], bulk: boolean) {
+/**
+ * Validates documents for a create, all of them, before anything is stored.
+ * @param options.inputs the documents as sent.
+ * @param options.bulk whether the request was a bulk insert (the error lists every document).
+ */
+async function validateNew(
+  rt: Runtime,
+  ctx: RequestContext,
+  options: { inputs: Doc[]; bulk: boolean },
+) {
+  const { inputs, bulk } = options;
   const schema = rt.schemas.get(ctx.resource.name)!;
+  const create = { mode: "create" } as const;
   const results = await Promise.all(
     inputs.map((input) =>
-      schema.validate({ ...input, ...ctx.urlValues }, validationContext(rt, ctx, "create"))
+      schema.validate({ ...input, ...ctx.urlValues }, validationContext(rt, ctx, create))
     ),
   );
   const issues = results.map((r) => r.issues);
@@ -120,17 +161,22 @@ async function validateNew(rt: Runtime, ctx: RequestContext, inputs: Doc[], bulk
   ) {
     issues[index] = { ...(issues[index] ?? {}), ...dup };
   }
-  if (issues.some(Boolean)) throw validationError(rt, issues, bulk);
+  if (issues.some(Boolean)) throw validationError(rt, issues, { bulk });
   await rt.auth?.prepareWrite(ctx, docs);
   return docs;
 }
 
-/** POST on a resource endpoint: one document or a list of them. */
+/**
+ * POST on a resource endpoint: one document or a list of them.
+ * @param options.presetId the id of a document without one (a PUT creating its item,
+ * UPSERT_ON_PUT); by default a new id.
+ */
 export async function postCollection(
   rt: Runtime,
   ctx: RequestContext,
-  presetId?: unknown,
+  options: { presetId?: unknown } = {},
 ): Promise<Reply> {
+  const { presetId } = options;
   const { resource } = ctx;
   const bulk = Array.isArray(ctx.body);
   const inputs = bulk ? ctx.body as unknown[] : [ctx.body];
@@ -147,9 +193,9 @@ export async function postCollection(
     );
   }
   inputs.forEach((doc, i) => requireObject(doc, bulk ? `document ${i}` : undefined));
-  for (const input of inputs) wrapSingleUploads(rt, resource, input);
-  const docs = await validateNew(rt, ctx, inputs as Doc[], bulk);
-  const files = await storeMedia(rt, resource, docs);
+  for (const input of inputs) wrapSingleUploads(rt, resource, { body: input });
+  const docs = await validateNew(rt, ctx, { inputs: inputs as Doc[], bulk });
+  const files = await storeMedia(rt, resource, { docs });
   const created = now();
   for (const doc of docs) {
     doc[resource.idField] ??= presetId ?? newId(resource);
@@ -161,7 +207,7 @@ export async function postCollection(
   try {
     await storeVersioned(rt, resource, {
       edits: docs.map((doc) => ({ doc })),
-      stamp: (doc) => stamp(rt, resource, doc, created),
+      stamp: (doc) => stamp(rt, resource, { doc, created }),
       write: async () => {
         const items = docs.map((doc) => ({ doc }));
         const alongside = await oplogEntries(rt, ctx, { op, items });
@@ -170,16 +216,14 @@ export async function postCollection(
     });
   } catch (error) {
     await deleteFiles(rt, files);
-    throw asValidationError(rt, error, docs, bulk);
+    throw asValidationError(rt, error, { docs, bulk });
   }
-  announce(
-    rt,
-    resource,
-    docs.map((doc) => ({ op: "insert", id: doc[resource.idField], doc, before: null })),
-  );
+  announce(rt, resource, {
+    changes: docs.map((doc) => ({ op: "insert", id: doc[resource.idField], doc, before: null })),
+  });
   await rt.events.emitFor("on_inserted", resource.name, docs);
-  const items = await Promise.all(docs.map((doc) => writeResponse(rt, ctx, doc)));
-  const headers = { location: locationOf(rt, ctx, docs[0]) };
+  const items = await Promise.all(docs.map((doc) => writeResponse(rt, ctx, { doc })));
+  const headers = { location: locationOf(rt, ctx, { doc: docs[0] }) };
   const s = rt.settings;
   const body = bulk ? { [s.STATUS]: s.STATUS_OK, [s.ITEMS]: items } : items[0];
   return { status: 201, body, headers };
@@ -221,7 +265,7 @@ async function swap(rt: Runtime, ctx: RequestContext, edit: Edit) {
     }));
   } catch (error) {
     await deleteFiles(rt, files);
-    throw asValidationError(rt, error, [doc], false);
+    throw asValidationError(rt, error, { docs: [doc], bulk: false });
   }
   if (matched === 0) {
     await deleteFiles(rt, files);
@@ -232,21 +276,22 @@ async function swap(rt: Runtime, ctx: RequestContext, edit: Edit) {
   }
   // A soft delete is an update here; feeds show it as the document leaving their view.
   const op = edit.op === "PUT" ? "replace" : "update";
-  announce(rt, resource, [{ op, id: doc[resource.idField], doc, before: original }]);
+  announce(rt, resource, { changes: [{ op, id: doc[resource.idField], doc, before: original }] });
   // Stored versions keep referencing the files they hold: those go with the document.
-  if (!resource.versioning) await deleteReplacedMedia(rt, resource, original, doc);
+  if (!resource.versioning) await deleteReplacedMedia(rt, resource, { original, doc });
 }
 
 /**
- * Removes what hard-deleted documents leave behind: their stored versions and every file
- * they or their versions reference.
+ * Removes what hard-deleted documents (`options.originals`) leave behind: their stored
+ * versions and every file they or their versions reference.
  */
-async function dropRemains(rt: Runtime, resource: Resource, originals: Doc[]) {
+async function dropRemains(rt: Runtime, resource: Resource, options: { originals: Doc[] }) {
+  const { originals } = options;
   const ids = originals.map((doc) => doc[resource.idField]);
   const holders = resource.schemaModel.mediaPaths.length
-    ? [...originals, ...await storedVersions(rt, resource, ids)]
+    ? [...originals, ...await storedVersions(rt, resource, { ids })]
     : [];
-  await dropVersions(rt, resource, ids);
+  await dropVersions(rt, resource, { ids });
   const files = new Map(
     holders.flatMap((doc) => mediaIds(resource, doc)).map((id) => [id.toHexString(), id]),
   );
@@ -258,11 +303,19 @@ async function dropRemains(rt: Runtime, resource: Resource, originals: Doc[]) {
  * does not name is filled only when the stored document lacks it (a PATCH never resets
  * unrelated data); inside a dict the PATCH names, omitted sub-fields with a default are
  * reset to it. An empty PATCH changes nothing.
+ * @param sent the PATCH body as sent.
+ * @param options.updates the validated changes: a copy of them is returned with the defaults.
+ * @param options.original the stored document the PATCH edits.
  */
-function withDefaults(schema: CompiledSchema, sent: Doc, updates: Doc, original: Doc): Doc {
+function withDefaults(
+  schema: CompiledSchema,
+  sent: Doc,
+  options: { updates: Doc; original: Doc },
+): Doc {
+  const { updates, original } = options;
   if (Object.keys(sent).length === 0) return updates;
   // The shape as sent: validated nested values already hold the stored sub-fields.
-  const defaults = schema.defaults(applyPatch({}, sent, true));
+  const defaults = schema.defaults(applyPatch({}, sent, { mergeNested: true }));
   const out = { ...updates };
   for (const [path, value] of Object.entries(defaults)) {
     if (path.includes(".") || original[path] === undefined) out[path] = value;
@@ -274,7 +327,7 @@ function withDefaults(schema: CompiledSchema, sent: Doc, updates: Doc, original:
 function storeEdit(rt: Runtime, ctx: RequestContext, edit: Edit): Promise<void> {
   return storeVersioned(rt, ctx.resource, {
     edits: [edit],
-    stamp: (doc) => stamp(rt, ctx.resource, doc),
+    stamp: (doc) => stamp(rt, ctx.resource, { doc }),
     write: () => swap(rt, ctx, edit),
   });
 }
@@ -283,7 +336,7 @@ function storeEdit(rt: Runtime, ctx: RequestContext, edit: Edit): Promise<void> 
 export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const { resource } = ctx;
   const updates = requireObject(ctx.body);
-  wrapSingleUploads(rt, resource, updates);
+  wrapSingleUploads(rt, resource, { body: updates });
   const original = await originalFor(rt, ctx);
   if (
     Object.hasOwn(updates, resource.idField) &&
@@ -292,25 +345,25 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
     // As in Eve: the id of a document can't change.
     throw new ServiceError("bad-request", `${resource.idField} cannot be changed`);
   }
-  checkIfMatch(rt, ctx, original);
+  checkIfMatch(rt, ctx, { doc: original });
   const schema = rt.schemas.get(resource.name)!;
   const { doc: clean, issues } = await schema.validate(
     updates,
-    validationContext(rt, ctx, "patch", original),
+    validationContext(rt, ctx, { mode: "patch", original }),
   );
-  if (issues) throw validationError(rt, [issues], false);
+  if (issues) throw validationError(rt, [issues], { bulk: false });
   await rt.auth?.prepareWrite(ctx, [clean], { patch: true });
   const changes = resource.normalizeOnPatch
-    ? withDefaults(schema, updates, clean, original)
+    ? withDefaults(schema, updates, { updates: clean, original })
     : clean;
-  const files = await storeMedia(rt, resource, [changes]);
+  const files = await storeMedia(rt, resource, { docs: [changes] });
   // Callbacks may add to the changes: they are applied after them.
   await rt.events.emitFor("on_update", resource.name, changes, original);
-  const doc = applyPatch(original, changes, resource.mergeNestedDocuments);
+  const doc = applyPatch(original, changes, { mergeNested: resource.mergeNestedDocuments });
   softDeleteOf(rt, resource).setFlag(doc, { restore: true });
   await storeEdit(rt, ctx, { original, doc, files, op: "PATCH", changes });
   await rt.events.emitFor("on_updated", resource.name, changes, original);
-  return editReply(rt, ctx, doc);
+  return editReply(rt, ctx, { doc });
 }
 
 /** PUT on an item endpoint: replaces the document, or creates it when UPSERT_ON_PUT. */
@@ -318,7 +371,7 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const { resource } = ctx;
   const s = rt.settings;
   const input = requireObject(ctx.body);
-  wrapSingleUploads(rt, resource, input);
+  wrapSingleUploads(rt, resource, { body: input });
   const original = await findItem(rt, ctx);
   if (!original) {
     if (!resource.upsertOnPut) throw notFound();
@@ -329,24 +382,24 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
     if (id !== undefined && await collection.count({ [resource.idField]: id }, { limit: 1 })) {
       throw notFound();
     }
-    return postCollection(rt, { ...ctx, body: input }, id);
+    return postCollection(rt, { ...ctx, body: input }, { presetId: id });
   }
-  checkIfMatch(rt, ctx, original);
+  checkIfMatch(rt, ctx, { doc: original });
   const schema = rt.schemas.get(resource.name)!;
   const { doc: clean, issues } = await schema.validate(
     { ...input, ...ctx.urlValues },
-    validationContext(rt, ctx, "replace", original),
+    validationContext(rt, ctx, { mode: "replace", original }),
   );
-  if (issues) throw validationError(rt, [issues], false);
+  if (issues) throw validationError(rt, [issues], { bulk: false });
   await rt.auth?.prepareWrite(ctx, [clean], { original });
   const doc: Doc = { [resource.idField]: original[resource.idField], ...clean };
   if (original[s.DATE_CREATED] !== undefined) doc[s.DATE_CREATED] = original[s.DATE_CREATED];
-  const files = await storeMedia(rt, resource, [doc]);
+  const files = await storeMedia(rt, resource, { docs: [doc] });
   await rt.events.emitFor("on_replace", resource.name, doc, original);
   softDeleteOf(rt, resource).setFlag(doc, { restore: true });
   await storeEdit(rt, ctx, { original, doc, files, op: "PUT" });
   await rt.events.emitFor("on_replaced", resource.name, doc, original);
-  return editReply(rt, ctx, doc);
+  return editReply(rt, ctx, { doc });
 }
 
 /** DELETE on an item endpoint (soft delete marks the document instead). */
@@ -355,7 +408,7 @@ export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Repl
   const softDelete = softDeleteOf(rt, resource);
   const original = await originalFor(rt, ctx);
   if (softDelete.isDeleted(original)) throw notFound();
-  checkIfMatch(rt, ctx, original);
+  checkIfMatch(rt, ctx, { doc: original });
   await rt.events.emitFor("on_delete_item", resource.name, original);
   if (softDelete.enabled) {
     const doc = softDelete.marked(original);
@@ -369,8 +422,8 @@ export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Repl
     const deleted = await rt.store.collection(resource.source).deleteOne(filter, { alongside });
     if (deleted > 0) {
       const id = original[resource.idField];
-      announce(rt, resource, [{ op: "delete", id, doc: null, before: original }]);
-      await dropRemains(rt, resource, [original]);
+      announce(rt, resource, { changes: [{ op: "delete", id, doc: null, before: original }] });
+      await dropRemains(rt, resource, { originals: [original] });
     }
     if (deleted === 0) {
       throw new ServiceError(
@@ -407,7 +460,7 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
       const doc = softDelete.marked(original);
       await storeVersioned(rt, resource, {
         edits: [{ doc, original }],
-        stamp: (doc) => stamp(rt, resource, doc),
+        stamp: (doc) => stamp(rt, resource, { doc }),
         write: async () => {
           const items = [{ doc, changes: original }];
           const alongside = await oplogEntries(rt, ctx, { op: "DELETE", items });
@@ -415,7 +468,9 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
           await collection.replaceOne(id, doc, { alongside });
         },
       });
-      announce(rt, resource, [{ op: "update", id: doc[resource.idField], doc, before: original }]);
+      announce(rt, resource, {
+        changes: [{ op: "update", id: doc[resource.idField], doc, before: original }],
+      });
     }
   } else {
     const items = (originals ?? []).map((doc) => ({ doc }));
@@ -424,17 +479,15 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
     const ids = originals?.map((d) => d[resource.idField]);
     const target = ids ? andFilters(filter, { [resource.idField]: { $in: ids } }) : filter;
     await collection.deleteMany(target, { alongside });
-    announce(
-      rt,
-      resource,
-      (originals ?? []).map((original) => ({
+    announce(rt, resource, {
+      changes: (originals ?? []).map((original) => ({
         op: "delete",
         id: original[resource.idField],
         doc: null,
         before: original,
       })),
-    );
-    await dropRemains(rt, resource, originals ?? []);
+    });
+    await dropRemains(rt, resource, { originals: originals ?? [] });
   }
   await rt.events.emitFor("on_deleted_resource", resource.name);
   return { status: 204 };

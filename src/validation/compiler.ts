@@ -22,6 +22,13 @@ interface Where {
   inList: boolean;
 }
 
+/** A rule set being compiled: where it sits, and the node and JSON Schema it fills in. */
+interface Compiling {
+  where: Where;
+  node: FieldNode;
+  json: Json;
+}
+
 const OF_JSON: Record<string, string> = { anyof: "anyOf", oneof: "oneOf", allof: "allOf" };
 const ANNOTATIONS = new Set(["meta", "versioned"]);
 
@@ -112,6 +119,7 @@ export class SchemaCompiler {
       custom: [],
     };
     const json: Json = {};
+    const compiling: Compiling = { where: w, node, json };
     if (node.types.length) json.eveType = node.types;
     for (const [rule, arg] of Object.entries(rules)) {
       const p = `${w.path}.${rule}`;
@@ -190,7 +198,7 @@ export class SchemaCompiler {
           plainOnly();
           break;
         case "schema":
-          this.schemaRule(arg, field, { ...w, path: p }, { node, json });
+          this.schemaRule(arg, field, { where: { ...w, path: p }, node, json });
           break;
         case "items":
           if (!field.items) this.bad(p, "must be a list of rule sets");
@@ -236,7 +244,7 @@ export class SchemaCompiler {
           break;
         default:
           if (ANNOTATIONS.has(rule)) break;
-          if (this.ofRule(rule, field, w, { node, json })) break;
+          if (this.ofRule(rule, field, compiling)) break;
           if (this.opts.rules && Object.hasOwn(this.opts.rules, rule)) {
             if (plainOnly()) node.custom.push([rule, arg]);
             break;
@@ -281,21 +289,17 @@ export class SchemaCompiler {
     }
   }
 
-  private schemaRule(
-    arg: unknown,
-    field: SchemaField,
-    w: Where,
-    out: { node: FieldNode; json: Json },
-  ) {
+  /** The `schema` rule (its own path in `where`): a list's member rules, or a dict's fields. */
+  private schemaRule(arg: unknown, field: SchemaField, { where: w, node, json }: Compiling) {
     if (!isPlainObject(arg)) return this.bad(w.path, "must be an object");
     if (field.member) {
       const m = this.field(field.member, { ...w, inList: true });
-      out.node.member = m.node;
-      out.json.items = m.json;
+      node.member = m.node;
+      json.items = m.json;
     } else if (field.dict) {
       const d = this.dict(arg, field.dict, w);
-      out.node.dict = d.node;
-      Object.assign(out.json, d.json);
+      node.dict = d.node;
+      Object.assign(json, d.json);
     }
   }
 
@@ -336,12 +340,7 @@ export class SchemaCompiler {
   }
 
   /** anyof/oneof/allof/noneof and their `anyof_<rule>` shorthands; false if not one. */
-  private ofRule(
-    rule: string,
-    field: SchemaField,
-    w: Where,
-    out: { node: FieldNode; json: Json },
-  ): boolean {
+  private ofRule(rule: string, field: SchemaField, { where: w, node, json }: Compiling): boolean {
     const branch = field.branches.find((b) => b.rule === rule);
     if (!branch && !/^(anyof|oneof|allof|noneof)(_.+)?$/.test(rule)) return false;
     const p = `${w.path}.${rule}`;
@@ -349,7 +348,6 @@ export class SchemaCompiler {
       this.bad(p, "must be a non-empty list");
       return true;
     }
-    const { node, json } = out;
     const branches: Json[] = [];
     branch.sets.forEach((set, i) => {
       if (!set) return this.bad(`${p}[${i}]`, "must be rules (an object)");

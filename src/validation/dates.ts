@@ -165,7 +165,23 @@ function matchName(s: string, pos: number, names: string[]): [number, number] | 
   return null;
 }
 
-function readDigits(s: string, pos: number, min: number, max: number): [number, number] | null {
+/** How many digits a number takes: `min` to `max`. */
+interface DigitCount {
+  min: number;
+  max: number;
+}
+
+/** A number directive: its digit count, and the range `lo` to `hi` of its value. */
+interface NumberField extends DigitCount {
+  lo: number;
+  hi: number;
+}
+
+/** The digits `%f` (microseconds) reads. */
+const MICRO_DIGITS: DigitCount = { min: 1, max: 6 };
+
+/** Reads `min` to `max` decimal digits at `pos`: [value, length], or null when fewer. */
+function readDigits(s: string, pos: number, { min, max }: DigitCount): [number, number] | null {
   let end = pos;
   while (end < s.length && end - pos < max && s.charCodeAt(end) >= 48 && s.charCodeAt(end) <= 57) {
     end++;
@@ -174,11 +190,21 @@ function readDigits(s: string, pos: number, min: number, max: number): [number, 
   return [Number(s.slice(pos, end)), end - pos];
 }
 
-/** Reads one directive at `pos` into `p`; returns the new position or -1 on mismatch. */
-function readDirective(s: string, pos: number, dir: string, p: Parts): number {
-  const num = (min: number, max: number, lo: number, hi: number, set: (n: number) => void) => {
-    const r = readDigits(s, pos, min, max);
-    if (!r || r[0] < lo || r[0] > hi) return -1;
+/** One parse: the input `s`, and the parts `p` read from it so far. */
+interface Scan {
+  s: string;
+  p: Parts;
+}
+
+/**
+ * Reads directive `dir` at `pos` of the input into the parts; returns the new position or
+ * -1 on mismatch.
+ */
+function readDirective(dir: string, pos: number, { s, p }: Scan): number {
+  // A number directive: its digits at `pos`, in its range, handed to `set`.
+  const num = (field: NumberField, set: (n: number) => void) => {
+    const r = readDigits(s, pos, field);
+    if (!r || r[0] < field.lo || r[0] > field.hi) return -1;
     set(r[0]);
     return pos + r[1];
   };
@@ -196,24 +222,24 @@ function readDirective(s: string, pos: number, dir: string, p: Parts): number {
       return pos + r[1];
     }
     case "d":
-      return num(1, 2, 1, 31, (n) => p.day = n);
+      return num({ min: 1, max: 2, lo: 1, hi: 31 }, (n) => p.day = n);
     case "m":
-      return num(1, 2, 1, 12, (n) => p.month = n);
+      return num({ min: 1, max: 2, lo: 1, hi: 12 }, (n) => p.month = n);
     case "y":
-      return num(2, 2, 0, 99, (n) => p.year = n < 69 ? 2000 + n : 1900 + n);
+      return num({ min: 2, max: 2, lo: 0, hi: 99 }, (n) => p.year = n < 69 ? 2000 + n : 1900 + n);
     case "Y":
-      return num(4, 4, 0, 9999, (n) => p.year = n);
+      return num({ min: 4, max: 4, lo: 0, hi: 9999 }, (n) => p.year = n);
     case "H":
-      return num(1, 2, 0, 23, (n) => p.hour = n);
+      return num({ min: 1, max: 2, lo: 0, hi: 23 }, (n) => p.hour = n);
     case "I":
       p.hour12 = true;
-      return num(1, 2, 1, 12, (n) => p.hour = n);
+      return num({ min: 1, max: 2, lo: 1, hi: 12 }, (n) => p.hour = n);
     case "M":
-      return num(1, 2, 0, 59, (n) => p.minute = n);
+      return num({ min: 1, max: 2, lo: 0, hi: 59 }, (n) => p.minute = n);
     case "S":
-      return num(1, 2, 0, 59, (n) => p.second = n);
+      return num({ min: 1, max: 2, lo: 0, hi: 59 }, (n) => p.second = n);
     case "f": {
-      const r = readDigits(s, pos, 1, 6);
+      const r = readDigits(s, pos, MICRO_DIGITS);
       if (!r) return -1;
       p.micro = Number(s.slice(pos, pos + r[1]).padEnd(6, "0"));
       return pos + r[1];
@@ -236,7 +262,7 @@ function readDirective(s: string, pos: number, dir: string, p: Parts): number {
       return m ? pos + m[0].length : -1;
     }
     case "j":
-      return num(1, 3, 1, 366, (n) => p.yday = n);
+      return num({ min: 1, max: 3, lo: 1, hi: 366 }, (n) => p.yday = n);
     case "%":
       return s[pos] === "%" ? pos + 1 : -1;
   }
@@ -260,10 +286,11 @@ export function parseDate(s: string, fmt: string = RFC1123): Date | null {
     hour12: false,
     offsetMin: 0,
   };
+  const scan: Scan = { s, p };
   let pos = 0;
   for (const t of tokenize(fmt)) {
     if ("dir" in t) {
-      pos = readDirective(s, pos, t.dir, p);
+      pos = readDirective(t.dir, pos, scan);
       if (pos < 0) return null;
       continue;
     }

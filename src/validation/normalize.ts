@@ -40,41 +40,84 @@ export function canon(v: unknown): string {
   }) ?? "undefined";
 }
 
-/** Coerces the value of `node`'s field and its sub-fields, applying defaults inside dicts. */
-export function normField(v: unknown, node: FieldNode, path: string[], env: NormalizeEnv): unknown {
+/**
+ * One walk of a document: its environment and the path of the value being visited. The
+ * path is a stack: each step pushes a key before it descends and pops it on its way back.
+ */
+export interface NormalizeWalk {
+  env: NormalizeEnv;
+  path: string[];
+}
+
+/**
+ * Coerces the value of `node`'s field and its sub-fields, applying defaults inside dicts.
+ * `walk.path` is the value's path.
+ */
+export function normField(v: unknown, node: FieldNode, walk: NormalizeWalk): unknown {
+  const env = walk.env;
   v = coerceTo(v, node.coerceTypes, env.coerce);
   if (v === null || v === undefined) return v;
-  v = normChildren(v, node, path, env);
+  v = normChildren(v, node, walk);
   // Checked with its sub-fields coerced (a versioned reference's `_id` is an ObjectId).
-  if (node.unique || node.relation || node.custom.length) env.checks.push({ path, node, value: v });
+  if (node.unique || node.relation || node.custom.length) {
+    env.checks.push({ path: [...walk.path], node, value: v });
+  }
   return v;
 }
 
-function normChildren(v: unknown, node: FieldNode, path: string[], env: NormalizeEnv): unknown {
+function normChildren(v: unknown, node: FieldNode, walk: NormalizeWalk): unknown {
+  const path = walk.path;
   if (isPlainObject(v)) {
-    if (node.dict) return normDict(v, node.dict, path, env);
+    if (node.dict) return normDict(v, node.dict, walk);
     if (node.values) {
       const out: Doc = {};
-      for (const [k, x] of Object.entries(v)) out[k] = normField(x, node.values, [...path, k], env);
+      for (const [k, x] of Object.entries(v)) {
+        path.push(k);
+        out[k] = normField(x, node.values, walk);
+        path.pop();
+      }
       return out;
     }
   } else if (Array.isArray(v)) {
-    if (node.member) return v.map((x, i) => normField(x, node.member!, [...path, String(i)], env));
-    if (node.items) {
-      return v.map((x, i) =>
-        node.items![i] ? normField(x, node.items![i], [...path, String(i)], env) : x
-      );
+    const member = node.member;
+    if (member) {
+      return v.map((x, i) => {
+        path.push(String(i));
+        const r = normField(x, member, walk);
+        path.pop();
+        return r;
+      });
+    }
+    const items = node.items;
+    if (items) {
+      return v.map((x, i) => {
+        if (!items[i]) return x;
+        path.push(String(i));
+        const r = normField(x, items[i], walk);
+        path.pop();
+        return r;
+      });
     }
   }
   return v;
 }
 
-/** Normalizes one dict level: coerces known fields and fills in defaults (per env). */
-export function normDict(obj: Doc, dict: DictNode, path: string[], env: NormalizeEnv): Doc {
+/**
+ * Normalizes one dict level: coerces known fields and fills in defaults (per env).
+ * `walk.path` is the dict's path (empty for the document).
+ */
+export function normDict(obj: Doc, dict: DictNode, walk: NormalizeWalk): Doc {
+  const { env, path } = walk;
   const out: Doc = {};
   for (const [k, v] of Object.entries(obj)) {
     const node = dict.fields.get(k) ?? (typeof dict.unknown === "object" ? dict.unknown : null);
-    out[k] = node ? normField(v, node, [...path, k], env) : v;
+    if (!node) {
+      out[k] = v;
+      continue;
+    }
+    path.push(k);
+    out[k] = normField(v, node, walk);
+    path.pop();
   }
   for (const [name, node] of dict.fields) {
     const cur = out[name];
@@ -82,57 +125,99 @@ export function normDict(obj: Doc, dict: DictNode, path: string[], env: Normaliz
     if (env.original && node.readonly && path.length === 0 && name in env.original) {
       if (cur === undefined) out[name] = env.original[name];
     } else if (env.applyDefaults && node.default) {
-      out[name] = normField(structuredClone(node.default.value), node, [...path, name], env);
+      path.push(name);
+      out[name] = normField(structuredClone(node.default.value), node, walk);
+      path.pop();
     }
   }
   return out;
 }
 
 /**
- * Defaults for fields missing from `obj`, nested ones keyed by dotted path. Read-only fields
- * are left out: only the service writes them.
+ * Defaults for fields missing from `obj`, nested ones keyed by dotted path (`prefix` goes
+ * before the keys). Read-only fields are left out: only the service writes them.
  */
-export function missingDefaults(obj: Doc, dict: DictNode, prefix: string, env: NormalizeEnv): Doc {
-  const out: Doc = {};
+export function missingDefaults(
+  obj: Doc,
+  dict: DictNode,
+  { env, prefix = "" }: { env: NormalizeEnv; prefix?: string },
+): Doc {
+  const walk: DefaultsWalk = { env, path: [], prefix, out: {} };
+  addDefaults(obj, dict, walk);
+  return walk.out;
+}
+
+/**
+ * One {@link missingDefaults} walk. `prefix` goes before the keys of the dict level being
+ * walked (its dotted path and a dot below the top); like `path`, it moves down while the walk
+ * descends and back on its way up. `path` stays empty between defaults: a default is checked
+ * at its field name alone.
+ */
+interface DefaultsWalk extends NormalizeWalk {
+  prefix: string;
+  /** The defaults found so far, by dotted path. */
+  out: Doc;
+}
+
+function addDefaults(obj: Doc, dict: DictNode, walk: DefaultsWalk): void {
+  const { prefix, path, out } = walk;
   for (const [name, node] of dict.fields) {
     const key = prefix + name;
     const v = obj[name];
     if (node.readonly) continue;
     if (v === undefined) {
       if (node.default) {
-        out[key] = normField(structuredClone(node.default.value), node, [name], env);
+        path.push(name);
+        out[key] = normField(structuredClone(node.default.value), node, walk);
+        path.pop();
       }
     } else if (isPlainObject(v) && node.dict) {
-      Object.assign(out, missingDefaults(v, node.dict, `${key}.`, env));
+      walk.prefix = `${key}.`;
+      addDefaults(v, node.dict, walk);
+      walk.prefix = prefix;
     }
   }
-  return out;
+}
+
+/** One {@link readonlyIssues} walk: a {@link NormalizeWalk} that also collects issues. */
+export interface ReadonlyWalk extends NormalizeWalk {
+  issues: Issues;
+  /**
+   * The stored counterpart of the dict level being walked (the stored document at the top);
+   * like `path`, it moves down while the walk descends and back on its way up.
+   */
+  original: unknown;
 }
 
 /**
  * Issues for read-only fields the client sent. A value equal to the stored one is accepted,
- * so that a client may PUT back what it read.
+ * so that a client may PUT back what it read. `walk.path` is the path of `input`.
  */
-export function readonlyIssues(
-  input: Doc,
-  dict: DictNode,
-  original: unknown,
-  path: string[],
-  env: NormalizeEnv,
-  issues: Issues,
-): void {
+export function readonlyIssues(input: Doc, dict: DictNode, walk: ReadonlyWalk): void {
+  const { original, path } = walk;
   for (const [k, v] of Object.entries(input)) {
     const node = dict.fields.get(k);
     if (!node) continue;
     const stored = isPlainObject(original) ? original[k] : undefined;
     if (node.readonly) {
       const same = stored !== undefined &&
-        canon(coerceTo(v, node.coerceTypes, env.coerce)) === canon(stored);
-      if (!same) addIssue(issues, [...path, k], "field is read-only");
+        canon(coerceTo(v, node.coerceTypes, walk.env.coerce)) === canon(stored);
+      if (!same) addIssue(walk.issues, [...path, k], "field is read-only");
     } else if (node.dict && isPlainObject(v)) {
-      readonlyIssues(v, node.dict, stored, [...path, k], env, issues);
+      path.push(k);
+      walk.original = stored;
+      readonlyIssues(v, node.dict, walk);
+      walk.original = original;
+      path.pop();
     }
   }
+}
+
+/** How {@link keyIssues} checks names, and where it reports. */
+export interface KeyCheck {
+  /** Dotted keys (a PATCH's) are accepted at the top level. */
+  allowDots: boolean;
+  issues: Issues;
 }
 
 /**
@@ -141,14 +226,17 @@ export function readonlyIssues(
  * segment, the BSON type tag `_bsontype`, or a dotted key deeper than MAX_DEPTH): the caller
  * then stops before any other step walks the document.
  */
-export function keyIssues(v: unknown, path: string[], allowDots: boolean, issues: Issues): boolean {
+export function keyIssues(v: unknown, path: string[], check: KeyCheck): boolean {
+  const { allowDots, issues } = check;
   if (path.length > MAX_DEPTH) {
     addIssue(issues, path, "document nested too deeply");
     return false;
   }
+  // Dotted keys are refused below the top level: one settings object serves all of them.
+  const below: KeyCheck = allowDots ? { allowDots: false, issues } : check;
   let hostile = false;
   if (Array.isArray(v)) {
-    v.forEach((x, i) => hostile = keyIssues(x, [...path, String(i)], false, issues) || hostile);
+    v.forEach((x, i) => hostile = keyIssues(x, [...path, String(i)], below) || hostile);
   } else if (isPlainObject(v)) {
     // A DBRef's `$ref`/`$id`/`$db` are the one place `$` names are data (type `dbref`).
     if (isDbRefShape(v)) return false;
@@ -164,7 +252,7 @@ export function keyIssues(v: unknown, path: string[], allowDots: boolean, issues
       } else if (allowDots && path.length + k.split(".").length > MAX_DEPTH) {
         addIssue(issues, [...path, k], "document nested too deeply");
         hostile = true;
-      } else hostile = keyIssues(x, [...path, k], false, issues) || hostile;
+      } else hostile = keyIssues(x, [...path, k], below) || hostile;
     }
   }
   return hostile;

@@ -149,7 +149,7 @@ class Compiled implements CompiledSchema {
   }
 
   defaults(doc: Doc): Doc {
-    return missingDefaults(doc, this.root, "", this.env(false));
+    return missingDefaults(doc, this.root, { env: this.env(false) });
   }
 
   private env(applyDefaults: boolean, original?: Doc): NormalizeEnv {
@@ -165,16 +165,16 @@ class Compiled implements CompiledSchema {
     const patch = ctx.mode === "patch";
     const dotted = patch || ctx.normalizeDotted === true;
     // Hostile names stop here: no later step walks or copies the document.
-    if (keyIssues(input, [], dotted, issues)) return { doc: input, issues };
+    if (keyIssues(input, [], { allowDots: dotted, issues })) return { doc: input, issues };
     const sent = dotted ? expandDotted(input, issues) : input;
     const original = ctx.mode === "create" ? undefined : ctx.original;
     this.metaIssues(sent, original, issues);
     const env = this.env(!patch, ctx.mode === "replace" ? original : undefined);
-    readonlyIssues(sent, this.root, original, [], env, issues);
+    readonlyIssues(sent, this.root, { env, issues, original, path: [] });
 
     let doc = patch ? this.merge(input, original ?? {}, ctx.mergeNested ?? true) : sent;
     doc = this.stripMeta(doc);
-    const normalized = normDict(doc, this.root, [], env);
+    const normalized = normDict(doc, this.root, { env, path: [] });
     const structural = this.ajvValidate(normalized)
       ? null
       : ajvIssues(this.ajvValidate.errors, this.forms.show);
@@ -186,8 +186,8 @@ class Compiled implements CompiledSchema {
       keep = (p) => p[0] === "_document" || touched.some((t) => isPrefix(t, p) || isPrefix(p, t));
     }
     const checks = env.checks.filter((c) => keep(c.path) && !hasIssue(issues, c.path));
-    const excludeId = original?.[this.opts.idField];
-    const found = await runLimited(checks, (c) => this.asyncCheck(c, normalized, ctx, excludeId));
+    const run: CheckRun = { doc: normalized, ctx, excludeId: original?.[this.opts.idField] };
+    const found = await runLimited(checks, (c) => this.asyncCheck(c, run));
     for (const [i, msg] of found) addIssue(issues, checks[i].path, msg);
 
     const result = patch ? pickUpdates(input, normalized) : normalized;
@@ -225,11 +225,10 @@ class Compiled implements CompiledSchema {
     return out;
   }
 
+  /** Runs one value's unique / data_relation / custom checks; their problems, or null. */
   private async asyncCheck(
     c: PendingCheck,
-    doc: Doc,
-    ctx: ValidationContext,
-    excludeId: unknown,
+    { doc, ctx, excludeId }: CheckRun,
   ): Promise<string | null> {
     const { node, value, path } = c;
     const problems: string[] = [];
@@ -261,6 +260,15 @@ class Compiled implements CompiledSchema {
     }
     return problems.length ? problems.join("; ") : null;
   }
+}
+
+/** What the async checks of one validation share. */
+interface CheckRun {
+  /** The normalized document (custom rules see it). */
+  doc: Doc;
+  ctx: ValidationContext;
+  /** The stored document's id, left out of the uniqueness query. */
+  excludeId: unknown;
 }
 
 function isPrefix(prefix: string[], path: string[]): boolean {

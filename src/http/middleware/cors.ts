@@ -32,17 +32,20 @@ export interface CorsConfig {
   maxAge: number;
 }
 
-/** Eve accepts a string or a list of strings for the X_* lists; null means none. */
+/**
+ * The X_* list setting `key`: Eve accepts a string or a list of strings; null means none.
+ * Anything else is reported in `report.problems` and reads as none.
+ */
 function stringList(
   settings: Settings,
   key: "X_DOMAINS" | "X_DOMAINS_RE" | "X_HEADERS" | "X_EXPOSE_HEADERS",
-  problems: string[],
+  report: { problems: string[] },
 ): string[] {
   const value = settings[key];
   if (value === null || value === undefined) return [];
   if (typeof value === "string") return [value];
   if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value;
-  problems.push(`${key}: must be a string, a list of strings or null`);
+  report.problems.push(`${key}: must be a string, a list of strings or null`);
   return [];
 }
 
@@ -56,9 +59,9 @@ export function corsConfig(
   options: { extraExpose?: string[] } = {},
 ): CorsConfig | null {
   const { problems, warnings } = report;
-  const domains = stringList(settings, "X_DOMAINS", problems);
+  const domains = stringList(settings, "X_DOMAINS", report);
   const patterns: RegExp[] = [];
-  for (const source of stringList(settings, "X_DOMAINS_RE", problems)) {
+  for (const source of stringList(settings, "X_DOMAINS_RE", report)) {
     try {
       patterns.push(new RegExp(`^(?:${source})$`));
     } catch (error) {
@@ -69,8 +72,8 @@ export function corsConfig(
       );
     }
   }
-  const allowHeaders = stringList(settings, "X_HEADERS", problems);
-  const exposeHeaders = stringList(settings, "X_EXPOSE_HEADERS", problems);
+  const allowHeaders = stringList(settings, "X_HEADERS", report);
+  const exposeHeaders = stringList(settings, "X_EXPOSE_HEADERS", report);
   const credentials = settings.X_ALLOW_CREDENTIALS;
   if (credentials !== null && credentials !== undefined && typeof credentials !== "boolean") {
     problems.push("X_ALLOW_CREDENTIALS: must be true, false or null");
@@ -107,8 +110,9 @@ export function matchOrigin(config: CorsConfig, origin: string): "listed" | "any
   return config.anyOrigin ? "any" : null;
 }
 
-/** Adds `token` to a comma-separated header unless already there. */
-function appendToken(headers: Headers, name: string, token: string): void {
+/** Adds `options.token` to the comma-separated header `options.name` unless already there. */
+function appendToken(headers: Headers, options: { name: string; token: string }): void {
+  const { name, token } = options;
   const current = headers.get(name);
   if (!current) return headers.set(name, token);
   const tokens = current.split(",").map((t) => t.trim().toLowerCase());
@@ -132,7 +136,7 @@ export function cors(config: CorsConfig | null): MiddlewareHandler<AppEnv> {
     }
     const headers = c.res.headers;
     // Answers differ by Origin whenever CORS is on, so shared caches must key on it.
-    appendToken(headers, "vary", "Origin");
+    appendToken(headers, { name: "vary", token: "Origin" });
     if (!origin || !match) return;
     headers.set("access-control-allow-origin", origin);
     if (config.credentials && match === "listed") {

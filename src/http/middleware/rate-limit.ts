@@ -78,15 +78,18 @@ function headersOf(hit: Hit): Record<string, string> {
   };
 }
 
-/** Counts one hit for `user`; throws 429 past the limit, or 503 per the outage policy. */
+/**
+ * Counts one hit of `counted.user` under `counted.rule`; throws 429 past the limit, or 503
+ * per the outage policy.
+ */
 function counter(options: RateLimitOptions) {
   const { config, limiter, log } = options;
   let lastLogged = -Infinity;
   return async function count(
     c: Context<AppEnv>,
-    rule: NonNullable<ReturnType<typeof ruleFor>>,
-    user: string,
+    counted: { rule: NonNullable<ReturnType<typeof ruleFor>>; user: string },
   ): Promise<State> {
+    const { rule, user } = counted;
     let hit: Hit;
     try {
       hit = await limiter!.hit(`${config.prefix}${rule.method}:${user}`, rule);
@@ -130,7 +133,7 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<AppEnv> 
         : authorization
         ? `auth:${sha256(authorization)}`
         : `ip:${clientAddress(c, config.trustedProxies)}`;
-      await count(c, rule, user);
+      await count(c, { rule, user });
     }
     await next();
   };
@@ -148,7 +151,10 @@ export function rateLimitHeaders(options: RateLimitOptions): MiddlewareHandler<A
     if (state === undefined) {
       // Refused before `rateLimit` ran: counted by address (an unverified credential is no
       // identity), and answered 429 past the limit like any other request.
-      state = await count(c, rule, `ip:${clientAddress(c, config.trustedProxies)}`);
+      state = await count(c, {
+        rule,
+        user: `ip:${clientAddress(c, config.trustedProxies)}`,
+      });
     }
     if (!state) return;
     for (const [name, value] of Object.entries(headersOf(state))) c.res.headers.set(name, value);

@@ -203,7 +203,7 @@ export class EmbeddedCollection implements Collection {
         ids.add(id);
         changes.push({ id, after: doc });
       }
-      return this.#commit(state, changes, true, options.alongside);
+      return this.#commit(state, changes, { insert: true, alongside: options.alongside });
     });
   }
 
@@ -215,8 +215,7 @@ export class EmbeddedCollection implements Collection {
   #commit(
     state: CollectionState,
     changes: Change[],
-    insert: boolean,
-    alongside?: Alongside,
+    { insert, alongside }: { insert: boolean; alongside?: Alongside },
   ): Promise<void> {
     if (changes.length === 0) return DONE;
     for (const index of state.unique) checkUnique(index, changes, this.name);
@@ -295,7 +294,10 @@ export class EmbeddedCollection implements Collection {
         throw immutableId();
       }
       const after = { _id: before._id, ...replacement };
-      return this.#commit(state, [{ id, before, after }], false, options.alongside)
+      return this.#commit(state, [{ id, before, after }], {
+        insert: false,
+        alongside: options.alongside,
+      })
         .then(() => ({ matched: 1 }));
     });
   }
@@ -303,7 +305,7 @@ export class EmbeddedCollection implements Collection {
   #insertOne(state: CollectionState, doc: Doc, alongside?: Alongside): Promise<void> {
     const id = idKeyOf(doc);
     if (state.docs.has(id)) throw idDuplicate(this.name);
-    return this.#commit(state, [{ id, after: doc }], true, alongside);
+    return this.#commit(state, [{ id, after: doc }], { insert: true, alongside });
   }
 
   updateOne(
@@ -318,7 +320,7 @@ export class EmbeddedCollection implements Collection {
         const done = options.upsert ? this.#upsert(state, filter, update) : DONE;
         return done.then(() => ({ matched: 0 }));
       }
-      return this.#update(state, hits, filter, update).then(() => ({ matched: 1 }));
+      return this.#update(state, hits, { filter, update }).then(() => ({ matched: 1 }));
     });
   }
 
@@ -326,30 +328,35 @@ export class EmbeddedCollection implements Collection {
     return run(() => {
       const state = this.#state();
       const hits = this.#match(filter);
-      return this.#update(state, hits, filter, update).then(() => hits.length);
+      return this.#update(state, hits, { filter, update }).then(() => hits.length);
     });
   }
 
   #update(
     state: CollectionState,
     hits: Array<[string, Doc]>,
-    filter: Filter,
-    update: Doc,
+    { filter, update }: { filter: Filter; update: Doc },
   ): Promise<void> {
     const modifier = prepareModifier(update, false);
-    const condition = usesPositional(modifier) ? filter : undefined;
+    const prepared = { modifier, condition: usesPositional(modifier) ? filter : undefined };
     const changes: Change[] = [];
     for (const [id, before] of hits) {
-      const after = this.#applyUpdate(cloneValue(before), modifier, condition);
+      const after = this.#applyUpdate(cloneValue(before), prepared);
       if (!after) continue;
       if (valueKey(after._id) !== id) throw immutableId();
       changes.push({ id, before, after });
     }
-    return this.#commit(state, changes, false);
+    return this.#commit(state, changes, { insert: false });
   }
 
-  /** Applies an update to a private copy; returns the new document, or null if unchanged. */
-  #applyUpdate(doc: Doc, modifier: Doc | Doc[], condition: Filter | undefined): Doc | null {
+  /**
+   * Applies a prepared update (`condition`: the filter, for positional operators) to a
+   * private copy; returns the new document, or null if unchanged.
+   */
+  #applyUpdate(
+    doc: Doc,
+    { modifier, condition }: { modifier: Doc | Doc[]; condition: Filter | undefined },
+  ): Doc | null {
     const docs = [doc];
     const result = mingoUpdateOne(
       docs,
@@ -363,7 +370,9 @@ export class EmbeddedCollection implements Collection {
 
   #upsert(state: CollectionState, filter: Filter, update: Doc): Promise<void> {
     const base = cloneValue(equalityFields(filter));
-    const doc = this.#applyUpdate(base, prepareModifier(update, true), undefined) ?? base;
+    const doc =
+      this.#applyUpdate(base, { modifier: prepareModifier(update, true), condition: undefined }) ??
+        base;
     const created = doc._id === undefined ? { _id: new ObjectId(), ...doc } : doc;
     return this.#insertOne(state, created);
   }

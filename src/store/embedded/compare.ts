@@ -183,28 +183,53 @@ export const EMPTY: unique symbol = Symbol("empty array");
  */
 export function pathValues(doc: Doc, parts: string[]): unknown[] {
   const out: unknown[] = [];
-  collect(doc, parts, 0, out);
+  // Down through plain objects directly; an array on the way needs the branching walk.
+  let value: unknown = doc;
+  let i = 0;
+  while (i < parts.length && hasFields(value)) value = value[parts[i++]];
+  if (i === parts.length) pushLeaf(value, out);
+  else if (Array.isArray(value)) collect(value, i, { parts, out });
+  else out.push(undefined);
   return out;
 }
 
-function collect(value: unknown, parts: string[], i: number, out: unknown[]): void {
+/** Whether a path segment names a field of `value`: an object, not an array or a date. */
+function hasFields(value: unknown): value is Doc {
+  return value !== null && typeof value === "object" && !Array.isArray(value) &&
+    !(value instanceof Date);
+}
+
+/** Adds the value at the end of a path: a leaf array's elements, or {@link EMPTY}. */
+function pushLeaf(value: unknown, out: unknown[]): void {
+  if (Array.isArray(value)) {
+    if (value.length === 0) out.push(EMPTY);
+    else out.push(...value);
+  } else {
+    out.push(value);
+  }
+}
+
+/** One {@link pathValues} walk: the path's segments and the values found so far. */
+interface PathWalk {
+  parts: string[];
+  out: unknown[];
+}
+
+/** Adds to `walk.out` the values at `walk.parts` from segment `i` on, `value` being there. */
+function collect(value: unknown, i: number, walk: PathWalk): void {
+  const { parts, out } = walk;
   if (i === parts.length) {
-    if (Array.isArray(value)) {
-      if (value.length === 0) out.push(EMPTY);
-      else out.push(...value);
-    } else {
-      out.push(value);
-    }
+    pushLeaf(value, out);
     return;
   }
   if (Array.isArray(value)) {
     const index = /^\d+$/.test(parts[i]) ? Number(parts[i]) : -1;
-    if (index >= 0 && index < value.length) collect(value[index], parts, i + 1, out);
-    else for (const item of value) collect(item, parts, i, out);
+    if (index >= 0 && index < value.length) collect(value[index], i + 1, walk);
+    else for (const item of value) collect(item, i, walk);
     return;
   }
   if (value !== null && typeof value === "object" && !(value instanceof Date)) {
-    collect((value as Doc)[parts[i]], parts, i + 1, out);
+    collect((value as Doc)[parts[i]], i + 1, walk);
     return;
   }
   out.push(undefined);

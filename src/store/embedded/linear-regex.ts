@@ -25,7 +25,17 @@ interface Found {
   captures: (string | null)[];
 }
 
-function search(obj: unknown, expr: unknown, options: Options, global: boolean): Found[] {
+/** How one search runs: mingo's evaluation options, and whether it finds every match. */
+interface SearchOptions {
+  options: Options;
+  global: boolean;
+}
+
+/**
+ * The matches of a `$regex*` operator whose argument `expr` is evaluated on `obj` (the first
+ * only unless `global`).
+ */
+function search(obj: unknown, expr: unknown, { options, global }: SearchOptions): Found[] {
   const val = evalExpr(obj as never, expr as never, options) as {
     input?: unknown;
     regex?: unknown;
@@ -56,9 +66,9 @@ export const linearQueryOperators: Record<string, AnyFn> = { $regex };
 /** Expression operators that replace mingo's. */
 export const linearExpressionOperators: Record<string, AnyFn> = {
   $regexMatch: (obj: unknown, expr: unknown, options: Options) =>
-    search(obj, expr, options, false).length > 0,
+    search(obj, expr, { options, global: false }).length > 0,
   $regexFind: (obj: unknown, expr: unknown, options: Options) =>
-    search(obj, expr, options, false)[0] ?? null,
+    search(obj, expr, { options, global: false })[0] ?? null,
   $regexFindAll: (obj: unknown, expr: unknown, options: Options) =>
-    search(obj, expr, options, true),
+    search(obj, expr, { options, global: true }),
 };

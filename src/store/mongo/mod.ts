@@ -22,14 +22,23 @@ class MongoStore implements Store {
   readonly files: FileStore;
   private readonly collections = new Map<string, Collection>();
 
+  private readonly secret: string | undefined;
+  private readonly transactions: boolean;
+  private readonly maxTimeMS?: number;
+
+  /**
+   * `secret`: the password, scrubbed from error messages; `transactions`: whether the
+   * server has them; `maxTimeMS`: the query time bound.
+   */
   constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
-    private readonly secret: string | undefined,
-    private readonly transactions: boolean,
-    private readonly maxTimeMS?: number,
+    options: { secret: string | undefined; transactions: boolean; maxTimeMS?: number },
   ) {
-    this.files = new GridFsFileStore(db, secret);
+    this.secret = options.secret;
+    this.transactions = options.transactions;
+    this.maxTimeMS = options.maxTimeMS;
+    this.files = new GridFsFileStore(db, this.secret);
   }
 
   collection(name: string): Collection {
@@ -116,13 +125,11 @@ export async function openMongoStore(options: MongoOptions): Promise<Store> {
     await client.connect();
     const db = client.db(target.dbName);
     await db.command({ ping: 1 });
-    return new MongoStore(
-      client,
-      db,
+    return new MongoStore(client, db, {
       secret,
-      await supportsTransactions(db),
-      options.queryTimeoutMs,
-    );
+      transactions: await supportsTransactions(db),
+      maxTimeMS: options.queryTimeoutMs,
+    });
   } catch (err) {
     await client?.close().catch(() => {});
     const reason = scrubSecret(err instanceof Error ? err.message : String(err), secret);

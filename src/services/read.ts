@@ -168,10 +168,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   assertReadable(rt, resource, { where, sort: rawSort ? sort : undefined });
   const projection = requestProjection(rt, ctx);
   const embedded = requestedFields(rt, ctx);
-  // Nothing below changes more than the top level of the documents unless they embed
-  // others, expand media or meet hooks: then the store may share their nested values.
-  const shared = embedded.length === 0 && resource.schemaModel.mediaPaths.length === 0 &&
-    !rt.events.has("on_fetched_resource", resource.name);
+  const shared = mayShare(rt, ctx, { embedded, hook: "on_fetched_resource" });
   const body: Doc = {};
   let docs: Doc[];
   if (resource.pagination) {
@@ -225,36 +222,54 @@ export function cacheHeaders(ctx: RequestContext): Record<string, string> {
 }
 
 /**
+ * Whether a read may ask the store for `shared` documents (see FindOptions.shared): nothing
+ * after it changes more than their top level unless they embed others (`embedded`: the
+ * requested fields), expand media or meet a listener of `hook`.
+ */
+function mayShare(
+  rt: Runtime,
+  ctx: RequestContext,
+  { embedded, hook }: { embedded: string[]; hook: "on_fetched_resource" | "on_fetched_item" },
+): boolean {
+  return embedded.length === 0 && ctx.resource.schemaModel.mediaPaths.length === 0 &&
+    !rt.events.has(hook, ctx.resource.name);
+}
+
+/**
  * Fetches the item an item endpoint addresses, soft-deleted ones included. Null when none.
  * @param options.projection the projection to read it with; absent: the whole document.
+ * @param options.shared the store may share the document's nested values (FindOptions.shared).
  */
 export async function findItem(
   rt: Runtime,
   ctx: RequestContext,
-  options: { projection?: Projection } = {},
+  options: { projection?: Projection; shared?: boolean } = {},
 ): Promise<Doc | null> {
-  const { projection } = options;
+  const { projection, shared } = options;
   const collection = rt.store.collection(ctx.resource.source);
   // A live document wins over a soft-deleted one sharing the looked-up value.
   if (softDeleteOf(rt, ctx.resource).enabled) {
-    const live = await collection.findOne(endpointFilter(rt, ctx), { projection });
+    const live = await collection.findOne(endpointFilter(rt, ctx), { projection, shared });
     if (live) return live;
   }
   const filter = endpointFilter(rt, ctx, { includeDeleted: true });
-  return collection.findOne(filter, { projection });
+  return collection.findOne(filter, { projection, shared });
 }
 
 /** GET (and HEAD) on an item endpoint. */
 export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const s = rt.settings;
   const projection = requestProjection(rt, ctx);
-  const doc = await findItem(rt, ctx, { projection });
+  const versionParam = ctx.query.get(s.VERSION_PARAM);
+  const versions = versionParam !== null && versionParam !== "";
+  const embedded = requestedFields(rt, ctx);
+  const shared = !versions && mayShare(rt, ctx, { embedded, hook: "on_fetched_item" });
+  const doc = await findItem(rt, ctx, { projection, shared });
   if (!doc) throw notFound();
   const docs = [doc];
   await completeMeta(rt, ctx.resource, { docs, projection });
   // Stored versions of a soft-deleted document stay readable; only the current item is gone.
-  const versionParam = ctx.query.get(s.VERSION_PARAM);
-  if (versionParam !== null && versionParam !== "") {
+  if (versions) {
     return getItemVersions(rt, ctx, { primary: doc, raw: versionParam, projection });
   }
   if (softDeleteOf(rt, ctx.resource).isDeleted(doc)) {
@@ -267,7 +282,7 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, { doc }) };
   if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
   const related = relatedOf(rt, ctx, { docs });
-  await embedDocuments(rt, ctx, { docs });
+  await embedDocuments(rt, ctx, { docs, fields: embedded });
   await expandMedia(rt, ctx.resource, { docs });
   decorateItems(rt, ctx, { docs, related });
   await rt.events.emitFor("on_fetched_item", ctx.resource.name, doc);

@@ -87,11 +87,25 @@ scenario(
     const hooked = await api.get("contacts");
     assert.equal(hooked.body._items[0].address.city, "changed");
     service.events.off("on_fetched_resource_contacts", hook);
-    for (const path of ["contacts", `contacts/${hooked.body._items[0]._id}`]) {
-      const res = await api.get(path);
-      const doc = path === "contacts" ? res.body._items[0] : res.body;
-      assert.deepEqual([doc.address, doc.tags], [{ city: "Oslo" }, ["a"]], path);
-    }
+    const item = `contacts/${hooked.body._items[0]._id}`;
+    const unchanged = async () => {
+      for (const path of ["contacts", item]) {
+        const res = await api.get(path);
+        const doc = path === "contacts" ? res.body._items[0] : res.body;
+        assert.deepEqual([doc.address, doc.tags], [{ city: "Oslo" }, ["a"]], path);
+      }
+    };
+    await unchanged();
+    // The same for an item and on_fetched_item.
+    const itemHook = (doc: AnyDoc) => {
+      doc.address.city = "changed";
+      doc.tags.push("x");
+    };
+    service.events.on("on_fetched_item_contacts", itemHook);
+    const hookedItem = await api.get(item);
+    assert.deepEqual([hookedItem.body.address.city, hookedItem.body.tags], ["changed", ["a", "x"]]);
+    service.events.off("on_fetched_item_contacts", itemHook);
+    await unchanged();
   },
 );
 

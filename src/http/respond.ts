@@ -55,7 +55,12 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
       headers.set("x-content-type-options", "nosniff");
     } else headers.set("content-type", "application/json");
   }
-  // The length is known (HEAD tells it too, and compression skips short answers by it).
+  // Deno sends a text body with its Content-Length: the bytes are counted here only when a
+  // HEAD must tell them, or when compression may apply (it skips short answers by the header).
+  // Otherwise the text goes to Deno as it is, with no buffer of its own to allocate and free.
+  const counted = head ||
+    (settings.COMPRESS_MIN_BYTES > 0 && request.headers.has("accept-encoding"));
+  if (!counted) return new Response(text, { status: reply.status, headers });
   const bytes = encoder.encode(text);
   headers.set("content-length", String(bytes.byteLength));
   return new Response(head ? null : bytes, { status: reply.status, headers });

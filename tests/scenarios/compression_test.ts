@@ -126,3 +126,24 @@ scenario("brotli when the client accepts it and prefers it (or does not mind)", 
   const again = await api.get(`notes/${big._id}`, { "if-none-match": etag });
   assert.equal(again.status, 304);
 });
+
+for (const threshold of [512, 0]) {
+  scenario(
+    `uncompressed answers carry the exact length of their UTF-8 bytes (COMPRESS_MIN_BYTES ${threshold})`,
+    { ...SETTINGS, COMPRESS_MIN_BYTES: threshold },
+    async (api, running) => {
+      const note = await api.create("notes", { text: "Zoë 😀 ünïcode ".repeat(3) });
+      // No Accept-Encoding, an encoding refused, and (compression off) one accepted.
+      for (const encoding of [null, "identity", "gzip"]) {
+        for (const path of ["notes", `notes/${note._id}`]) {
+          if (threshold > 0 && encoding === "gzip") continue; // compressed: see above
+          const { head, body } = await raw(running.url, path, encoding);
+          assert.doesNotMatch(head, /transfer-encoding|content-encoding/i, `${path} ${encoding}`);
+          const length = /content-length: (\d+)/i.exec(head)?.[1];
+          assert.equal(Number(length), body.length, `${path} ${encoding}`);
+          assert.match(body.toString("utf8"), /Zoë 😀 ünïcode/);
+        }
+      }
+    },
+  );
+}

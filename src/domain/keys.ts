@@ -13,10 +13,16 @@ export const FORBIDDEN_SEGMENTS: ReadonlySet<string> = new Set([
 /** The BSON driver's type tag: a client object carrying it must never be taken for BSON. */
 export const BSON_TAG = "_bsontype";
 
-/** The first refused segment of a dotted field path (or key), if any, `_bsontype` included. */
+/**
+ * The first refused segment of a dotted field path (or key), if any: `_bsontype` included,
+ * and any segment holding a NUL character (a BSON name cannot: MongoDB's driver refuses to
+ * encode it, so the embedded store must not accept what the other store cannot keep).
+ */
 export function forbiddenSegment(path: string): string | undefined {
   for (const segment of path.split(".")) {
-    if (FORBIDDEN_SEGMENTS.has(segment) || segment === BSON_TAG) return segment;
+    if (FORBIDDEN_SEGMENTS.has(segment) || segment === BSON_TAG || segment.includes("\0")) {
+      return segment;
+    }
   }
   return undefined;
 }

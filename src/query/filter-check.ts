@@ -13,6 +13,8 @@ import {
   CODE_OPERATORS,
   LIST_OPERATORS,
   LOGICAL_OPERATORS,
+  NEAR_BOUNDS,
+  NOT_FIELD_OPERATORS,
   OPAQUE_OPERATORS,
   QUERY_OPERATORS,
   VALUE_OPERATORS,
@@ -175,7 +177,13 @@ class Checker {
     }
     const out: Record<string, unknown> = {};
     const target: Target = { rules, path };
-    for (const op of ops) out[op] = this.operator(op, v[op], target);
+    const near = Object.hasOwn(v, "$near") || Object.hasOwn(v, "$nearSphere");
+    for (const op of ops) {
+      if (NOT_FIELD_OPERATORS.has(op) || (NEAR_BOUNDS.has(op) && !near)) {
+        throw this.fail(`${op} is not valid inside '${path}'`);
+      }
+      out[op] = this.operator(op, v[op], target);
+    }
     if (Object.hasOwn(out, "$regex")) {
       this.checkPattern(out.$regex as string, (out.$options as string | undefined) ?? "", path);
     } else if (Object.hasOwn(out, "$options")) {

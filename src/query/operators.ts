@@ -82,6 +82,31 @@ export const VALUE_OPERATORS: ReadonlySet<string> = new Set([
 export const LIST_OPERATORS: ReadonlySet<string> = new Set(["$in", "$nin", "$all"]);
 
 /**
+ * Operators that are never a field's condition: those of a whole query (`$text`, `$where`,
+ * `$expr`, `$jsonSchema`, `$comment`) and argument keywords of `$text` and of the
+ * geospatial operators. MongoDB refuses them inside a field as unknown operators.
+ */
+export const NOT_FIELD_OPERATORS: ReadonlySet<string> = new Set([
+  "$text",
+  "$where",
+  "$expr",
+  "$jsonSchema",
+  "$comment",
+  "$search",
+  "$language",
+  "$caseSensitive",
+  "$diacriticSensitive",
+  "$geometry",
+  "$box",
+  "$center",
+  "$centerSphere",
+  "$polygon",
+]);
+
+/** Legacy distance bounds: a field condition only beside `$near` or `$nearSphere`. */
+export const NEAR_BOUNDS: ReadonlySet<string> = new Set(["$maxDistance", "$minDistance"]);
+
+/**
  * Server-side JavaScript operators: refused whenever `$where` is blacklisted, since
  * `$function` and `$accumulator` (inside `$expr`) run code just as `$where` does.
  */

@@ -123,6 +123,24 @@ Deno.test("where JSON: field-level operators misplaced are refused", () => {
   refused('{"age": {"$not": 3}}', /\$not on 'age' needs an operator document/);
 });
 
+Deno.test("where JSON: whole-query operators and argument keywords are refused inside a field", () => {
+  const o = opts({ blacklist: [] });
+  for (const op of ["$text", "$where", "$expr", "$comment", "$search", "$geometry", "$box"]) {
+    refused(`{"age": {"${op}": 1}}`, new RegExp(`\\${op} is not valid inside 'age'`), o);
+  }
+  refused(
+    '{"$or": [{"age": {"$gt": 1, "$search": "x"}}]}',
+    /\$search is not valid inside 'age'/,
+    o,
+  );
+  refused('{"loc": {"$maxDistance": 3}}', /\$maxDistance is not valid inside 'loc'/, o);
+  // Beside $near they are its legacy distance bounds; $text and $where stay whole-query.
+  const near = parseWhere('{"loc": {"$near": [1, 2], "$maxDistance": 3}}', o);
+  assert.deepEqual(near, { loc: { $near: [1, 2], $maxDistance: 3 } });
+  const text = parseWhere('{"$text": {"$search": "x", "$language": "en"}}', o);
+  assert.deepEqual(text, { $text: { $search: "x", $language: "en" } });
+});
+
 Deno.test("where JSON: __proto__ keys are refused", () => {
   refused('{"__proto__": {"a": 1}}', /__proto__/);
   refused('{"a": {"__proto__": 1}}', /__proto__/);

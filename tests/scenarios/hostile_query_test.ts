@@ -231,3 +231,34 @@ scenario(
   },
   { gaps: ["$expr-operators"] },
 );
+
+scenario("field names holding a NUL character are a 400 on every store", {
+  ...SETTINGS,
+  RESOURCE_METHODS: ["GET", "POST"],
+  ITEM_METHODS: ["GET", "PATCH", "PUT"],
+  IF_MATCH: false,
+  DOMAIN: { people: { allow_unknown: true, schema: { name: { type: "string" } } } },
+}, async (api) => {
+  const nul = "a\u0000b";
+  const created = await api.create("people", { name: "Ada" });
+  const reads = [
+    `people?sort=${q(nul)}`,
+    `people?sort=${q(`-${nul}`)}`,
+    `people?where=${q(JSON.stringify({ [nul]: 1 }))}`,
+    `people?where=${q(JSON.stringify({ name: { $in: [1] }, $or: [{ [nul]: 1 }] }))}`,
+    `people?projection=${q(JSON.stringify({ [nul]: 1 }))}`,
+    `people/${created._id}?projection=${q(JSON.stringify({ [nul]: 0 }))}`,
+  ];
+  for (const path of reads) {
+    const res = await api.get(path);
+    assert.equal(res.status, 400, `${path}: ${res.status} ${res.text}`);
+  }
+  const writes = [
+    await api.post("people", { [nul]: 1 }),
+    await api.post("people", { name: "x", nested: { [nul]: 1 } }),
+    await api.patch(`people/${created._id}`, { [nul]: 1 }),
+    await api.put(`people/${created._id}`, { name: "y", list: [{ [nul]: 1 }] }),
+  ];
+  for (const res of writes) assert.ok([400, 422].includes(res.status), `${res.status} ${res.text}`);
+  await answersQuickly(api, "people");
+});

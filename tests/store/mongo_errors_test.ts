@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  BSON,
   type Collection as DriverCollection,
   type Document,
   MongoBulkWriteError,
@@ -44,6 +45,27 @@ Deno.test("mongo errors: a query the server refuses is a bad query with its reas
     assert.ok(mapped instanceof InvalidQueryError);
     assert.equal(mapped.reason, fields.errmsg);
   }
+});
+
+Deno.test("mongo errors: a query feature the server does not implement is a bad query", () => {
+  const err = server({ code: 238, codeName: "NotImplemented", errmsg: "unsupported: $near" });
+  assert.equal(classifyError(err), "bad-query");
+  const translated = translateError(err);
+  assert.ok(translated instanceof InvalidQueryError);
+  assert.match(translated.message, /unsupported: \$near/);
+});
+
+Deno.test("mongo errors: a command the driver cannot encode is a bad query, not a failure", () => {
+  let encoding: unknown;
+  try {
+    BSON.serialize({ sort: { "a\u0000b": 1 } }, { checkKeys: true });
+  } catch (err) {
+    encoding = err;
+  }
+  assert.ok(BSON.BSONError.isBSONError(encoding), "the driver's encoder refuses a NUL in a name");
+  const translated = translateError(encoding, "s3cret");
+  assert.ok(translated instanceof InvalidQueryError);
+  assert.match(translated.message, /^MongoDB: cannot encode the request: /);
 });
 
 Deno.test("mongo errors: the reason is scrubbed of the password and bounded", () => {

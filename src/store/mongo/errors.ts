@@ -4,9 +4,11 @@
  * index ...) is an `InvalidQueryError` carrying the server's reason; a duplicate key a
  * `DuplicateKeyError` naming the index fields; `maxTimeMS` a `QueryTimeoutError`; network,
  * server-selection and driver time-outs (and any other server failure) a `StoreError`
- * (answered 503, logged by the logged store with its cause).
+ * (answered 503, logged by the logged store with its cause); a command the driver cannot
+ * encode (`BSONError`) an `InvalidQueryError`.
  */
 import {
+  BSON,
   MongoClientClosedError,
   MongoError,
   MongoNetworkError,
@@ -108,8 +110,8 @@ function fieldsFromIndexName(name: string): string[] {
  * Server codes of a query, update or pipeline the server refuses as malformed: BadValue (an
  * unknown operator, a bad argument), FailedToParse, TypeMismatch, IndexNotFound (`$text`
  * without a text index), InvalidPipelineOperator, ConversionFailure,
- * NoQueryExecutionPlans (`$near` without a 2dsphere index), Location codes of the
- * pipeline and projection parsers.
+ * NoQueryExecutionPlans (`$near` without a 2dsphere index), NotImplemented (a query
+ * feature the server lacks), Location codes of the pipeline and projection parsers.
  */
 const BAD_QUERY_CODES = new Set([
   2,
@@ -117,6 +119,7 @@ const BAD_QUERY_CODES = new Set([
   14,
   27,
   168,
+  238,
   241,
   291,
   15974,
@@ -140,6 +143,9 @@ const BAD_QUERY_NAMES = new Set([
   "ConversionFailure",
   "NoQueryExecutionPlans",
   "Location16410",
+  // A server that does not implement a query feature refuses the request for good: a
+  // client's mistake to correct, not an outage to retry (compatible servers answer so).
+  "NotImplemented",
 ]);
 /** MaxTimeMSExpired: the query ran past its `maxTimeMS`. */
 const MAX_TIME_EXPIRED = 50;
@@ -186,6 +192,15 @@ export function translateError(err: unknown, secret?: string): unknown {
     const fields = duplicateFields(err);
     const suffix = fields.length > 0 ? ` on ${fields.join(", ")}` : "";
     return new DuplicateKeyError(fields, `duplicate key${suffix}`);
+  }
+  if (BSON.BSONError.isBSONError(err)) {
+    // The driver could not encode the command: what the request carried cannot be stored or
+    // asked for (field names are checked before they get here; this is the last guard).
+    const reason = serverReason(err, secret);
+    return new InvalidQueryError(`MongoDB: cannot encode the request: ${reason}`, {
+      cause: err,
+      reason,
+    });
   }
   if (!(err instanceof MongoError)) return err;
   const reason = serverReason(err, secret);

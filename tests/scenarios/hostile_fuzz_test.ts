@@ -1,0 +1,334 @@
+/**
+ * Generated hostile requests: random (seeded, so a failure replays) query parameters and
+ * bodies built from MongoDB operators, odd types, deep nesting and malformed text. Every
+ * answer is below 500, an error carries our envelope and no internal message, and the
+ * service still answers normally afterwards with Object.prototype untouched.
+ */
+import assert from "node:assert/strict";
+import { scenario } from "../support/harness.ts";
+import { answersQuickly, prototypeClean } from "../support/hostile.ts";
+
+const SETTINGS = {
+  RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+  ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
+  IF_MATCH: false,
+  DOMAIN: {
+    people: {
+      schema: {
+        name: { type: "string", maxlength: 50, regex: "^[A-Za-z ]*$" },
+        age: { type: "integer", min: 0, max: 150 },
+        score: { type: "number" },
+        born: { type: "datetime" },
+        active: { type: "boolean" },
+        tags: { type: "list", schema: { type: "string", allowed: ["a", "b", "c"] } },
+        address: { type: "dict", schema: { city: { type: "string" }, zip: { type: "integer" } } },
+        friend: { type: "objectid", data_relation: { resource: "people", embeddable: true } },
+        location: { type: "point" },
+      },
+      mongo_indexes: { age_1: [["age", 1]] },
+    },
+    archive: {
+      soft_delete: true,
+      versioning: true,
+      schema: { title: { type: "string" }, n: { type: "integer" } },
+    },
+  },
+};
+
+/** A small seeded generator (mulberry32): the same seed makes the same requests. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const OPERATORS = [
+  "$eq",
+  "$ne",
+  "$gt",
+  "$gte",
+  "$lt",
+  "$lte",
+  "$in",
+  "$nin",
+  "$exists",
+  "$type",
+  "$regex",
+  "$options",
+  "$not",
+  "$and",
+  "$or",
+  "$nor",
+  "$all",
+  "$size",
+  "$elemMatch",
+  "$mod",
+  "$where",
+  "$expr",
+  "$text",
+  "$search",
+  "$near",
+  "$geoWithin",
+  "$geometry",
+  "$maxDistance",
+  "$jsonSchema",
+  "$comment",
+  "$function",
+  "$accumulator",
+  "$lookup",
+  "$set",
+  "$unset",
+  "$inc",
+  "$push",
+  "$rename",
+  "$$ROOT",
+  "$add",
+  "$concat",
+  "$regexMatch",
+  "$substr",
+  "$toDate",
+  "$dateFromString",
+];
+const FIELDS = [
+  "name",
+  "age",
+  "score",
+  "born",
+  "active",
+  "tags",
+  "address",
+  "address.city",
+  "address.zip",
+  "friend",
+  "location",
+  "_id",
+  "_created",
+  "_updated",
+  "_etag",
+  "_deleted",
+  "_version",
+  "__proto__",
+  "constructor",
+  "prototype",
+  "a.b.c.d",
+  "",
+  "tags.0",
+  "$where",
+  "x".repeat(300),
+];
+const STRINGS = [
+  "",
+  "a",
+  "Ada",
+  "é😀\u0000\u202e",
+  "(a+)+$",
+  "^(a|a)*$",
+  ".*",
+  "[",
+  "\\",
+  "null",
+  "true",
+  "2024-01-02T03:04:05Z",
+  "Tue, 02 Jan 2024 03:04:05 GMT",
+  "5f0c1f0c1f0c1f0c1f0c1f0c",
+  "not-an-id",
+  "x".repeat(5000),
+  '{"$gt":1}',
+  "%00",
+  "../../etc/passwd",
+  "<a>&amp;</a>",
+];
+const NUMBERS = [0, -0, 1, -1, 1.5, 150, 151, 2 ** 31, 2 ** 53 + 1, -(2 ** 63), 1e308, 5e-324];
+
+function pick<T>(rnd: () => number, list: readonly T[]): T {
+  return list[Math.floor(rnd() * list.length)];
+}
+
+/** A random JSON value, operator-shaped more often than not, at most `depth` levels deep. */
+function value(rnd: () => number, depth: number): unknown {
+  const r = rnd();
+  if (depth <= 0 || r < 0.35) {
+    const kind = rnd();
+    if (kind < 0.3) return pick(rnd, STRINGS);
+    if (kind < 0.6) return pick(rnd, NUMBERS);
+    if (kind < 0.7) return rnd() < 0.5;
+    if (kind < 0.8) return null;
+    if (kind < 0.9) return [];
+    return {};
+  }
+  if (r < 0.55) {
+    return Array.from({ length: Math.floor(rnd() * 4) }, () => value(rnd, depth - 1));
+  }
+  const out: Record<string, unknown> = {};
+  const members = 1 + Math.floor(rnd() * 3);
+  for (let i = 0; i < members; i++) {
+    const key = rnd() < 0.5 ? pick(rnd, OPERATORS) : pick(rnd, FIELDS);
+    Object.defineProperty(out, key, {
+      value: value(rnd, depth - 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/** A plausible value of one of the schema's fields (right type more often than not). */
+function fieldValue(rnd: () => number, field: string): unknown {
+  if (rnd() < 0.2) return value(rnd, 2);
+  switch (field) {
+    case "name":
+      return pick(rnd, ["Ada", "Bo", "", "Ada Lovelace", "x".repeat(60)]);
+    case "age":
+      return pick(rnd, [0, 30, 150, 151, -1, 2.5]);
+    case "score":
+      return pick(rnd, NUMBERS);
+    case "born":
+      return pick(rnd, ["Tue, 02 Jan 2024 03:04:05 GMT", "2024-01-02", "yesterday"]);
+    case "active":
+      return rnd() < 0.5;
+    case "tags":
+      return pick(rnd, [["a"], ["a", "b"], [], ["z"], "a"]);
+    case "address":
+      return pick(rnd, [{ city: "Oslo", zip: 1 }, {}, { city: 3 }, { other: 1 }]);
+    case "friend":
+      return pick(rnd, ["5f0c1f0c1f0c1f0c1f0c1f0c", "nope", null]);
+    case "location":
+      return pick(rnd, [{ type: "Point", coordinates: [1, 2] }, { type: "Point" }, [1, 2]]);
+    default:
+      return pick(rnd, STRINGS);
+  }
+}
+
+const KNOWN = ["name", "age", "score", "born", "active", "tags", "address", "friend", "location"];
+const RANGE = ["$gt", "$gte", "$lt", "$lte", "$ne", "$in", "$nin", "$exists", "$regex", "$size"];
+
+/** A filter close to what a client would send: equalities and ranges on known fields. */
+function plausibleWhere(rnd: () => number): unknown {
+  const out: Record<string, unknown> = {};
+  for (const field of KNOWN) {
+    if (rnd() >= 0.3) continue;
+    const op = pick(rnd, RANGE);
+    const v = fieldValue(rnd, field);
+    out[field] = rnd() < 0.4 ? v : { [op]: op.endsWith("in") ? [v, fieldValue(rnd, field)] : v };
+  }
+  return rnd() < 0.2 ? { $or: [out, { age: { $gt: 10 } }] } : out;
+}
+
+/** A document close to a valid one: each known field present at random, sometimes wrong. */
+function plausibleDoc(rnd: () => number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of KNOWN) if (rnd() < 0.5) out[field] = fieldValue(rnd, field);
+  return out;
+}
+
+/** A query parameter's text: JSON of a random value, or a mangled or deeply nested text. */
+function paramText(rnd: () => number): string {
+  const r = rnd();
+  if (r < 0.4) return JSON.stringify(plausibleWhere(rnd));
+  if (r < 0.7) return JSON.stringify(value(rnd, 5)) ?? "null";
+  if (r < 0.8) return "[".repeat(1 + Math.floor(rnd() * 3000));
+  if (r < 0.9) return JSON.stringify(value(rnd, 5)).slice(0, -1);
+  return pick(rnd, STRINGS);
+}
+
+/** One generated request against `ids` (existing documents). */
+function request(
+  rnd: () => number,
+  ids: string[],
+): { method: string; path: string; body?: string } {
+  const resource = rnd() < 0.8 ? "people" : "archive";
+  const id = rnd() < 0.8 ? pick(rnd, ids) : pick(rnd, STRINGS);
+  const q = encodeURIComponent;
+  const params = [
+    ["where", paramText],
+    [
+      "sort",
+      () => rnd() < 0.6 ? pick(rnd, ["-age", "name,-age", '[("age", -1)]']) : paramText(rnd),
+    ],
+    ["projection", () => rnd() < 0.5 ? '{"name": 1}' : paramText(rnd)],
+    ["embedded", paramText],
+    ["max_results", () => String(pick(rnd, NUMBERS))],
+    ["page", () => String(pick(rnd, [...NUMBERS, "x", "-3", "1e999"]))],
+    ["version", () => pick(rnd, ["all", "diffs", "0", "-1", "x", "99999999999"])],
+    ["show_deleted", () => "1"],
+    ["pretty", () => ""],
+    ["callback", () => pick(rnd, STRINGS)],
+  ] as const;
+  const query = params.filter(() => rnd() < 0.15)
+    .map(([name, make]) => `${name}=${q(make(rnd))}`).join("&");
+  const body = () => {
+    const r = rnd();
+    return JSON.stringify(r < 0.2 ? value(rnd, 6) : r < 0.5 ? bodyLike(rnd) : plausibleDoc(rnd));
+  };
+  switch (Math.floor(rnd() * 6)) {
+    case 0:
+      return { method: "GET", path: `${resource}?${query}` };
+    case 1:
+      return { method: "GET", path: `${resource}/${q(id)}?${query}` };
+    case 2:
+      return { method: "POST", path: resource, body: body() };
+    case 3:
+      return { method: "PATCH", path: `${resource}/${q(id)}`, body: body() };
+    case 4:
+      return { method: "PUT", path: `${resource}/${q(id)}`, body: body() };
+    default:
+      return { method: rnd() < 0.5 ? "DELETE" : "HEAD", path: `${resource}/${q(id)}` };
+  }
+}
+
+/** A body shaped like a document (known fields, random values), sometimes a list of them. */
+function bodyLike(rnd: () => number): unknown {
+  const doc = () => {
+    const out: Record<string, unknown> = {};
+    for (const field of FIELDS) if (rnd() < 0.25) out[field] = value(rnd, 3);
+    return out;
+  };
+  return rnd() < 0.2 ? Array.from({ length: 1 + Math.floor(rnd() * 3) }, doc) : doc();
+}
+
+const REQUESTS = Number(Deno.env.get("FUZZ_REQUESTS") ?? 400);
+
+scenario("generated hostile requests never get a 500 or an internal message", SETTINGS, async (
+  api,
+  running,
+) => {
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    ids.push((await api.create("people", { name: "Ada", age: 30 + i, tags: ["a"] }))._id);
+    ids.push((await api.create("archive", { title: "t", n: i }))._id);
+  }
+  const seed = Number(Deno.env.get("FUZZ_SEED") ?? 20261125);
+  const rnd = random(seed);
+  for (let i = 0; i < REQUESTS; i++) {
+    // Deletes use the documents up: new ones keep the item paths reaching stored documents.
+    if (i % 25 === 0) ids.push((await api.create("people", { name: "Bo", age: i % 150 }))._id);
+    const { method, path, body } = request(rnd, ids.slice(-8));
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers["content-type"] = "application/json";
+    // Some answers rendered as XML; some methods overridden.
+    if (rnd() < 0.2) headers.accept = "application/xml";
+    if (method === "POST" && rnd() < 0.1) headers["x-http-method-override"] = "PATCH";
+    const res = await fetch(new URL(path, running.url), {
+      method,
+      body,
+      headers,
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await res.text();
+    const where = `request ${i} (seed ${seed}): ${method} ${path.slice(0, 300)}`;
+    assert.ok(res.status < 500, `${where} answered ${res.status}: ${text.slice(0, 300)}`);
+    assert.doesNotMatch(text, /Cannot read properties|is not a function|TypeError|at .*\.ts:\d+/);
+    if (res.status >= 400 && method !== "HEAD") {
+      const envelope = headers.accept
+        ? /<_status>ERR<\/_status>/.test(text)
+        : JSON.parse(text)._status === "ERR";
+      assert.ok(envelope, `${where}: ${text.slice(0, 300)}`);
+    }
+  }
+  await answersQuickly(api, "people");
+  prototypeClean();
+});

@@ -98,10 +98,19 @@ function parseJson(
   const { field } = options;
   scanJson(bytes, budget, { field: field !== undefined });
   const what = field ?? "the request body";
+  let text: string;
   try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new HttpError(400, `${what} is not valid JSON: it is not UTF-8 text`);
+  }
+  try {
+    return JSON.parse(text);
   } catch (error) {
-    throw new HttpError(400, `${what} is not valid JSON: ${(error as Error).message}`);
+    // The engine's own wording (which changes between versions) stays out of the answer;
+    // the position it names, if any, is kept.
+    const at = /at position (\d+)/.exec(String((error as Error)?.message))?.[1];
+    throw new HttpError(400, `${what} is not valid JSON${at ? ` (at character ${at})` : ""}`);
   }
 }
 

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { answersQuickly, prototypeClean } from "../support/hostile.ts";
+import { basic, SECRET_HASH } from "../support/auth.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -328,6 +329,248 @@ scenario("generated hostile requests never get a 500 or an internal message", SE
         : JSON.parse(text)._status === "ERR";
       assert.ok(envelope, `${where}: ${text.slice(0, 300)}`);
     }
+  }
+  await answersQuickly(api, "people");
+  prototypeClean();
+});
+
+/** A wider surface: authentication, sub-resources, lookups, aggregation, media, oplog, CORS. */
+const WIDE = {
+  AUTH_SCHEMES: ["basic", "token"],
+  AUTH_USERS: [{
+    username: "root",
+    password: SECRET_HASH,
+    roles: ["admin"],
+    token: "t0k3n-1234567890",
+  }],
+  PUBLIC_METHODS: ["GET"],
+  ENFORCE_IF_MATCH: false,
+  RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+  ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
+  X_DOMAINS: ["https://ok.example"],
+  RETURN_MEDIA_AS_URL: true,
+  EXTENDED_MEDIA_INFO: ["content_type", "length"],
+  MULTIPART_FORM_FIELDS_AS_JSON: true,
+  OPLOG: true,
+  OPLOG_ENDPOINT: "oplog",
+  SCHEMA_ENDPOINT: "schema",
+  DOMAIN: {
+    people: {
+      additional_lookup: { url: 'regex("[a-z]+")', field: "name" },
+      soft_delete: true,
+      versioning: true,
+      schema: {
+        name: { type: "string", unique: true },
+        age: { type: "integer" },
+        photo: { type: "media" },
+        friend: { type: "objectid", data_relation: { resource: "people", embeddable: true } },
+      },
+    },
+    invoices: {
+      url: 'people/<regex("[a-f0-9]{24}"):owner>/invoices',
+      schema: { owner: { type: "objectid" }, total: { type: "number" } },
+    },
+    picked: {
+      datasource: {
+        source: "people",
+        aggregation: { pipeline: [{ $match: { age: "$age" } }, { $sort: { age: 1 } }] },
+      },
+    },
+  },
+};
+
+const ROOT = basic("root", "secret");
+
+/** A random header value: plausible, malformed, or hostile. */
+function headerValue(rnd: () => number, kind: string): string {
+  const junk = pick(rnd, [
+    "",
+    "*",
+    '"x"',
+    'W/"1"',
+    "Basic",
+    "Basic !!!",
+    "Bearer",
+    "x".repeat(2000),
+    "é",
+  ]);
+  if (kind === "authorization") {
+    // Mostly valid credentials, so that requests get past authentication.
+    if (rnd() < 0.75) return pick(rnd, [ROOT.authorization, "Bearer t0k3n-1234567890"]);
+    return rnd() < 0.5 ? junk : pick(rnd, ["Basic " + btoa("root:wrong"), "Token x"]);
+  }
+  if (rnd() < 0.4) return junk;
+  switch (kind) {
+    case "if-modified-since":
+      return pick(rnd, [
+        "Tue, 02 Jan 2024 03:04:05 GMT",
+        "Thu, 01 Jan 1970 00:00:00 GMT",
+        "garbage",
+        "Sat, 01 Jan 10000 00:00:00 GMT",
+      ]);
+    case "range":
+      return pick(rnd, [
+        "bytes=0-3",
+        "bytes=5-",
+        "bytes=-2",
+        "bytes=9-1",
+        "bytes=0-1,3-4",
+        "items=0-1",
+      ]);
+    case "accept":
+      return pick(rnd, [
+        "application/xml",
+        "application/json;q=0",
+        "*/*;q=x",
+        "text/html",
+        "application/json, application/xml;q=0.9",
+      ]);
+    case "origin":
+      return pick(rnd, ["https://ok.example", "https://evil.example", "null"]);
+    case "content-type":
+      return pick(rnd, [
+        "application/json",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=zz",
+        "text/plain",
+        "application/json; charset=latin1",
+        "multipart/form-data",
+      ]);
+    default:
+      return junk;
+  }
+}
+
+/** A body for `contentType`: JSON, form pairs, or multipart parts (files included). */
+function wideBody(rnd: () => number, contentType: string): BodyInit {
+  if (contentType.startsWith("multipart/form-data; boundary=zz")) {
+    const parts = [];
+    for (let i = 0; i < 1 + Math.floor(rnd() * 3); i++) {
+      const name = pick(rnd, ["name", "age", "photo", "friend", "__proto__", "x"]);
+      const file = name === "photo" || rnd() < 0.2
+        ? `; filename="${pick(rnd, ["a.png", "", "..\\\\x"])}"`
+        : "";
+      const value = file
+        ? "\x89PNG\r\n" + "y".repeat(Math.floor(rnd() * 50))
+        : JSON.stringify(fieldValue(rnd, name));
+      parts.push(
+        `--zz\r\nContent-Disposition: form-data; name="${name}"${file}\r\n\r\n${value}\r\n`,
+      );
+    }
+    return parts.join("") + (rnd() < 0.8 ? "--zz--\r\n" : "");
+  }
+  if (contentType === "application/x-www-form-urlencoded") {
+    return Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => {
+      const key = pick(rnd, ["name", "age", "friend", "a[b]", "__proto__[x]", "toString", ""]);
+      return `${encodeURIComponent(key)}=${encodeURIComponent(String(fieldValue(rnd, key)))}`;
+    }).join("&");
+  }
+  return rnd() < 0.7 ? JSON.stringify(plausibleDoc(rnd)) : paramText(rnd);
+}
+
+scenario("generated hostile requests on the wider surface never get a 500", WIDE, async (
+  api,
+  running,
+) => {
+  const ids: string[] = [];
+  const names: string[] = [];
+  const invoices: string[] = [];
+  const media: string[] = [];
+  const add = async (n: number) => {
+    const form = new FormData();
+    // Multipart fields are JSON (MULTIPART_FORM_FIELDS_AS_JSON); the name is all letters.
+    const name = `p${n}`.replace(/\d/g, (d) => "abcdefghij"[Number(d)]);
+    form.set("name", JSON.stringify(name));
+    form.set("age", String(n % 90));
+    form.set("photo", new Blob([new Uint8Array([137, 80, 78, 71, n % 256])]), "a.png");
+    const created = await api.request("POST", "people", { raw: form, headers: ROOT });
+    assert.equal(created.status, 201, created.text);
+    ids.push(created.body._id);
+    names.push(name);
+    const doc = await api.get(`people/${created.body._id}`, ROOT);
+    const url = String(doc.body.photo?.file ?? doc.body.photo ?? "");
+    if (url) media.push(url.replace(/^.*?media\//, "media/"));
+    const invoice = await api.post(`people/${created.body._id}/invoices`, { total: n }, ROOT);
+    if (invoice.status === 201) invoices.push(invoice.body._id);
+  };
+  for (let n = 0; n < 4; n++) await add(n);
+  const seed = Number(Deno.env.get("FUZZ_SEED") ?? 20261125);
+  const rnd = random(seed);
+  const q = encodeURIComponent;
+  for (let i = 0; i < REQUESTS; i++) {
+    if (i % 40 === 39) await add(i);
+    const id = rnd() < 0.85 ? pick(rnd, ids.slice(-4)) : pick(rnd, STRINGS);
+    const paths = [
+      "people",
+      `people/${q(id)}`,
+      `people/${q(pick(rnd, names))}`,
+      `people/${q(id)}/invoices`,
+      `people/${q(id)}/invoices/${q(pick(rnd, invoices.length ? invoices : ["x"]))}`,
+      `picked?aggregate=${
+        q(rnd() < 0.5 ? JSON.stringify({ $age: fieldValue(rnd, "age") }) : paramText(rnd))
+      }`,
+      `people/${q(id)}?version=${q(pick(rnd, ["all", "diffs", "1", "0", "x"]))}`,
+      `people?embedded=${q(rnd() < 0.5 ? '{"friend": 1}' : paramText(rnd))}`,
+      "oplog",
+      `schema/${pick(rnd, ["people", "x", ""])}`,
+      "schema",
+      "",
+      pick(rnd, media.length ? media : ["media/x"]),
+      `media/${q(pick(rnd, STRINGS))}`,
+      pick(rnd, [
+        "..%2f..%2fetc",
+        "%00",
+        "people/%ZZ",
+        "a".repeat(3000),
+        "people//x",
+        "people?where=%",
+      ]),
+    ];
+    const path = pick(rnd, paths);
+    const method = pick(rnd, ["GET", "GET", "HEAD", "POST", "PATCH", "PUT", "DELETE", "OPTIONS"]);
+    const headers: Record<string, string> = {};
+    for (
+      const name of [
+        "authorization",
+        "if-match",
+        "if-none-match",
+        "if-modified-since",
+        "range",
+        "accept",
+        "origin",
+      ]
+    ) {
+      if (name === "authorization" ? rnd() < 0.8 : rnd() < 0.15) {
+        headers[name] = headerValue(rnd, name);
+      }
+    }
+    if (method === "OPTIONS") {
+      headers["access-control-request-method"] = pick(rnd, ["GET", "PATCH", "X"]);
+    }
+    if (method === "POST" && rnd() < 0.1) {
+      headers["x-http-method-override"] = pick(rnd, ["PATCH", "DELETE", "X"]);
+    }
+    let body: BodyInit | undefined;
+    if (["POST", "PATCH", "PUT"].includes(method)) {
+      headers["content-type"] = headerValue(rnd, "content-type");
+      body = wideBody(rnd, headers["content-type"]);
+    }
+    const res = await fetch(new URL(path, running.url), {
+      method,
+      body,
+      headers,
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await res.text();
+    const where = `request ${i} (seed ${seed}): ${method} ${path.slice(0, 200)} ${
+      JSON.stringify(headers).slice(0, 300)
+    }`;
+    assert.ok(res.status < 500, `${where} answered ${res.status}: ${text.slice(0, 300)}`);
+    assert.doesNotMatch(
+      text,
+      /Cannot read properties|is not a function|TypeError|at .*\.ts:\d+/,
+      where,
+    );
   }
   await answersQuickly(api, "people");
   prototypeClean();

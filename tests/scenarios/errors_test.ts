@@ -139,3 +139,34 @@ scenario("a query the store refuses is 400, not 500", {
   assertError(await api.get('notes?where={"n": {"$in": 5}}'), 400);
   assertError(await api.get('notes?where={"n": {"$size": "x"}}'), 400);
 });
+
+scenario(
+  "a body that is not JSON is a 400 in our words, with where parsing stopped",
+  SETTINGS,
+  async (
+    api,
+  ) => {
+    const cases: Array<[string, string]> = [
+      ['{"text": "x",}', "the request body is not valid JSON (at character 13)"],
+      ["pa", "the request body is not valid JSON"],
+      ['{"text": "x"', "the request body is not valid JSON (at character 12)"],
+    ];
+    for (const [text, message] of cases) {
+      const res = await api.request("POST", "notes", {
+        raw: text,
+        headers: { "content-type": "application/json" },
+      });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.body._error.message, message, text);
+    }
+    const latin1 = await api.request("POST", "notes", {
+      raw: new Uint8Array([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]),
+      headers: { "content-type": "application/json" },
+    });
+    assert.equal(latin1.status, 400);
+    assert.equal(
+      latin1.body._error.message,
+      "the request body is not valid JSON: it is not UTF-8 text",
+    );
+  },
+);

@@ -16,6 +16,7 @@ import {
   NEAR_BOUNDS,
   NOT_FIELD_OPERATORS,
   OPAQUE_OPERATORS,
+  QUERY_LEVEL_OPERATORS,
   QUERY_OPERATORS,
   VALUE_OPERATORS,
 } from "./operators.ts";
@@ -152,7 +153,7 @@ class Checker {
       }
       return value.map((sub) => this.query(sub, prefix, scope));
     }
-    if (OPAQUE_OPERATORS.has(op)) return value;
+    if (QUERY_LEVEL_OPERATORS.has(op)) return value;
     throw this.fail(`operator ${op} is not valid at query level`);
   }
 

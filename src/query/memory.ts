@@ -4,7 +4,7 @@
  * layer (`parseWhere`, the read policy): evaluation uses the embedded store's engine, with
  * its linear-time regular expressions and no scripts.
  */
-import type { Doc, Filter, Projection } from "../store/store.ts";
+import { type Doc, type Filter, InvalidQueryError, type Projection } from "../store/store.ts";
 import { compileFilter, engineOptions, projectDocument } from "../store/embedded/engine.ts";
 
 /** A compiled test of one document. */
@@ -12,9 +12,19 @@ export type DocumentTest = (doc: Doc) => boolean;
 
 const OPTIONS = engineOptions();
 
-/** Compiles `filter` once; the test answers false for a document it cannot evaluate. */
+/**
+ * Compiles `filter` once; the test answers false for a document it cannot evaluate.
+ * @throws InvalidQueryError when the engine refuses the filter itself (answered 400, as a
+ * GET with the same filter is).
+ */
 export function documentTest(filter: Filter): DocumentTest {
-  const test = compileFilter(filter, OPTIONS);
+  let test: DocumentTest;
+  try {
+    test = compileFilter(filter, OPTIONS);
+  } catch (err) {
+    if (!(err instanceof Error)) throw err;
+    throw new InvalidQueryError(err.message, { cause: err });
+  }
   return (doc) => {
     try {
       return test(doc);

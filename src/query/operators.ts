@@ -81,17 +81,22 @@ export const VALUE_OPERATORS: ReadonlySet<string> = new Set([
 /** Operators whose argument is a list of values of the field's type. */
 export const LIST_OPERATORS: ReadonlySet<string> = new Set(["$in", "$nin", "$all"]);
 
-/**
- * Operators that are never a field's condition: those of a whole query (`$text`, `$where`,
- * `$expr`, `$jsonSchema`, `$comment`) and argument keywords of `$text` and of the
- * geospatial operators. MongoDB refuses them inside a field as unknown operators.
- */
-export const NOT_FIELD_OPERATORS: ReadonlySet<string> = new Set([
+/** Operators of a whole query besides the logical ones: valid at query level only. */
+export const QUERY_LEVEL_OPERATORS: ReadonlySet<string> = new Set([
   "$text",
   "$where",
   "$expr",
   "$jsonSchema",
   "$comment",
+]);
+
+/**
+ * Operators that are never a field's condition: those of a whole query and argument
+ * keywords of `$text` and of the geospatial operators. MongoDB refuses them inside a field
+ * as unknown operators.
+ */
+export const NOT_FIELD_OPERATORS: ReadonlySet<string> = new Set([
+  ...QUERY_LEVEL_OPERATORS,
   "$search",
   "$language",
   "$caseSensitive",

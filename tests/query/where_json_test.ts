@@ -116,6 +116,8 @@ Deno.test("where JSON: aggregation operators inside $expr are accepted", () => {
 
 Deno.test("where JSON: field-level operators misplaced are refused", () => {
   refused('{"$gt": 3}', /not valid at query level/);
+  refused('{"$near": [1, 2]}', /operator \$near is not valid at query level/);
+  refused('{"$or": [{"$geoWithin": {}}]}', /operator \$geoWithin is not valid at query level/);
   refused('{"age": {"$gt": 3, "x": 1}}', /mixes operators and field names/);
   refused('{"$and": {"a": 1}}', /\$and needs a non-empty list/);
   refused('{"$or": []}', /\$or needs a non-empty list/);

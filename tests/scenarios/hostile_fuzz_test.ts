@@ -575,3 +575,46 @@ scenario("generated hostile requests on the wider surface never get a 500", WIDE
   await answersQuickly(api, "people");
   prototypeClean();
 });
+
+scenario(
+  "generated change-feed requests never get a 500; an open feed starts with its ready or reset event",
+  { ...SETTINGS, CHANGES: true },
+  async (api, running) => {
+    const first = await api.create("people", { name: "Ada", age: 30 });
+    const seed = Number(Deno.env.get("FUZZ_SEED") ?? 20261125);
+    const rnd = random(seed);
+    const q = encodeURIComponent;
+    const ids = ["", "x", "1-1", "abc-99999999999999999999", "-", "\u0000", "a".repeat(500)];
+    for (let i = 0; i < Math.ceil(REQUESTS / 8); i++) {
+      const params = [
+        rnd() < 0.5 ? `where=${q(paramText(rnd))}` : "",
+        rnd() < 0.3 ? `documents=${q(pick(rnd, ["1", "0", "true", "x", ""]))}` : "",
+        rnd() < 0.3 ? `projection=${q(rnd() < 0.5 ? '{"name": 1}' : paramText(rnd))}` : "",
+        rnd() < 0.2 ? `last_event_id=${q(pick(rnd, ids))}` : "",
+      ].filter(Boolean).join("&");
+      const headers: Record<string, string> = {};
+      if (rnd() < 0.2) headers["last-event-id"] = pick(rnd, ids).replace("\u0000", "");
+      const path = `${rnd() < 0.8 ? "people" : "archive"}/_changes?${params}`;
+      const aborter = new AbortController();
+      const timer = setTimeout(() => aborter.abort(), 5_000);
+      try {
+        const res = await fetch(new URL(path, running.url), { headers, signal: aborter.signal });
+        const where = `feed ${i} (seed ${seed}): ${path.slice(0, 300)}`;
+        assert.ok(res.status < 500, `${where} answered ${res.status}`);
+        if (res.status === 200) {
+          const reader = res.body!.getReader();
+          const { value } = await reader.read();
+          assert.match(new TextDecoder().decode(value), /event: (ready|reset)/, where);
+        } else {
+          const text = await res.text();
+          assert.equal(JSON.parse(text)._status, "ERR", `${where}: ${text.slice(0, 300)}`);
+        }
+      } finally {
+        clearTimeout(timer);
+        aborter.abort();
+      }
+    }
+    assert.equal((await api.get(`people/${first._id}`)).status, 200);
+    await answersQuickly(api, "people");
+  },
+);

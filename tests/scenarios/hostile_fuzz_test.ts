@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { answersQuickly, prototypeClean } from "../support/hostile.ts";
 import { basic, SECRET_HASH } from "../support/auth.ts";
+import { SignJWT } from "jose";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -616,5 +617,91 @@ scenario(
     }
     assert.equal((await api.get(`people/${first._id}`)).status, 200);
     await answersQuickly(api, "people");
+  },
+);
+
+/** A JWT-shaped string: random header and claims, signed with the right key or not at all. */
+async function jwtLike(rnd: () => number, key: Uint8Array<ArrayBuffer>): Promise<string> {
+  const b64 = (bytes: Uint8Array) =>
+    btoa(String.fromCharCode(...bytes)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+  const utf8 = (text: string) => b64(new TextEncoder().encode(text));
+  const header = rnd() < 0.6
+    ? { alg: pick(rnd, ["HS256", "none", "RS256", "ES256", "HS512", "", 1]), typ: "JWT" }
+    : value(rnd, 3);
+  const claims = rnd() < 0.6
+    ? {
+      sub: pick(rnd, ["user-1", "", 5, null, "x".repeat(3000)]),
+      iss: pick(rnd, ["https://id.example", "https://evil.example", 1]),
+      aud: pick(rnd, ["api", ["api", "x"], [], {}]),
+      exp: pick(rnd, [Math.floor(Date.now() / 1000) + 600, 0, "soon", 1e308, -1]),
+      roles: pick(rnd, [["editor"], "editor", [1], null, [{}]]),
+    }
+    : value(rnd, 3);
+  const signing = `${utf8(JSON.stringify(header) ?? "")}.${utf8(JSON.stringify(claims) ?? "")}`;
+  const r = rnd();
+  if (r < 0.4) {
+    const hmac = await crypto.subtle.importKey(
+      "raw",
+      key,
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+    const sig = new Uint8Array(
+      await crypto.subtle.sign("HMAC", hmac, new TextEncoder().encode(signing)),
+    );
+    return `${signing}.${b64(sig)}`;
+  }
+  if (r < 0.6) return `${signing}.`;
+  // Header values are bytes: the odd signatures stay ASCII.
+  if (r < 0.8) return `${signing}.${pick(rnd, STRINGS).replace(/[^\x21-\x7e]/g, "").slice(0, 100)}`;
+  return pick(rnd, ["", ".", "..", "a.b", "a.b.c.d", "%%%.%%%.%%%", "x".repeat(9000)]);
+}
+
+scenario(
+  "generated JWT bearer tokens get a 200, 401 or 403, never a 500",
+  {
+    AUTH_SCHEMES: ["jwt"],
+    AUTH_JWT: {
+      secret: "a-long-shared-secret-of-32-chars-or-more!",
+      issuer: "https://id.example",
+      audience: "api",
+    },
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      people: { allowed_write_roles: ["editor"], schema: { name: { type: "string" } } },
+    },
+  },
+  async (api, running) => {
+    const key = new TextEncoder().encode("a-long-shared-secret-of-32-chars-or-more!");
+    const seed = Number(Deno.env.get("FUZZ_SEED") ?? 20261125);
+    const rnd = random(seed);
+    for (let i = 0; i < Math.ceil(REQUESTS / 2); i++) {
+      const token = await jwtLike(rnd, key);
+      const scheme = pick(rnd, ["Bearer ", "Bearer ", "bearer ", "Bearer  ", "JWT ", ""]);
+      const post = rnd() < 0.3;
+      const res = await fetch(new URL("people", running.url), {
+        method: post ? "POST" : "GET",
+        headers: {
+          authorization: scheme + token,
+          ...(post ? { "content-type": "application/json" } : {}),
+        },
+        body: post ? JSON.stringify({ name: "x" }) : undefined,
+        signal: AbortSignal.timeout(10_000),
+      });
+      const text = await res.text();
+      const where = `token ${i} (seed ${seed}): ${scheme}${token.slice(0, 200)}`;
+      assert.ok(
+        [200, 201, 400, 401, 403, 422].includes(res.status),
+        `${where}: ${res.status} ${text}`,
+      );
+      assert.doesNotMatch(text, /Cannot read properties|is not a function|TypeError|at .*\.ts:\d+/);
+    }
+    // A valid token still works afterwards.
+    const valid = await new SignJWT({ roles: ["editor"] }).setProtectedHeader({ alg: "HS256" })
+      .setSubject("user-1").setIssuer("https://id.example").setAudience("api")
+      .setExpirationTime("10m").sign(key);
+    const after = await api.get("people", { authorization: `Bearer ${valid}` });
+    assert.equal(after.status, 200, after.text);
   },
 );

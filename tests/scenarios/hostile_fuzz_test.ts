@@ -292,7 +292,7 @@ function bodyLike(rnd: () => number): unknown {
   return rnd() < 0.2 ? Array.from({ length: 1 + Math.floor(rnd() * 3) }, doc) : doc();
 }
 
-const REQUESTS = Number(Deno.env.get("FUZZ_REQUESTS") ?? 400);
+const REQUESTS = Number(Deno.env.get("FUZZ_REQUESTS") ?? 800);
 
 scenario("generated hostile requests never get a 500 or an internal message", SETTINGS, async (
   api,

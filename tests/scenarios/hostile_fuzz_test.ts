@@ -9,6 +9,7 @@ import { scenario } from "../support/harness.ts";
 import { answersQuickly, prototypeClean } from "../support/hostile.ts";
 import { basic, SECRET_HASH } from "../support/auth.ts";
 import { SignJWT } from "jose";
+import { fuzzSeed, pick, random } from "../support/random.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -36,16 +37,6 @@ const SETTINGS = {
     },
   },
 };
-
-/** A small seeded generator (mulberry32): the same seed makes the same requests. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const OPERATORS = [
   "$eq",
@@ -144,10 +135,6 @@ const STRINGS = [
   "<a>&amp;</a>",
 ];
 const NUMBERS = [0, -0, 1, -1, 1.5, 150, 151, 2 ** 31, 2 ** 53 + 1, -(2 ** 63), 1e308, 5e-324];
-
-function pick<T>(rnd: () => number, list: readonly T[]): T {
-  return list[Math.floor(rnd() * list.length)];
-}
 
 /** A random JSON value, operator-shaped more often than not, at most `depth` levels deep. */
 function value(rnd: () => number, depth: number): unknown {
@@ -292,6 +279,27 @@ function bodyLike(rnd: () => number): unknown {
   return rnd() < 0.2 ? Array.from({ length: 1 + Math.floor(rnd() * 3) }, doc) : doc();
 }
 
+/** Internal messages no answer may show. */
+const INTERNALS = /Cannot read properties|is not a function|TypeError|at .*\.ts:\d+/;
+
+/** Sends one generated request; asserts an answer below 500 that shows no internals. */
+async function sendChecked(
+  base: string,
+  request: { method: string; path: string; body?: BodyInit; headers: Record<string, string> },
+  where: string,
+): Promise<{ status: number; text: string }> {
+  const res = await fetch(new URL(request.path, base), {
+    method: request.method,
+    body: request.body,
+    headers: request.headers,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  assert.ok(res.status < 500, `${where} answered ${res.status}: ${text.slice(0, 300)}`);
+  assert.doesNotMatch(text, INTERNALS, where);
+  return { status: res.status, text };
+}
+
 const REQUESTS = Number(Deno.env.get("FUZZ_REQUESTS") ?? 800);
 
 scenario("generated hostile requests never get a 500 or an internal message", SETTINGS, async (
@@ -303,7 +311,7 @@ scenario("generated hostile requests never get a 500 or an internal message", SE
     ids.push((await api.create("people", { name: "Ada", age: 30 + i, tags: ["a"] }))._id);
     ids.push((await api.create("archive", { title: "t", n: i }))._id);
   }
-  const seed = Number(Deno.env.get("FUZZ_SEED") ?? 20261125);
+  const seed = fuzzSeed();
   const rnd = random(seed);
   for (let i = 0; i < REQUESTS; i++) {
     // Deletes use the documents up: new ones keep the item paths reaching stored documents.
@@ -314,17 +322,9 @@ scenario("generated hostile requests never get a 500 or an internal message", SE
     // Some answers rendered as XML; some methods overridden.
     if (rnd() < 0.2) headers.accept = "application/xml";
     if (method === "POST" && rnd() < 0.1) headers["x-http-method-override"] = "PATCH";
-    const res = await fetch(new URL(path, running.url), {
-      method,
-      body,
-      headers,
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await res.text();
     const where = `request ${i} (seed ${seed}): ${method} ${path.slice(0, 300)}`;
-    assert.ok(res.status < 500, `${where} answered ${res.status}: ${text.slice(0, 300)}`);
-    assert.doesNotMatch(text, /Cannot read properties|is not a function|TypeError|at .*\.ts:\d+/);
-    if (res.status >= 400 && method !== "HEAD") {
+    const { status, text } = await sendChecked(running.url, { method, path, body, headers }, where);
+    if (status >= 400 && method !== "HEAD") {
       const envelope = headers.accept
         ? /<_status>ERR<\/_status>/.test(text)
         : JSON.parse(text)._status === "ERR";
@@ -495,7 +495,7 @@ scenario("generated hostile requests on the wider surface never get a 500", WIDE
     if (invoice.status === 201) invoices.push(invoice.body._id);
   };
   for (let n = 0; n < 4; n++) await add(n);
-  const seed = Number(Deno.env.get("FUZZ_SEED") ?? 20261125);
+  const seed = fuzzSeed();
   const rnd = random(seed);
   const q = encodeURIComponent;
   for (let i = 0; i < REQUESTS; i++) {
@@ -556,22 +556,10 @@ scenario("generated hostile requests on the wider surface never get a 500", WIDE
       headers["content-type"] = headerValue(rnd, "content-type");
       body = wideBody(rnd, headers["content-type"]);
     }
-    const res = await fetch(new URL(path, running.url), {
-      method,
-      body,
-      headers,
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await res.text();
     const where = `request ${i} (seed ${seed}): ${method} ${path.slice(0, 200)} ${
       JSON.stringify(headers).slice(0, 300)
     }`;
-    assert.ok(res.status < 500, `${where} answered ${res.status}: ${text.slice(0, 300)}`);
-    assert.doesNotMatch(
-      text,
-      /Cannot read properties|is not a function|TypeError|at .*\.ts:\d+/,
-      where,
-    );
+    await sendChecked(running.url, { method, path, body, headers }, where);
   }
   await answersQuickly(api, "people");
   prototypeClean();
@@ -582,7 +570,7 @@ scenario(
   { ...SETTINGS, CHANGES: true },
   async (api, running) => {
     const first = await api.create("people", { name: "Ada", age: 30 });
-    const seed = Number(Deno.env.get("FUZZ_SEED") ?? 20261125);
+    const seed = fuzzSeed();
     const rnd = random(seed);
     const q = encodeURIComponent;
     const ids = ["", "x", "1-1", "abc-99999999999999999999", "-", "\u0000", "a".repeat(500)];
@@ -674,28 +662,22 @@ scenario(
   },
   async (api, running) => {
     const key = new TextEncoder().encode("a-long-shared-secret-of-32-chars-or-more!");
-    const seed = Number(Deno.env.get("FUZZ_SEED") ?? 20261125);
+    const seed = fuzzSeed();
     const rnd = random(seed);
     for (let i = 0; i < Math.ceil(REQUESTS / 2); i++) {
       const token = await jwtLike(rnd, key);
       const scheme = pick(rnd, ["Bearer ", "Bearer ", "bearer ", "Bearer  ", "JWT ", ""]);
       const post = rnd() < 0.3;
-      const res = await fetch(new URL("people", running.url), {
-        method: post ? "POST" : "GET",
-        headers: {
-          authorization: scheme + token,
-          ...(post ? { "content-type": "application/json" } : {}),
-        },
-        body: post ? JSON.stringify({ name: "x" }) : undefined,
-        signal: AbortSignal.timeout(10_000),
-      });
-      const text = await res.text();
+      const headers: Record<string, string> = { authorization: scheme + token };
+      if (post) headers["content-type"] = "application/json";
       const where = `token ${i} (seed ${seed}): ${scheme}${token.slice(0, 200)}`;
-      assert.ok(
-        [200, 201, 400, 401, 403, 422].includes(res.status),
-        `${where}: ${res.status} ${text}`,
-      );
-      assert.doesNotMatch(text, /Cannot read properties|is not a function|TypeError|at .*\.ts:\d+/);
+      const { status, text } = await sendChecked(running.url, {
+        method: post ? "POST" : "GET",
+        path: "people",
+        body: post ? JSON.stringify({ name: "x" }) : undefined,
+        headers,
+      }, where);
+      assert.ok([200, 201, 400, 401, 403, 422].includes(status), `${where}: ${status} ${text}`);
     }
     // A valid token still works afterwards.
     const valid = await new SignJWT({ roles: ["editor"] }).setProtectedHeader({ alg: "HS256" })
@@ -718,21 +700,17 @@ scenario(
       );
       ids.push((await api.create("archive", { title: "t", n: i }))._id);
     }
-    const seed = Number(Deno.env.get("FUZZ_SEED") ?? 20261125);
+    const seed = fuzzSeed();
     const worker = async (w: number) => {
       const rnd = random(seed * 31 + w);
       for (let i = 0; i < Math.ceil(REQUESTS / 8); i++) {
         // Writes that succeed make new versions and soft deletes on the same few documents.
         const { method, path, body } = request(rnd, ids);
-        const res = await fetch(new URL(path, running.url), {
-          method,
-          body,
-          headers: body === undefined ? {} : { "content-type": "application/json" },
-          signal: AbortSignal.timeout(10_000),
-        });
-        const text = await res.text();
+        const headers: Record<string, string> = body === undefined
+          ? {}
+          : { "content-type": "application/json" };
         const where = `worker ${w} request ${i} (seed ${seed}): ${method} ${path.slice(0, 300)}`;
-        assert.ok(res.status < 500, `${where} answered ${res.status}: ${text.slice(0, 300)}`);
+        await sendChecked(running.url, { method, path, body, headers }, where);
       }
     };
     await Promise.all(Array.from({ length: 8 }, (_, w) => worker(w)));

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { prepare, SettingsError } from "../../src/mod.ts";
+import { fuzzSeed, pick, random } from "../support/random.ts";
 
 const BASE = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -42,15 +43,6 @@ const BASE = {
     },
   },
 };
-
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ODD: unknown[] = [
   null,
@@ -98,11 +90,11 @@ function mutate(root: Record<string, unknown>, path: Array<string | number>, rnd
   for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
   const last = path.at(-1)!;
   if (rnd() < 0.2 && !Array.isArray(node)) delete node[last];
-  else node[last] = structuredClone(ODD[Math.floor(rnd() * ODD.length)]);
+  else node[last] = structuredClone(pick(rnd, ODD));
 }
 
 Deno.test("generated settings are accepted or refused with a SettingsError, never a crash", () => {
-  const seed = Number(Deno.env.get("FUZZ_SEED") ?? 20261125);
+  const seed = fuzzSeed();
   const rounds = Number(Deno.env.get("FUZZ_REQUESTS") ?? 300);
   const rnd = random(seed);
   const all = paths(BASE);
@@ -113,7 +105,7 @@ Deno.test("generated settings are accepted or refused with a SettingsError, neve
     for (let m = 0; m < count; m++) {
       // Paths come from the unmutated settings: one may have gone with an earlier mutation.
       try {
-        mutate(settings, all[Math.floor(rnd() * all.length)], rnd);
+        mutate(settings, pick(rnd, all), rnd);
       } catch { /* the parent was replaced */ }
     }
     if (rnd() < 0.1) settings[`PAGINATON_${i}`] = 1;

@@ -1,7 +1,8 @@
 /**
  * The body budgets (MAX_DOCUMENT_FIELDS, MAX_BODY_FIELDS, MAX_LIST_LENGTH,
  * MAX_DOCUMENT_DEPTH, BULK_MAX_DOCUMENTS) checked on values already built, for bodies that
- * never were bytes: the in-process API (`service.data`). HTTP bodies are checked on their
+ * never were bytes: the in-process API (`service.data`). Values JSON could not carry (a Map,
+ * a class instance, an invalid date) are refused there too. HTTP bodies are checked on their
  * bytes before parsing (`http/budget.ts`), with the same limits and messages.
  */
 import type { Settings } from "../settings/check.ts";
@@ -37,9 +38,24 @@ function documentFields(doc: unknown, settings: Settings): number {
       for (const member of value) stack.push([member, depth + 1]);
       continue;
     }
-    // Dates, ObjectIds and other BSON values are single values.
+    // Dates, ObjectIds and other BSON values are single values; other objects that are not
+    // plain (a Map, a class instance) are nothing a client could send, and a store would
+    // keep them as they are (the embedded one by reference) or change their shape.
     const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) continue;
+    if (proto !== Object.prototype && proto !== null) {
+      if (!singleValue(value)) {
+        const kind = (value as { constructor?: { name?: unknown } }).constructor?.name;
+        throw new ServiceError(
+          "bad-request",
+          `the request body holds ${
+            value instanceof Date
+              ? "an invalid date"
+              : `a value of type ${String(kind || "object")}`
+          }, which is not a value a client can send`,
+        );
+      }
+      continue;
+    }
     const keys = Object.keys(value);
     fields += keys.length;
     if (fields > settings.MAX_DOCUMENT_FIELDS) {
@@ -53,9 +69,18 @@ function documentFields(doc: unknown, settings: Settings): number {
   return fields;
 }
 
+/** A valid date, a byte array or a driver-made BSON value (ObjectId, Decimal128 ...). */
+function singleValue(value: object): boolean {
+  if (value instanceof Date) return !Number.isNaN(value.getTime());
+  if (value instanceof Uint8Array) return true;
+  return typeof (value as { _bsontype?: unknown })._bsontype === "string";
+}
+
 /**
- * Checks a body (one document, or a list of them for a bulk insert) against the budgets.
- * @throws ServiceError "too-large" naming the setting that was exceeded.
+ * Checks a body (one document, or a list of them for a bulk insert) against the budgets,
+ * and that it holds only values a client could send (plus dates and BSON values).
+ * @throws ServiceError "too-large" naming the setting that was exceeded, "bad-request" for
+ * a value that is neither.
  */
 export function checkValueBudget(body: unknown, settings: Settings): void {
   const docs = Array.isArray(body) ? body : [body];

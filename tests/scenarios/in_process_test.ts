@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { HttpError } from "../../src/mod.ts";
+import { ObjectId } from "../../src/store/bson.ts";
 import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
@@ -136,5 +137,36 @@ scenario("in-process bodies keep the body budgets, as HTTP bodies do", {
   );
   // Within every budget, the same shapes are stored.
   const ok = await data.post("people", { name: "a", tags: [1, 2, 3], x: { y: { z: 1 } } });
+  assert.equal(ok.status, 201);
+});
+
+scenario("in-process bodies hold only values a client could send (and dates, BSON values)", {
+  ...SETTINGS,
+  ALLOW_UNKNOWN: true,
+}, async (_api, running) => {
+  const { data } = running.service;
+  class Point {
+    x = 1;
+  }
+  const cases: Array<[unknown, string]> = [
+    [{ name: "a", m: new Map([["k", 1]]) }, "a value of type Map"],
+    [{ name: "a", s: new Set([1]) }, "a value of type Set"],
+    [{ name: "a", p: new Point() }, "a value of type Point"],
+    [{ name: "a", list: [{ at: new Date(Number.NaN) }] }, "an invalid date"],
+  ];
+  for (const [body, fragment] of cases) {
+    await assert.rejects(
+      data.post("people", body as Json),
+      (e: unknown) => e instanceof HttpError && e.status === 400 && e.message.includes(fragment),
+      fragment,
+    );
+  }
+  const id = (await data.post("people", { name: "b" })).body._id;
+  await assert.rejects(
+    data.patch("people", { id, changes: { p: new Point() } }),
+    (e: unknown) => e instanceof HttpError && e.status === 400,
+  );
+  // Dates and ObjectIds are accepted as they are.
+  const ok = await data.post("people", { name: "c", at: new Date(0), ref: new ObjectId() });
   assert.equal(ok.status, 201);
 });

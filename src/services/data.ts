@@ -23,6 +23,7 @@ import { getCollection, getItem } from "./read.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 import { deleteCollection, deleteItem, patchItem, postCollection, putItem } from "./write.ts";
 import { checkValueBudget } from "./value_budget.ts";
+import { isPlainObject } from "../util/plain.ts";
 
 /** Where a call applies: an item (`id`) and sub-resource URL variables. */
 export interface Target {
@@ -123,6 +124,12 @@ function contextFor(
   options: Target & { query?: Record<string, string>; body?: unknown },
 ): RequestContext {
   const urlValues: Doc = { ...options.urlValues };
+  for (const [field, value] of Object.entries(urlValues)) {
+    // Each is matched as a value in the lookup, as a URL's text is: never an operator.
+    if (isPlainObject(value) || Array.isArray(value)) {
+      throw new ServiceError("bad-request", `the URL variable "${field}" must be one value`);
+    }
+  }
   const resourcePath = resource.urlParts.map((part) => {
     if (typeof part === "string") return part;
     const value = urlValues[part.field];
@@ -135,12 +142,22 @@ function contextFor(
     return value instanceof ObjectId ? value.toHexString() : encodeURIComponent(String(value));
   }).join("/");
   const lookup: Doc = {};
+  // An id is one value: an object or a list here would be an operator in the lookup (a hook
+  // passing on a client's `{"$gt": ""}` would reach whatever document sorts first).
+  if (isPlainObject(options.id) || Array.isArray(options.id)) {
+    throw new ServiceError("bad-request", "id must be one value (a string, number or ObjectId)");
+  }
   if (options.id !== undefined && options.id !== null) {
     const id = typeof options.id === "string"
       ? castUrlValue(resource, { field: resource.idField, raw: options.id })
       : options.id;
     if (id === null) throw notFound();
     lookup[resource.idField] = id;
+  }
+  for (const [name, value] of Object.entries(options.query ?? {})) {
+    if (typeof value !== "string") {
+      throw new ServiceError("bad-request", `query parameter "${name}" must be a string`);
+    }
   }
   const query = new URLSearchParams(options.query ?? {});
   const headers = new Headers(options.etag ? { "if-match": `"${options.etag}"` } : {});

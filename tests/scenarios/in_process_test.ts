@@ -170,3 +170,43 @@ scenario("in-process bodies hold only values a client could send (and dates, BSO
   const ok = await data.post("people", { name: "c", at: new Date(0), ref: new ObjectId() });
   assert.equal(ok.status, 201);
 });
+
+scenario("in-process ids, URL variables and query values are single values, never operators", {
+  ...SETTINGS,
+  ID_FIELD: "_id",
+  DOMAIN: {
+    ...SETTINGS.DOMAIN,
+    codes: {
+      item_lookup_field: "_id",
+      schema: { _id: { type: "string" }, v: { type: "integer" } },
+    },
+    notes: {
+      url: 'codes/<regex("[a-z]+"):code>/notes',
+      schema: { code: { type: "string" }, text: { type: "string" } },
+    },
+  },
+}, async (_api, running) => {
+  const { data } = running.service;
+  await data.post("codes", [{ _id: "b", v: 2 }, { _id: "a", v: 1 }]);
+  await data.post("notes", { text: "of a" }, { urlValues: { code: "a" } });
+  const badRequest = (e: unknown) => e instanceof HttpError && e.status === 400;
+  // A client's object passed on by a hook must not become a lookup operator.
+  for (const id of [{ $gt: "" }, { $ne: null }, ["a"]]) {
+    await assert.rejects(data.get("codes", { id }), badRequest, JSON.stringify(id));
+    await assert.rejects(data.patch("codes", { id, changes: { v: 9 } }), badRequest);
+    await assert.rejects(data.delete("codes", { id }), badRequest);
+  }
+  await assert.rejects(
+    data.get("notes", { urlValues: { code: { $ne: "zzz" } } }),
+    badRequest,
+  );
+  await assert.rejects(
+    data.get("codes", { query: { where: { v: 1 } as unknown as string } }),
+    badRequest,
+  );
+  // Nothing changed; plain values still work.
+  assert.equal((await data.get("codes", { id: "a" })).body.v, 1);
+  assert.equal((await data.get("codes", { id: "b" })).body.v, 2);
+  const notes = await data.get("notes", { urlValues: { code: "a" } });
+  assert.equal(notes.body._items.length, 1);
+});

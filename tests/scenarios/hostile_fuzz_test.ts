@@ -337,12 +337,13 @@ scenario("generated hostile requests never get a 500 or an internal message", SE
 
 /** A wider surface: authentication, sub-resources, lookups, aggregation, media, oplog, CORS. */
 const WIDE = {
-  AUTH_SCHEMES: ["basic", "token"],
+  AUTH_SCHEMES: ["basic", "token", "hmac"],
   AUTH_USERS: [{
     username: "root",
     password: SECRET_HASH,
     roles: ["admin"],
     token: "t0k3n-1234567890",
+    secret: "s3cret-0123456789abcdef",
   }],
   PUBLIC_METHODS: ["GET"],
   ENFORCE_IF_MATCH: false,
@@ -398,7 +399,17 @@ function headerValue(rnd: () => number, kind: string): string {
   if (kind === "authorization") {
     // Mostly valid credentials, so that requests get past authentication.
     if (rnd() < 0.75) return pick(rnd, [ROOT.authorization, "Bearer t0k3n-1234567890"]);
-    return rnd() < 0.5 ? junk : pick(rnd, ["Basic " + btoa("root:wrong"), "Token x"]);
+    return rnd() < 0.4 ? junk : pick(rnd, [
+      "Basic " + btoa("root:wrong"),
+      "Basic " + btoa("\xff\xfe:x"),
+      "Basic " + btoa("nocolon"),
+      "Token x",
+      "HMAC root:" + "0".repeat(64),
+      "HMAC root:",
+      "HMAC :abc",
+      "HMAC root:zz:zz",
+      "HMAC " + "r".repeat(500) + ":00",
+    ]);
   }
   if (rnd() < 0.4) return junk;
   switch (kind) {

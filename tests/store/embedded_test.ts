@@ -877,3 +877,22 @@ Deno.test("embedded: 64-bit integers read back as stored; a database of an earli
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("embedded: a range with both bounds of one side counts by the tighter one", () =>
+  withStore(async (store) => {
+    const c = store.collection("ranges");
+    await c.insertMany(Array.from({ length: 300 }, (_, n) => ({ _id: n, n })));
+    await c.createIndex({ keys: { n: 1 }, unique: true });
+    const cases: Array<[Record<string, number>, number]> = [
+      [{ $lte: 100, $lt: 1 }, 1],
+      [{ $lt: 1, $lte: 100 }, 1],
+      [{ $gte: 5, $gt: 100 }, 199],
+      [{ $gt: 12, $gte: 12, $lt: 20, $lte: 20 }, 7],
+      [{ $gte: 12, $gt: 11 }, 288],
+      [{ $lt: 20, $lte: 20 }, 20],
+    ];
+    for (const [range, expected] of cases) {
+      assert.equal(await c.count({ n: range }), expected, JSON.stringify(range));
+      assert.equal((await c.find({ n: range })).length, expected, JSON.stringify(range));
+    }
+  }));

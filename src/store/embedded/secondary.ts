@@ -155,10 +155,22 @@ export function rangeOf(cond: unknown): { lower?: Bound; upper?: Bound } | null 
     if (bracket !== -1 && rank(value) !== bracket) return null;
     bracket = rank(value);
     const bound = { value, inclusive: op.endsWith("e") };
-    if (op.startsWith("$g")) range.lower = bound;
-    else range.upper = bound;
+    // Both bounds of one side (`$lt` and `$lte`): the tighter one holds.
+    if (op.startsWith("$g")) range.lower = tighter(range.lower, bound, 1);
+    else range.upper = tighter(range.upper, bound, -1);
   }
   return bracket === -1 ? null : range;
+}
+
+/**
+ * The tighter of two bounds of one side: for a lower bound (`side` 1) the greater value,
+ * for an upper bound (-1) the smaller; of equal values the exclusive one.
+ */
+function tighter(current: Bound | undefined, next: Bound, side: 1 | -1): Bound {
+  if (current === undefined) return next;
+  const order = compareValues(next.value, current.value) * side;
+  if (order !== 0) return order > 0 ? next : current;
+  return current.inclusive ? next : current;
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { Decimal128, ObjectId } from "../../src/store/bson.ts";
-import type { Collection, Doc, Store } from "../../src/store/store.ts";
+import type { Collection, Doc, Filter, Store } from "../../src/store/store.ts";
 import { DuplicateKeyError } from "../../src/store/store.ts";
 import { jongodbGap, skipUnless } from "../support/skip.ts";
 
@@ -43,6 +43,15 @@ async function seedPeople(c: Collection): Promise<Doc[]> {
   ];
   await c.insertMany(docs);
   return docs;
+}
+
+/** Asserts each filter finds (and counts) exactly the documents of the given ids. */
+async function expectIds(c: Collection, cases: Array<[Filter, number[]]>): Promise<void> {
+  for (const [filter, expected] of cases) {
+    const found = (await c.find(filter)).map((d) => d._id as number).sort((a, b) => a - b);
+    assert.deepEqual(found, expected, JSON.stringify(filter));
+    assert.equal(await c.count(filter), expected.length, JSON.stringify(filter));
+  }
 }
 
 async function assertDuplicate(promise: Promise<unknown>, field: string): Promise<void> {
@@ -103,6 +112,43 @@ const CASES: Case[] = [
       assert.equal((await c.find({ items: { $elemMatch: { q: 5, r: "t" } } })).length, 0);
       assert.deepEqual((await c.find({ k: { $regex: "^z" } })).map((d) => d.k), ["zz"]);
       assert.equal((await c.find({ items: { $exists: false } })).length, 1);
+    },
+  },
+  {
+    name: "$in and $nin with an array member match a field holding that array, as equality does",
+    async fn({ coll }) {
+      const c = coll("array_members");
+      await c.insertMany([
+        { _id: 1, x: [] },
+        { _id: 2, x: [1] },
+        { _id: 4, x: 1 },
+        { _id: 5 },
+        { _id: 6, d: { e: [] } },
+      ]);
+      const cases: Array<[Filter, number[]]> = [
+        [{ x: { $in: [[]] } }, [1]],
+        [{ x: { $in: [[], 5] } }, [1]],
+        [{ x: { $in: [[1]] } }, [2]],
+        [{ x: { $nin: [[]] } }, [2, 4, 5, 6]],
+        [{ x: { $in: [[1]], $exists: true } }, [2]],
+        [{ $or: [{ x: { $in: [[]] } }, { _id: 4 }] }, [1, 4]],
+        [{ "d.e": { $in: [[]] } }, [6]],
+      ];
+      await expectIds(c, cases);
+    },
+  },
+  {
+    name: "an array equality also matches an element that is that array",
+    needs: ["nested-array-equality"],
+    async fn({ coll }) {
+      const c = coll("nested_arrays");
+      await c.insertMany([{ _id: 1, x: [] }, { _id: 2, x: [[]] }, { _id: 3, x: [[1], 2] }]);
+      await expectIds(c, [
+        [{ x: [] }, [1, 2]],
+        [{ x: { $in: [[]] } }, [1, 2]],
+        [{ x: { $nin: [[]] } }, [3]],
+        [{ x: [1] }, [3]],
+      ]);
     },
   },
   {

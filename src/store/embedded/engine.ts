@@ -95,8 +95,58 @@ export function compileFilter(filter: Filter, options: Partial<Options>): Matche
   if (Object.keys(filter).length === 0) return MATCH_ALL;
   const simple = compileSimple(filter);
   if (simple) return simple;
-  const query = new Query(filter, options);
+  return engineMatcher(filter, options);
+}
+
+/**
+ * `filter` compiled by the query engine alone, without the direct matcher of the common
+ * shape (which must answer the same: tests compare the two).
+ */
+export function engineMatcher(filter: Filter, options: Partial<Options>): Matcher {
+  const query = new Query(arrayMembersAsEqualities(filter, 0), options);
   return (doc) => query.test(doc);
+}
+
+/**
+ * MongoDB's `$in` with an array member also matches a field holding that very array (as
+ * `{field: [...]}` does), and `$nin` refuses it; the query engine compares array members
+ * with the field's elements only. Such conditions (at the top level and in `$and`, `$or`,
+ * `$nor`) get equalities beside them, which the engine matches as MongoDB does.
+ */
+function arrayMembersAsEqualities(filter: Filter, depth: number): Filter {
+  if (depth > 32) return filter;
+  let out: Filter | undefined;
+  const extra: Filter[] = [];
+  for (const key of Object.keys(filter)) {
+    const value = filter[key];
+    let next: unknown = value;
+    if (key === "$and" || key === "$or" || key === "$nor") {
+      if (Array.isArray(value)) {
+        next = value.map((sub) =>
+          isPlainObject(sub) ? arrayMembersAsEqualities(sub as Filter, depth + 1) : sub
+        );
+      }
+    } else if (!key.startsWith("$") && isPlainObject(value)) {
+      let cond = value as Doc;
+      for (const op of ["$in", "$nin"]) {
+        const members = cond[op];
+        if (!Array.isArray(members) || !members.some(Array.isArray)) continue;
+        const either: Filter[] = [{ [key]: { $in: members } }];
+        for (const member of members) {
+          if (Array.isArray(member)) either.push({ [key]: { $eq: member } });
+        }
+        extra.push(op === "$in" ? { $or: either } : { $nor: either });
+        cond = Object.fromEntries(Object.entries(cond).filter(([name]) => name !== op));
+      }
+      next = cond;
+    }
+    if (next === value) continue;
+    out ??= { ...filter };
+    if (isPlainObject(next) && Object.keys(next as Doc).length === 0) delete out[key];
+    else out[key] = next;
+  }
+  if (extra.length === 0) return out ?? filter;
+  return { $and: [out ?? filter, ...extra] };
 }
 
 /** A deep copy of `doc` with `projection` applied (none: the whole copy). */

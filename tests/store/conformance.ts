@@ -135,6 +135,16 @@ const CASES: Case[] = [
         [{ "d.e": { $in: [[]] } }, [6]],
       ];
       await expectIds(c, cases);
+      // The same in a pipeline's $match, leading or not.
+      for (
+        const pipeline of [[{ $match: { x: { $in: [[]] } } }], [
+          { $sort: { _id: 1 } },
+          { $match: { x: { $in: [[]] } } },
+        ]]
+      ) {
+        const out = await c.aggregate(pipeline);
+        assert.deepEqual(out.map((d) => d._id), [1], JSON.stringify(pipeline));
+      }
     },
   },
   {

@@ -9,7 +9,7 @@ import type { Doc } from "../store.ts";
 import { ObjectId } from "../bson.ts";
 import { cloneValue } from "./clone.ts";
 import { valueKey } from "./codec.ts";
-import { compileFilter } from "./engine.ts";
+import { arrayMembersAsEqualities, compileFilter } from "./engine.ts";
 import type { Change } from "./indexes.ts";
 import { DuplicateKeyError, QueryTimeoutError } from "../store.ts";
 
@@ -50,7 +50,10 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
   while (start < stages.length && isMatchOnly(stages[start])) {
     matches.push(stages[start++].$match as Doc);
   }
-  const rest = stages.slice(start);
+  // Later $match stages get the store's reading of array members too (see engine.ts).
+  const rest = stages.slice(start).map((stage) =>
+    isMatchOnly(stage) ? { $match: arrayMembersAsEqualities(stage.$match as Doc) } : stage
+  );
   const test = matches.length === 0 ? null : compileFilter(
     matches.length === 1 ? matches[0] : { $and: matches },
     source.options,

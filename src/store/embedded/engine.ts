@@ -113,7 +113,7 @@ export function engineMatcher(filter: Filter, options: Partial<Options>): Matche
  * with the field's elements only. Such conditions (at the top level and in `$and`, `$or`,
  * `$nor`) get equalities beside them, which the engine matches as MongoDB does.
  */
-function arrayMembersAsEqualities(filter: Filter, depth: number): Filter {
+export function arrayMembersAsEqualities(filter: Filter, depth = 0): Filter {
   if (depth > 32) return filter;
   let out: Filter | undefined;
   const extra: Filter[] = [];

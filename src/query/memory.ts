@@ -4,7 +4,7 @@
  * layer (`parseWhere`, the read policy): evaluation uses the embedded store's engine, with
  * its linear-time regular expressions and no scripts.
  */
-import { type Doc, type Filter, InvalidQueryError, type Projection } from "../store/store.ts";
+import type { Doc, Filter, Projection } from "../store/store.ts";
 import { compileFilter, engineOptions, projectDocument } from "../store/embedded/engine.ts";
 
 /** A compiled test of one document. */
@@ -18,13 +18,7 @@ const OPTIONS = engineOptions();
  * GET with the same filter is).
  */
 export function documentTest(filter: Filter): DocumentTest {
-  let test: DocumentTest;
-  try {
-    test = compileFilter(filter, OPTIONS);
-  } catch (err) {
-    if (!(err instanceof Error)) throw err;
-    throw new InvalidQueryError(err.message, { cause: err });
-  }
+  const test = compileFilter(filter, OPTIONS);
   return (doc) => {
     try {
       return test(doc);

@@ -117,6 +117,11 @@ function isOplog(rt: Runtime, resource: Resource): boolean {
   return rt.settings.OPLOG === true && resource.name === rt.settings.OPLOG_NAME;
 }
 
+/** Whether `v` is one value, not an object or list (which a lookup would take as operators). */
+function isOneValue(v: unknown): boolean {
+  return !isPlainObject(v) && !Array.isArray(v);
+}
+
 /** The request context of an in-process call. */
 function contextFor(
   resource: Resource,
@@ -126,7 +131,7 @@ function contextFor(
   const urlValues: Doc = { ...options.urlValues };
   for (const [field, value] of Object.entries(urlValues)) {
     // Each is matched as a value in the lookup, as a URL's text is: never an operator.
-    if (isPlainObject(value) || Array.isArray(value)) {
+    if (!isOneValue(value)) {
       throw new ServiceError("bad-request", `the URL variable "${field}" must be one value`);
     }
   }
@@ -144,7 +149,7 @@ function contextFor(
   const lookup: Doc = {};
   // An id is one value: an object or a list here would be an operator in the lookup (a hook
   // passing on a client's `{"$gt": ""}` would reach whatever document sorts first).
-  if (isPlainObject(options.id) || Array.isArray(options.id)) {
+  if (!isOneValue(options.id)) {
     throw new ServiceError("bad-request", "id must be one value (a string, number or ObjectId)");
   }
   if (options.id !== undefined && options.id !== null) {

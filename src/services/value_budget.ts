@@ -45,13 +45,12 @@ function documentFields(doc: unknown, settings: Settings): number {
     if (proto !== Object.prototype && proto !== null) {
       if (!singleValue(value)) {
         const kind = (value as { constructor?: { name?: unknown } }).constructor?.name;
+        const what = value instanceof Date
+          ? "an invalid date"
+          : `a value of type ${String(kind || "object")}`;
         throw new ServiceError(
           "bad-request",
-          `the request body holds ${
-            value instanceof Date
-              ? "an invalid date"
-              : `a value of type ${String(kind || "object")}`
-          }, which is not a value a client can send`,
+          `the request body holds ${what}, which is not a value a client can send`,
         );
       }
       continue;

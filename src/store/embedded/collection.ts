@@ -554,7 +554,8 @@ function run<T>(fn: () => T | Promise<T>): Promise<T> {
   } catch (err) {
     if (
       err instanceof StoreError || err instanceof DuplicateKeyError ||
-      err instanceof QueryTimeoutError || !(err instanceof Error)
+      err instanceof QueryTimeoutError || err instanceof InvalidQueryError ||
+      !(err instanceof Error)
     ) {
       return Promise.reject(err);
     }

@@ -12,7 +12,7 @@ import * as projectionOperators from "mingo/operators/projection";
 import * as queryOperators from "mingo/operators/query";
 import * as windowOperators from "mingo/operators/window";
 import type { Options } from "mingo/types";
-import type { Doc, Filter, Projection, Sort } from "../store.ts";
+import { type Doc, type Filter, InvalidQueryError, type Projection, type Sort } from "../store.ts";
 import { sortDocs } from "./compare.ts";
 import { geoQueryOperators } from "./geo.ts";
 import { compileSimple } from "./fastmatch.ts";
@@ -103,7 +103,14 @@ export function compileFilter(filter: Filter, options: Partial<Options>): Matche
  * shape (which must answer the same: tests compare the two).
  */
 export function engineMatcher(filter: Filter, options: Partial<Options>): Matcher {
-  const query = new Query(arrayMembersAsEqualities(filter, 0), options);
+  let query: Query;
+  try {
+    query = new Query(arrayMembersAsEqualities(filter, 0), options);
+  } catch (err) {
+    // The engine refuses the filter itself: a client's query, whoever compiles it.
+    if (!(err instanceof Error)) throw err;
+    throw new InvalidQueryError(err.message, { cause: err });
+  }
   return (doc) => query.test(doc);
 }
 
@@ -122,9 +129,10 @@ export function arrayMembersAsEqualities(filter: Filter, depth = 0): Filter {
     let next: unknown = value;
     if (key === "$and" || key === "$or" || key === "$nor") {
       if (Array.isArray(value)) {
-        next = value.map((sub) =>
+        const subs = value.map((sub) =>
           isPlainObject(sub) ? arrayMembersAsEqualities(sub as Filter, depth + 1) : sub
         );
+        if (subs.some((sub, i) => sub !== value[i])) next = subs;
       }
     } else if (!key.startsWith("$") && isPlainObject(value)) {
       let cond = value as Doc;

@@ -66,6 +66,16 @@ export function withLogContext<T>(fields: RequestFields, fn: () => T): T {
   return requestContext.run(fields, fn);
 }
 
+/**
+ * Changes fields of the current request context (the method, once an override is known).
+ * Context fields are plain data on purpose: accessors in the context object made every
+ * request several microseconds slower (measured in process on a single-item GET).
+ */
+export function updateLogContext(changes: Partial<RequestFields>): void {
+  const fields = requestContext.getStore();
+  if (fields) Object.assign(fields, changes);
+}
+
 /** The request fields of the request being handled, if any. */
 export function logContext(): RequestFields | undefined {
   return requestContext.getStore();

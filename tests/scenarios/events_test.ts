@@ -327,6 +327,7 @@ scenario(
   "a database-layer exception is logged with the request fields",
   {
     RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PATCH"],
     DOMAIN: {
       codes: {
         schema: { code: { type: "string" } },
@@ -349,6 +350,17 @@ scenario(
     assert.equal(failure.clientip, "127.0.0.1");
     assert.equal(failure.url, `${api.base}codes?src=dup`);
     assert.equal(failure.method, "POST");
+
+    // A POST run as PATCH (X-HTTP-Method-Override): the record names the method it ran as.
+    const other = await api.create("codes", { code: "y" });
+    const overridden = await api.request("POST", `codes/${other._id}`, {
+      body: { code: "x" },
+      headers: { "x-http-method-override": "PATCH", "if-match": other._etag },
+    });
+    assert.equal(overridden.status, 422);
+    const patchFailure = database.records.filter((r) => r.operation !== undefined)[1];
+    assert.equal(patchFailure.method, "PATCH");
+    assert.equal(patchFailure.url, `${api.base}codes/${other._id}`);
   },
   { logger: database.logger },
 );

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { HttpError } from "../errors.ts";
 import type { AppEnv } from "../env.ts";
+import { updateLogContext } from "../../log.ts";
 
 const OVERRIDABLE = new Set(["GET", "HEAD", "POST", "PATCH", "PUT", "DELETE", "OPTIONS"]);
 
@@ -22,7 +23,12 @@ export function methodOverride(enabled: boolean): MiddlewareHandler<AppEnv> {
         throw new HttpError(400, "X-HTTP-Method-Override is only honoured on POST requests");
       }
       c.set("method", method);
-    } else c.set("method", c.req.method.toUpperCase());
+      updateLogContext({ method });
+    } else {
+      const method = c.req.method.toUpperCase();
+      c.set("method", method);
+      if (method !== c.req.method) updateLogContext({ method });
+    }
     await next();
   };
 }

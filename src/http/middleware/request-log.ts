@@ -17,24 +17,14 @@ export function requestLog(log: Logger): MiddlewareHandler<AppEnv> {
   return async function requestLog(c, next) {
     const sent = c.req.header("x-request-id");
     const requestid = sent !== undefined && SAFE_ID.test(sent) ? sent : crypto.randomUUID();
-    let ip: string | undefined;
-    await withLogContext({
-      requestid,
-      // Worked out only when a record is written (most requests write none).
-      get clientip() {
-        return ip ??= clientIp(c);
-      },
-      url: c.req.url,
-      // The method-override middleware runs later, so the method is read when logged.
-      get method() {
-        return c.get("method") ?? c.req.method;
-      },
-    }, next);
+    const clientip = clientIp(c);
+    // Plain values (see updateLogContext): the method-override middleware updates `method`.
+    await withLogContext({ requestid, clientip, url: c.req.url, method: c.req.method }, next);
     c.res.headers.set("x-request-id", requestid);
     const method = c.get("method") ?? c.req.method;
     if (!LOGGED.has(method)) return;
     log.log("info", `${method} ${c.req.path} ${c.res.status}`, {
-      clientip: ip ??= clientIp(c),
+      clientip,
       url: c.req.url,
       method,
       requestid,

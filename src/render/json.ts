@@ -13,6 +13,8 @@ export interface RenderOptions {
 
 /** Renders a body as JSON: ObjectId as hex, dates formatted, Decimal128 as a string. */
 export function renderJson(body: unknown, opts: RenderOptions): string {
-  return JSON.stringify(toPlain(body, opts.formatDate), null, opts.pretty ? 4 : undefined) ??
-    "null";
+  const plain = toPlain(body, opts.formatDate);
+  // No replacer or indent argument (not even `null, undefined`): V8 then serializes plain data
+  // on its fast path, a page of 25 in ~9 us instead of ~14 (see flatConcat for what keeps it).
+  return (opts.pretty ? JSON.stringify(plain, null, 4) : JSON.stringify(plain)) ?? "null";
 }

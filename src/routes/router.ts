@@ -2,6 +2,7 @@
  * Matches request paths to endpoints. Resource `url` values may hold regex-typed
  * variables, so every endpoint is compiled once into an anchored regular expression.
  */
+import { flatConcat } from "../util/strings.ts";
 import type { Domain } from "../domain/build.ts";
 import type { Method, Resource } from "../domain/types.ts";
 import { partsToRegex } from "../domain/url.ts";
@@ -84,7 +85,10 @@ export function matchRoute(endpoints: Endpoint[], path: string): RouteMatch | nu
     endpoint.resource.urlParts.forEach((part, i) => {
       if (typeof part !== "string") variables[part.field] = groups[`v${i}`];
     });
-    return { endpoint, variables, id: groups.id, resourcePath: groups.path };
+    // A copy: a long capture is a slice of the URL, which slows down serializing the links
+    // that carry it (see flatConcat).
+    const resourcePath = flatConcat([groups.path]);
+    return { endpoint, variables, id: groups.id, resourcePath };
   }
   return null;
 }

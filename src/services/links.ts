@@ -6,6 +6,7 @@ import type { DataRelation, Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import { idToString } from "./meta.ts";
 import { relationOf } from "./embed.ts";
+import { flatConcat } from "../util/strings.ts";
 
 export interface Link {
   href: string;
@@ -26,7 +27,7 @@ export interface LinkBase {
 export function itemLink(at: LinkBase, doc: Doc): Link {
   const { resource } = at;
   const id = doc[resource.itemLookupField] ?? doc[resource.idField];
-  return { href: `${at.resourcePath}/${idToString(id)}`, title: resource.itemTitle };
+  return { href: flatConcat([at.resourcePath, "/", idToString(id)]), title: resource.itemTitle };
 }
 
 export function collectionLink(resource: Resource, resourcePath: string): Link {
@@ -83,7 +84,10 @@ export function relatedLinks(
         if (versioned[versionField] !== undefined) suffix = `?version=${versioned[versionField]}`;
       }
       if (id === null || id === undefined) return null;
-      return { href: `${target.url}/${idToString(id)}${suffix}`, title: target.itemTitle };
+      return {
+        href: flatConcat([target.url, "/", idToString(id), suffix]),
+        title: target.itemTitle,
+      };
     };
     if (Array.isArray(value)) {
       const links = value.map(link).filter((l): l is Link => l !== null);
@@ -143,7 +147,7 @@ export function collectionLinks(
   const hrefFor = (page: number) => {
     params ??= new URLSearchParams(query);
     params.set(paging.pageParam, String(page));
-    return `${resourcePath}?${params.toString()}`;
+    return flatConcat([resourcePath, "?", params.toString()]);
   };
   const { page, maxResults, total } = paging;
   const last = total === undefined ? undefined : Math.max(1, Math.ceil(total / maxResults));

@@ -2,6 +2,7 @@
  * Reading: the collection GET (filter, sort, paging, projection, embedding) and the item
  * GET (with conditional requests), plus the fetch events.
  */
+import { flatConcat } from "../util/strings.ts";
 import { notFound, ServiceError } from "./errors.ts";
 import { parseWhere } from "../query/where.ts";
 import { parseSort } from "../query/sort.ts";
@@ -380,7 +381,8 @@ async function getItemVersions(
       query: ctx.query,
       paging: paging && { ...paging, total, pageParam: s.QUERY_PAGE },
     });
-    links.self = { href: `${itemPath}?${s.VERSION_PARAM}=${wanted}`, title: resource.itemTitle };
+    const self = flatConcat([itemPath, "?", s.VERSION_PARAM, "=", String(wanted)]);
+    links.self = { href: self, title: resource.itemTitle };
     envelope[s.LINKS] = links;
   }
   const event = wanted === "diffs" ? "on_fetched_diffs" : "on_fetched_item";

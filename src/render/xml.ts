@@ -163,10 +163,38 @@ function cleanText(s: string): string {
   return s.toWellFormed().replace(INVALID_XML_CHARS, "\uFFFD");
 }
 
-/** A valid XML element name for a field key: invalid characters become `_`. */
+/** A key that is an element name as it is: ASCII name characters and no `_x`. */
+const PLAIN_NAME = /^(?!.*_x)[A-Za-z_][A-Za-z0-9_.-]*$/;
+/**
+ * XML 1.0's NameStartChar (fifth edition) without `:` (namespaces) and without characters
+ * beyond the Basic Multilingual Plane, which some parsers still refuse in names.
+ */
+const NAME_START =
+  /^[A-Z_a-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]$/u;
+/** What XML 1.0's NameChar adds to NameStartChar. */
+const NAME_MORE = /^[-.0-9\u00B7\u0300-\u036F\u203F\u2040]$/u;
+
+/**
+ * The XML element name of a field key. Names are encoded as .NET's `XmlConvert.EncodeName`
+ * does, so that two keys never share an element name: a character that cannot stand where it
+ * is becomes `_xHHHH_` (its code point in hex, at least four digits), an underscore followed
+ * by `x` becomes `_x005F_`, and the empty key is `_x_`. Keys made of ASCII name characters
+ * without `_x` (nearly all) are unchanged.
+ */
 export function tagName(key: string): string {
-  let name = key.replace(/[^A-Za-z0-9_.-]/g, "_");
-  if (!/^[A-Za-z_]/.test(name)) name = `_${name}`;
+  if (PLAIN_NAME.test(key)) return key;
+  if (key === "") return "_x_";
+  let name = "";
+  let first = true;
+  let previous = "";
+  for (const ch of key) {
+    const fits = NAME_START.test(ch) || (!first && NAME_MORE.test(ch));
+    if (fits && !(previous === "_" && ch === "x")) name += ch;
+    else if (fits) name = `${name.slice(0, -1)}_x005F_x`;
+    else name += `_x${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}_`;
+    previous = fits ? ch : "";
+    first = false;
+  }
   return name;
 }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { XMLValidator } from "fast-xml-parser";
 import { renderXml, tagName } from "../../src/render/xml.ts";
 import { Decimal128, ObjectId } from "../../src/store/bson.ts";
+import { fuzzSeed, pick, random } from "../support/random.ts";
 
 const O = { pretty: false, formatDate: (d: Date) => d.toUTCString() };
 const OID = "507f1f77bcf86cd799439011";
@@ -113,8 +114,11 @@ Deno.test("xml: hostile keys and characters still give well-formed XML", () => {
     lone: "\ud800x",
   }, O);
   wellFormed(xml);
-  assert.ok(xml.includes("<a_b>1</a_b>"));
-  assert.ok(xml.includes("<_1st>2</_1st>"));
+  assert.ok(xml.includes("<a_x0020_b>1</a_x0020_b>"));
+  assert.ok(xml.includes("<_x0031_st>2</_x0031_st>"));
+  assert.ok(xml.includes("<x_x003A_y>3</x_x003A_y>"));
+  assert.ok(xml.includes("<_x003C_evil_x003E_>4</_x003C_evil_x003E_>"));
+  assert.ok(xml.includes("<_x_>5</_x_>"));
   assert.ok(xml.includes("<ctrl>a\ufffdb\ufffdc</ctrl>"));
   assert.ok(xml.includes("<lone>\ufffdx</lone>"));
 });
@@ -123,8 +127,65 @@ Deno.test("xml: tagName", () => {
   assert.equal(tagName("name"), "name");
   assert.equal(tagName("_id"), "_id");
   assert.equal(tagName("a.b-c"), "a.b-c");
-  assert.equal(tagName("-x"), "_-x");
-  assert.equal(tagName(""), "_");
+  assert.equal(tagName("-x"), "_x002D_x");
+  assert.equal(tagName(""), "_x_");
+  assert.equal(tagName("a b"), "a_x0020_b");
+  assert.equal(tagName("a:b"), "a_x003A_b");
+  assert.equal(tagName("a_b"), "a_b");
+  assert.equal(tagName("_x"), "_x005F_x");
+  assert.equal(tagName("名前"), "名前");
+  assert.equal(tagName("\ud800"), "_xD800_");
+  assert.equal(tagName("\u{1F600}"), "_x1F600_");
+});
+
+/** The inverse of tagName (as .NET's XmlConvert.DecodeName). */
+function decodeName(name: string): string {
+  if (name === "_x_") return "";
+  return name.replace(/_x([0-9A-F]{4,6})_/g, (_, hex) => String.fromCodePoint(parseInt(hex, 16)));
+}
+
+Deno.test("xml: no two keys share an element name (generated keys decode back)", () => {
+  const rnd = random(fuzzSeed());
+  const alphabet = [
+    "a",
+    "Z",
+    "_",
+    "x",
+    "X",
+    "0",
+    "9",
+    "-",
+    ".",
+    ":",
+    " ",
+    "<",
+    "&",
+    "é",
+    "名",
+    "\u0000",
+    "\ud800",
+    "\u{1F600}",
+    "\u00B7",
+    "\uFFFF",
+    "_x",
+    "005F",
+    "_",
+  ];
+  const names = new Map<string, string>();
+  for (let i = 0; i < 5000; i++) {
+    const length = Math.floor(rnd() * 6);
+    let key = "";
+    for (let j = 0; j < length; j++) key += pick(rnd, alphabet);
+    const name = tagName(key);
+    assert.equal(decodeName(name), key, `${JSON.stringify(key)} -> ${name}`);
+    const other = names.get(name);
+    assert.ok(
+      other === undefined || other === key,
+      `${JSON.stringify(key)} and ${JSON.stringify(other)}`,
+    );
+    names.set(name, key);
+    wellFormed(renderXml({ [key]: 1 }, O));
+  }
 });
 
 Deno.test("xml: bulk and error bodies keep their status fields", () => {

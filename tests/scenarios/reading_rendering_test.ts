@@ -87,6 +87,28 @@ scenario("XML item: the item is the resource element", SETTINGS, async (api) => 
   assert.ok(res.text.includes("<tags>x</tags><tags>y</tags>"));
 });
 
+scenario(
+  "XML: keys that are not XML names get distinct escaped element names",
+  SETTINGS,
+  async (api) => {
+    // `geo` is a dict of any keys: "a b", "a:b", "a_x0020_b" and "1" must stay tellable apart.
+    const doc = await api.create("people", {
+      address: { geo: { "a b": 1, "a:b": 2, "a_x0020_b": 3, "1": 4, "prénom": 5 } },
+    });
+    const res = await api.get(`people/${doc._id}`, XML);
+    assert.equal(res.status, 200);
+    for (
+      const element of [
+        "<a_x0020_b>1</a_x0020_b>",
+        "<a_x003A_b>2</a_x003A_b>",
+        "<a_x005F_x0020_b>3</a_x005F_x0020_b>",
+        "<_x0031_>4</_x0031_>",
+        "<prénom>5</prénom>",
+      ]
+    ) assert.ok(res.text.includes(element), `${element} in ${res.text}`);
+  },
+);
+
 scenario("XML errors are rendered as XML too", SETTINGS, async (api) => {
   const res = await api.get("people?page=0", XML);
   assert.equal(res.status, 400);

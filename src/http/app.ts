@@ -175,7 +175,8 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     const method = c.get("method");
     const path = apiPath(rt.settings, c.req.path);
     if (path === null) throw new HttpError(404, "The requested URL was not found on the server.");
-    jsonpCallback(rt.settings, queryOf(c.req.url)); // refuses a bad callback name before any work
+    const query = queryOf(c.req.url);
+    jsonpCallback(rt.settings, query); // refuses a bad callback name before any work
     const described = openapi?.answer(path, c.req.raw, method);
     if (described) return await described;
     const media = mediaTarget(rt, path);
@@ -204,10 +205,11 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
         request: c.req.raw,
         method,
         ip: clientIp(c),
+        query: query ?? new URLSearchParams(),
         preconditions: parsePreconditions(c.req.raw.headers),
         readBody: (options) => readRequestBody(rt.settings, c.req.raw, options),
       });
-    return toResponse(c.req.raw, reply, { ...render, method });
+    return toResponse(c.req.raw, reply, { ...render, method, query });
   });
   return app;
 }

@@ -19,6 +19,8 @@ export type ResponseOptions = Pick<RenderOptions, "formatDate"> & { settings: Se
 export interface ToResponseOptions extends ResponseOptions {
   /** The effective method (after method override); by default `request.method`. */
   method?: string;
+  /** The request's query when the caller has parsed it already. */
+  query?: URLSearchParams | null;
 }
 
 /**
@@ -32,7 +34,7 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
   const head = method === "HEAD";
   const bodiless = reply.status === 204 || reply.status === 304 || reply.body === undefined;
   const { settings } = options;
-  const query = queryOf(request.url);
+  const query = options.query !== undefined ? options.query : queryOf(request.url);
   const pretty = query?.has("pretty") ?? false;
   let callback: string | null = null;
   try {

@@ -44,6 +44,8 @@ export interface ResourceRequest {
   method: string;
   /** The client's address. */
   ip: string;
+  /** The request's query parameters, parsed once by the HTTP layer. */
+  query: URLSearchParams;
   /** The request's conditional headers, read by the HTTP layer. */
   preconditions: Preconditions;
   /**
@@ -79,14 +81,13 @@ export async function resourceRoute(rt: Runtime, options: ResourceRequest): Prom
     if (value === null) throw notFound();
     lookup[endpoint.lookupField!] = value;
   }
-  const url = new URL(request.url);
   const ctx: RequestContext = {
     method: method as Method,
     resource,
     request,
     urlValues,
     lookup,
-    query: url.searchParams,
+    query: options.query,
     ip,
     resourcePath: match.resourcePath,
     account: accountOf(request),

@@ -2,7 +2,7 @@
  * Matches request paths to endpoints. Resource `url` values may hold regex-typed
  * variables, so every endpoint is compiled once into an anchored regular expression.
  */
-import { flatConcat } from "../util/strings.ts";
+import { freshString } from "../util/strings.ts";
 import type { Domain } from "../domain/build.ts";
 import type { Method, Resource } from "../domain/types.ts";
 import { partsToRegex } from "../domain/url.ts";
@@ -85,9 +85,11 @@ export function matchRoute(endpoints: Endpoint[], path: string): RouteMatch | nu
     endpoint.resource.urlParts.forEach((part, i) => {
       if (typeof part !== "string") variables[part.field] = groups[`v${i}`];
     });
-    // A copy: a long capture is a slice of the URL, which slows down serializing the links
-    // that carry it (see flatConcat).
-    const resourcePath = flatConcat([groups.path]);
+    // A capture of 13 characters or more is a slice of the URL (V8's SlicedString), which
+    // slows down serializing the links that carry it (see flatConcat); shorter ones are
+    // copies already. (A one-element join returns the same string: no copy.)
+    const captured = groups.path;
+    const resourcePath = captured.length < 13 ? captured : freshString(captured);
     return { endpoint, variables, id: groups.id, resourcePath };
   }
   return null;

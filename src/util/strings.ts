@@ -4,7 +4,8 @@
  * (a regular expression's capture) anywhere in a body makes `JSON.stringify` give up its
  * fast path part way and serialize the whole body again on the slower one: a page of 25
  * whose next/last hrefs were ropes took 21.8 us to serialize instead of 9.5. For strings
- * made per request that end up in bodies (hrefs).
+ * made per request that end up in bodies (hrefs). Give it two parts or more: a one-element
+ * join returns that element itself (copy a single string with {@link freshString}).
  */
 export function flatConcat(parts: string[]): string {
   return parts.join("");

@@ -151,6 +151,28 @@ async function startHello(front = false): Promise<Server> {
   );
 }
 
+/**
+ * A trivial Deno.serve handler answering what the service answered at `url` (its body and
+ * headers but Date and Content-Length, which Deno sets): the ceiling for an answer of that
+ * size and shape. The file is removed once the server has read it.
+ */
+async function startSameAnswer(url: string): Promise<Server> {
+  const res = await fetch(url);
+  const body = await res.text();
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (name !== "date" && name !== "content-length") headers[name] = value;
+  });
+  const file = await Deno.makeTempFile({ suffix: ".json" });
+  await Deno.writeTextFile(file, JSON.stringify({ body, headers }));
+  const port = freePort();
+  try {
+    return await startProcess(["bench/hello.ts", String(port), `--answer=${file}`], {}, port);
+  } finally {
+    await Deno.remove(file);
+  }
+}
+
 /** Inserts `count` documents with bulk POSTs of up to 1,000; returns the ids. */
 async function seed(base: string, count: number, onBatch?: (ms: number) => void) {
   const ids: string[] = [];
@@ -311,6 +333,20 @@ async function throughput(): Promise<void> {
     for (const loads of [front, direct]) {
       for (const [name, url, lua] of loads.slice(0, 3)) if (chosen(name)) await wrk(url, lua);
     }
+    // The same answers as a GET item and a page of 25, from a handler doing nothing else.
+    const listed = await (await fetch(`${services[1].base}/people?max_results=1`)).json();
+    const firstId = listed._items[0]._id;
+    const sameItem = await startSameAnswer(`${services[1].base}/people/${firstId}`);
+    const samePage = await startSameAnswer(`${services[1].base}/people?page=3`);
+    let sameAnswers: WrkResult[];
+    try {
+      await wrk(sameItem.base + "/", "");
+      await wrk(samePage.base + "/", "");
+      sameAnswers = [await wrk(sameItem.base + "/", ""), await wrk(samePage.base + "/", "")];
+    } finally {
+      await sameItem.stop();
+      await samePage.stop();
+    }
     const before = await wrk(hello.base + "/", "");
     const throughFront = await wrk(helloFront.base + "/", "");
     const results: Array<[string, WrkResult, WrkResult]> = [];
@@ -329,6 +365,13 @@ async function throughput(): Promise<void> {
     const rows = [
       ["hello (ceiling)", ...none, fmt(ceiling, 0), fmt(before.p50), fmt(before.p99), "1.000", "0"],
       ["hello through the front", ...cells(throughFront), ...none, String(throughFront.errors)],
+      [
+        "GET item's answer, no work",
+        ...none,
+        ...cells(sameAnswers[0]),
+        String(sameAnswers[0].errors),
+      ],
+      ["page's answer, no work", ...none, ...cells(sameAnswers[1]), String(sameAnswers[1].errors)],
       ...results.map((
         [name, f, d],
       ) => [name, ...cells(f), ...cells(d), String(f.errors + d.errors)]),

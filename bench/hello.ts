@@ -2,12 +2,19 @@
  * The ceiling for any request: a Hono hello-world on Deno.serve.
  * `deno run -A bench/hello.ts PORT [--front]`; with `--front` the same app is served through the
  * service's TCP front (src/http/server.ts), which measures the front's own cost.
+ * `deno run -A bench/hello.ts PORT --answer=FILE` answers every request with the body and
+ * headers in FILE (`{"body": "...", "headers": {...}}`): the ceiling for an answer of that
+ * size and shape, with no work behind it.
  */
 import { Hono } from "hono";
 import { type FetchHandler, serve } from "../src/http/server.ts";
 
 const app = new Hono();
-app.get("/", (c) => c.json({ hello: "world" }));
+const answerFile = Deno.args.find((a) => a.startsWith("--answer="))?.slice("--answer=".length);
+if (answerFile) {
+  const { body, headers } = JSON.parse(await Deno.readTextFile(answerFile));
+  app.get("*", () => new Response(body, { headers }));
+} else app.get("/", (c) => c.json({ hello: "world" }));
 const port = Number(Deno.args[0] ?? 8001);
 if (Deno.args.includes("--front")) {
   await serve(app.fetch as FetchHandler, {

@@ -220,6 +220,55 @@ const CASES: Case[] = [
     },
   },
   {
+    // MongoDB's documented sort rules: an array sorts by its smallest element ascending and
+    // its largest descending, an empty array below null and missing fields (which equal
+    // null), and values of different types in BSON order (null < numbers < strings <
+    // objects < booleans).
+    name: "sort: arrays by their smallest / largest element, empty arrays, missing, mixed types",
+    needs: ["array-sort"],
+    async fn({ coll }) {
+      const c = coll("sortmixed");
+      await c.insertMany([
+        { _id: 1, v: 5 },
+        { _id: 2, v: [1, 9] },
+        { _id: 3, v: [] },
+        { _id: 4 },
+        { _id: 5, v: null },
+        { _id: 6, v: "a" },
+        { _id: 7, v: [3, "b"] },
+        { _id: 8, v: { x: 1 } },
+        { _id: 9, v: true },
+      ]);
+      assert.deepEqual(ids(await c.find({}, { sort: { v: 1, _id: 1 } })), [
+        3,
+        4,
+        5,
+        2,
+        7,
+        1,
+        6,
+        8,
+        9,
+      ]);
+      assert.deepEqual(ids(await c.find({}, { sort: { v: -1, _id: 1 } })), [
+        9,
+        8,
+        7,
+        6,
+        2,
+        1,
+        4,
+        5,
+        3,
+      ]);
+      assert.deepEqual(ids(await c.find({}, { sort: { v: 1, _id: 1 }, skip: 3, limit: 3 })), [
+        2,
+        7,
+        1,
+      ]);
+    },
+  },
+  {
     name: "count with filter, limit and skip",
     async fn({ coll }) {
       const c = coll("count");

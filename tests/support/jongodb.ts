@@ -28,6 +28,10 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
   ["decimal-scale", "Decimal128 values equal in number but not in scale (12.5, 12.50) differ"],
   ["$expr-operators", "most aggregation operators inside $expr ($size, $range, $reduce) fail"],
   [
+    "array-sort",
+    "a sort on a field holding arrays compares whole arrays (arrays after objects) instead of their smallest (ascending) or largest (descending) element",
+  ],
+  [
     "nested-array-equality",
     "an array equality ({x: []}, $in, $nin) does not match an element that is that array (x: [[]])",
   ],

@@ -9,6 +9,14 @@ import { type ObjectId, objectIdHex } from "../store/bson.ts";
 /** Formats a date for output (DATE_FORMAT). */
 export type DateFormatter = (d: Date) => string;
 
+/**
+ * Marks an object the service built itself from strings and plain objects of strings (an
+ * item's `_links`) and that nothing changes before it is rendered: rendering passes it as
+ * it is instead of walking and copying it (the 100 link objects of a page of 25 were over
+ * 40% of its conversion). JSON and the XML renderer ignore symbol keys.
+ */
+export const JSON_READY: unique symbol = Symbol("JSON-ready");
+
 /** Nesting beyond this is a server bug (a cycle), not data. */
 const MAX_DEPTH = 256;
 
@@ -53,6 +61,7 @@ function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
     const bson = (v as { _bsontype?: unknown })._bsontype;
     if (typeof bson === "string") return convertBson(bson, v);
   }
+  if ((v as { [JSON_READY]?: boolean })[JSON_READY] === true) return v;
   const out: Record<string, unknown> = {};
   if (forIn && (proto === Object.prototype || proto === null)) {
     for (const key in v) {

@@ -3,6 +3,8 @@
  * GET (with conditional requests), plus the fetch events.
  */
 import { flatConcat } from "../util/strings.ts";
+import { JSON_READY } from "../render/convert.ts";
+import { ruleMethod } from "../domain/methods.ts";
 import { notFound, ServiceError } from "./errors.ts";
 import { parseWhere } from "../query/where.ts";
 import { parseSort } from "../query/sort.ts";
@@ -68,6 +70,11 @@ export interface DecorateOptions {
   docs: Doc[];
   /** Each item's `related` links, by position (see {@link relatedOf}); none when absent. */
   related?: RelatedLinks;
+  /**
+   * Nothing sees the items between this and rendering (see {@link unobserved}): their links
+   * are marked JSON-ready, so rendering does not copy them.
+   */
+  unobserved?: boolean;
 }
 
 /**
@@ -89,6 +96,7 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
       const links: Doc = itemLinks(ctx, doc);
       const itemRelated = related?.[i];
       if (itemRelated) links.related = itemRelated;
+      if (options.unobserved) (links as { [JSON_READY]?: boolean })[JSON_READY] = true;
       doc[s.LINKS] = links;
     }
   }
@@ -202,7 +210,11 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   const related = relatedOf(rt, ctx, { docs });
   await embedDocuments(rt, ctx, { docs, fields: embedded });
   await expandMedia(rt, resource, { docs });
-  decorateItems(rt, ctx, { docs, related });
+  decorateItems(rt, ctx, {
+    docs,
+    related,
+    unobserved: unobserved(rt, ctx, "on_fetched_resource"),
+  });
   const envelope: Doc = { [s.ITEMS]: docs, ...body };
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
   const headers = cacheHeaders(ctx);
@@ -234,6 +246,15 @@ function mayShare(
 ): boolean {
   return embedded.length === 0 && ctx.resource.schemaModel.mediaPaths.length === 0 &&
     !rt.events.has(hook, ctx.resource.name);
+}
+
+/**
+ * Whether no listener sees a read's items after they are decorated: neither `hook` (the
+ * read's fetched event) nor the request's post event receives them before rendering.
+ */
+function unobserved(rt: Runtime, ctx: RequestContext, hook: string): boolean {
+  const name = ctx.resource.name;
+  return !rt.events.has(hook, name) && !rt.events.has(`on_post_${ruleMethod(ctx.method)}`, name);
 }
 
 /**
@@ -285,7 +306,7 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const related = relatedOf(rt, ctx, { docs });
   await embedDocuments(rt, ctx, { docs, fields: embedded });
   await expandMedia(rt, ctx.resource, { docs });
-  decorateItems(rt, ctx, { docs, related });
+  decorateItems(rt, ctx, { docs, related, unobserved: unobserved(rt, ctx, "on_fetched_item") });
   await rt.events.emitFor("on_fetched_item", ctx.resource.name, doc);
   return { status: 200, body: doc, headers };
 }

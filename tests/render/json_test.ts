@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { renderJson } from "../../src/render/json.ts";
+import { JSON_READY } from "../../src/render/convert.ts";
 import { Binary, Decimal128, ObjectId, objectIdHex, parseObjectId } from "../../src/store/bson.ts";
 import { Int32, Long } from "mongodb";
 
@@ -127,4 +128,14 @@ Deno.test("objectIdHex and parseObjectId agree with the driver", () => {
   ) {
     assert.equal(parseObjectId(bad), null, bad);
   }
+});
+
+Deno.test("json: an object marked JSON_READY is rendered as it is, unmarked ones converted", () => {
+  const ready: Record<string | symbol, unknown> = { self: { href: "a/1", title: "a" } };
+  ready[JSON_READY] = true;
+  const body = { _links: ready, other: { when: new Date(0) } };
+  assert.equal(
+    renderJson(body, { pretty: false, formatDate: () => "formatted" }),
+    '{"_links":{"self":{"href":"a/1","title":"a"}},"other":{"when":"formatted"}}',
+  );
 });

@@ -240,6 +240,44 @@ scenario(
   },
 );
 
+scenario(
+  "links that fetched and post hooks change are rendered as changed (dates formatted)",
+  SETTINGS,
+  async (api, { service }) => {
+    const note = await api.create("notes", { text: "a" });
+    const epoch = "Thu, 01 Jan 1970 00:00:00 GMT";
+    // Without listeners, rendering passes the service's own links as they are; a listener
+    // that changes them must see its changes converted like any other value.
+    const stamp = (doc: Json, name: string) => {
+      doc._links.self.title = name;
+      doc._links[name] = { href: "x", when: new Date(0) };
+    };
+    service.events.on(
+      "on_fetched_resource_notes",
+      (body: Json) => stamp(body._items[0], "fetched"),
+    );
+    let list = await api.get("notes");
+    assert.equal(list.body._items[0]._links.self.title, "fetched");
+    assert.equal(list.body._items[0]._links.fetched.when, epoch);
+
+    service.events.on("on_fetched_item_notes", (doc: Json) => stamp(doc, "item"));
+    const item = await api.get(`notes/${note._id}`);
+    assert.equal(item.body._links.self.title, "item");
+    assert.equal(item.body._links.item.when, epoch);
+
+    service.events.on("on_post_GET_notes", (_request: Request, payload: Json) => {
+      const doc = payload.body._items ? payload.body._items[0] : payload.body;
+      stamp(doc, "post");
+    });
+    list = await api.get("notes");
+    assert.equal(list.body._items[0]._links.self.title, "post");
+    assert.equal(list.body._items[0]._links.post.when, epoch);
+    assert.equal(list.body._items[0]._links.fetched.when, epoch);
+    const xml = await api.get(`notes/${note._id}`, { accept: "application/xml" });
+    assert.ok(xml.text.includes('title="post"'), xml.text);
+  },
+);
+
 const failing = memoryLogger();
 
 scenario(

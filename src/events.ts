@@ -167,6 +167,7 @@ export class Events {
 
   /** True when anything listens to `event` or its `_<resource>` form. */
   has(event: string, resource?: string): boolean {
+    if (this.#callbacks.size === 0) return false;
     return !!(this.#callbacks.get(event)?.length ||
       (resource && this.#callbacks.get(resourceEvent(event, resource))?.length));
   }

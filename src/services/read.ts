@@ -249,12 +249,14 @@ function mayShare(
 }
 
 /**
- * Whether no listener sees a read's items after they are decorated: neither `hook` (the
- * read's fetched event) nor the request's post event receives them before rendering.
+ * Whether nothing sees a read's items between their decoration and rendering: an HTTP
+ * request (an in-process call hands them to its caller) whose fetched event (`hook`) and post
+ * event have no listener.
  */
 function unobserved(rt: Runtime, ctx: RequestContext, hook: string): boolean {
   const name = ctx.resource.name;
-  return !rt.events.has(hook, name) && !rt.events.has(`on_post_${ruleMethod(ctx.method)}`, name);
+  return !ctx.internal && !rt.events.has(hook, name) &&
+    !rt.events.has(`on_post_${ruleMethod(ctx.method)}`, name);
 }
 
 /**

@@ -49,6 +49,26 @@ scenario("a hook keeps an audit trail in an internal resource", SETTINGS, async 
 });
 
 scenario(
+  "documents read in process and put into an answer by a hook are rendered converted",
+  SETTINGS,
+  async (api, { service }) => {
+    const person = await api.create("people", { name: "Ada" });
+    const entry = await service.data.post("audit", { action: "note" });
+    const id = (entry.body._id as ObjectId).toHexString();
+    service.events.on("on_fetched_item_people", async (doc: Json) => {
+      const audit = (await service.data.get("audit", { id })).body;
+      // The caller owns what it reads, links included, and may put anything in them.
+      audit._links.self.when = new Date(0);
+      doc.audit = audit;
+    });
+    const res = await api.get(`people/${person._id}`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.audit._links.self.when, "Thu, 01 Jan 1970 00:00:00 GMT");
+    assert.equal(res.body.audit._id, id);
+  },
+);
+
+scenario(
   "in-process writes validate, version, log and raise events",
   SETTINGS,
   async (_api, running) => {

@@ -213,7 +213,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   decorateItems(rt, ctx, {
     docs,
     related,
-    unobserved: unobserved(rt, ctx, "on_fetched_resource"),
+    unobserved: unobserved(rt, ctx, { hook: "on_fetched_resource" }),
   });
   const envelope: Doc = { [s.ITEMS]: docs, ...body };
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
@@ -253,7 +253,7 @@ function mayShare(
  * request (an in-process call hands them to its caller) whose fetched event (`hook`) and post
  * event have no listener.
  */
-function unobserved(rt: Runtime, ctx: RequestContext, hook: string): boolean {
+function unobserved(rt: Runtime, ctx: RequestContext, { hook }: { hook: string }): boolean {
   const name = ctx.resource.name;
   return !ctx.internal && !rt.events.has(hook, name) &&
     !rt.events.has(`on_post_${ruleMethod(ctx.method)}`, name);
@@ -308,7 +308,11 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const related = relatedOf(rt, ctx, { docs });
   await embedDocuments(rt, ctx, { docs, fields: embedded });
   await expandMedia(rt, ctx.resource, { docs });
-  decorateItems(rt, ctx, { docs, related, unobserved: unobserved(rt, ctx, "on_fetched_item") });
+  decorateItems(rt, ctx, {
+    docs,
+    related,
+    unobserved: unobserved(rt, ctx, { hook: "on_fetched_item" }),
+  });
   await rt.events.emitFor("on_fetched_item", ctx.resource.name, doc);
   return { status: 200, body: doc, headers };
 }

@@ -25,6 +25,7 @@ import { oplogEnabled, oplogEntries } from "./oplog.ts";
 import { dropVersions, storedVersions, storeVersioned, versionStamp } from "./versions.ts";
 import { softDeleteOf } from "./soft-delete.ts";
 import { findItem } from "./read.ts";
+import { oneWriteAtATime } from "./item_writes.ts";
 import type { ChangeInput } from "./changes.ts";
 import { cloneValue } from "../store/embedded/clone.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
@@ -333,7 +334,11 @@ function storeEdit(rt: Runtime, ctx: RequestContext, edit: Edit): Promise<void> 
 }
 
 /** PATCH on an item endpoint. */
-export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
+export function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
+  return oneWriteAtATime(rt, ctx, () => patch(rt, ctx));
+}
+
+async function patch(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const { resource } = ctx;
   const updates = requireObject(ctx.body);
   wrapSingleUploads(rt, resource, { body: updates });
@@ -367,7 +372,11 @@ export async function patchItem(rt: Runtime, ctx: RequestContext): Promise<Reply
 }
 
 /** PUT on an item endpoint: replaces the document, or creates it when UPSERT_ON_PUT. */
-export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
+export function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
+  return oneWriteAtATime(rt, ctx, () => put(rt, ctx));
+}
+
+async function put(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const { resource } = ctx;
   const s = rt.settings;
   const input = requireObject(ctx.body);
@@ -403,7 +412,11 @@ export async function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
 }
 
 /** DELETE on an item endpoint (soft delete marks the document instead). */
-export async function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
+export function deleteItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
+  return oneWriteAtATime(rt, ctx, () => deleteOne(rt, ctx));
+}
+
+async function deleteOne(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const { resource } = ctx;
   const softDelete = softDeleteOf(rt, resource);
   const original = await originalFor(rt, ctx);

@@ -120,6 +120,24 @@ export function parseHead(text: string): RequestHead | Refusal {
   };
 }
 
+const windows1252 = new TextDecoder("latin1"); // the Encoding standard's "latin1" label
+const BEYOND_LATIN1 = /[\u0100-\uffff]/;
+
+/**
+ * ISO-8859-1: every byte is its own code point, as header bytes are in `Headers`. The
+ * Encoding standard's "latin1" decoder is windows-1252, which differs for 0x80-0x9F: it is
+ * used only when none of those bytes decoded differently.
+ */
+export function decodeLatin1(bytes: Uint8Array): string {
+  const text = windows1252.decode(bytes);
+  if (!BEYOND_LATIN1.test(text)) return text;
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 4096) {
+    out += String.fromCharCode(...bytes.subarray(i, i + 4096));
+  }
+  return out;
+}
+
 /** Removes leading and trailing spaces and tabs (optional white space). */
 function trimOws(value: string): string {
   let start = 0;

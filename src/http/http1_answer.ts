@@ -102,7 +102,7 @@ export function writeLatin1(text: string, options: { out: Uint8Array; at: number
   return text.length;
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** Today's `Date` field value, worked out at most once a second. */
 export function httpDate(): string {

@@ -4,7 +4,7 @@
  * time (pipelined requests wait their turn), and keeps the clocks the server's limits read
  * (head timeout, idle timeout).
  */
-import { parseHead, requestUrl, statusLine } from "./http1.ts";
+import { decodeLatin1, parseHead, requestUrl, statusLine } from "./http1.ts";
 import { Input, RequestBody } from "./http1_input.ts";
 import { bodiless, bodyOf, httpDate, writeLatin1 } from "./http1_answer.ts";
 
@@ -31,7 +31,6 @@ export interface ConnectionOptions {
 }
 
 const encoder = new TextEncoder();
-const latin1 = new TextDecoder("latin1");
 
 const refusal = (status: string) =>
   encoder.encode(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
@@ -168,7 +167,7 @@ export class Connection {
       }
       const end = headEnd(bytes, Math.max(0, scanned - 3));
       if (end !== -1) {
-        const text = latin1.decode(bytes.subarray(0, end - 4));
+        const text = decodeLatin1(bytes.subarray(0, end - 4));
         input.consume(end);
         return text;
       }

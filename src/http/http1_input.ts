@@ -1,3 +1,5 @@
+import { decodeLatin1 } from "./http1.ts";
+
 /**
  * What a client sends on one connection: bytes read ahead and kept until used (the rest of a
  * head's read belongs to its body or to the next request), request heads, and request bodies
@@ -10,7 +12,6 @@ const LF = 10;
 const MAX_LINE = 4096;
 /** Trailer bytes past this fail the body. */
 const MAX_TRAILERS = 16 * 1024;
-const latin1 = new TextDecoder("latin1");
 
 /** The client broke the body's framing or went away before it ended. */
 export class BodyError extends Error {}
@@ -108,7 +109,7 @@ export class Input {
       const lf = bytes.indexOf(LF, from);
       if (lf !== -1) {
         if (lf === 0 || bytes[lf - 1] !== CR) throw new BodyError("a line ends in a bare LF");
-        const text = latin1.decode(bytes.subarray(0, lf - 1));
+        const text = decodeLatin1(bytes.subarray(0, lf - 1));
         this.consume(lf + 1);
         return text;
       }

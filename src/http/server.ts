@@ -79,8 +79,13 @@ export interface Server {
 /** On shutdown, how long in-flight requests get before their connections are closed. */
 const DRAIN_MS = 10_000;
 
-/** Starts the server; see the module comment. */
-export async function serve(handler: FetchHandler, options: ServeOptions): Promise<Server> {
+/** Starts the server; see the module comment. Rejects when it cannot listen. */
+export function serve(handler: FetchHandler, options: ServeOptions): Promise<Server> {
+  // The executor turns a synchronous failure (AddrInUse) into a rejection.
+  return new Promise((resolve) => resolve(start(handler, options)));
+}
+
+function start(handler: FetchHandler, options: ServeOptions): Server {
   const log: ServerLog = options.log ?? (() => {});
   if (options.front === false) return serveDirect(handler, { ...options, log });
   const limits = { ...options.limits, maxConnections: fdBudget(options.limits, log) };

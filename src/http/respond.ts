@@ -29,7 +29,10 @@ export interface ToResponseOptions extends ResponseOptions {
  */
 export function toResponse(request: Request, reply: Reply, options: ToResponseOptions): Response {
   const { method = request.method } = options;
-  const headers = new Headers(reply.headers);
+  // A plain record: `Response` checks and copies it once (a `Headers` would be checked when
+  // built, then iterated in sorted order and checked again by `Response`).
+  const headers: Record<string, string> = {};
+  for (const name in reply.headers) headers[name.toLowerCase()] = reply.headers[name];
   // HEAD renders like GET (same Content-Type and Content-Length) and sends no body.
   const head = method === "HEAD";
   const bodiless = reply.status === 204 || reply.status === 304 || reply.body === undefined;
@@ -48,14 +51,14 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
   let text: string;
   if (format === "xml" && !callback) {
     text = renderXml(reply.body, { pretty, formatDate: options.formatDate });
-    headers.set("content-type", "application/xml; charset=utf-8");
+    headers["content-type"] = "application/xml; charset=utf-8";
   } else {
     text = renderJson(reply.body, { pretty, formatDate: options.formatDate });
     if (callback) {
       text = wrapJsonp(callback, text);
-      headers.set("content-type", "application/javascript; charset=utf-8");
-      headers.set("x-content-type-options", "nosniff");
-    } else headers.set("content-type", "application/json");
+      headers["content-type"] = "application/javascript; charset=utf-8";
+      headers["x-content-type-options"] = "nosniff";
+    } else headers["content-type"] = "application/json";
   }
   // Deno sends a text body with its Content-Length: the bytes are counted here only when a
   // HEAD must tell them, or when compression may apply (it skips short answers by the header).
@@ -64,6 +67,6 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
     (settings.COMPRESS_MIN_BYTES > 0 && request.headers.has("accept-encoding"));
   if (!counted) return new Response(text, { status: reply.status, headers });
   const bytes = encoder.encode(text);
-  headers.set("content-length", String(bytes.byteLength));
+  headers["content-length"] = String(bytes.byteLength);
   return new Response(head ? null : bytes, { status: reply.status, headers });
 }

@@ -228,7 +228,7 @@ class Acceptor {
   }
 
   private sweep(): void {
-    const now = performance.now();
+    const now = Date.now();
     const { headersTimeoutMs, idleTimeoutMs } = this.o.limits;
     for (const c of this.active) {
       if (c.headSince !== null && now - c.headSince > headersTimeoutMs) {

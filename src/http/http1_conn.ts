@@ -48,7 +48,7 @@ const DISCARD_LIMIT = 64 * 1024;
 const READ_BUFFER = 16 * 1024;
 const ANSWER_BUFFER = 16 * 1024;
 /** The answer buffer grows for large answers; past this size it is not kept. */
-const KEEP_ANSWER_BUFFER = 256 * 1024;
+const KEEP_ANSWER_BUFFER = 64 * 1024;
 /** A stream chunk up to this size is copied next to its chunk header (one write). */
 const COPY_CHUNK = 16 * 1024;
 

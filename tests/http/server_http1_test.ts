@@ -11,7 +11,7 @@ import { type FetchHandler, serve } from "../../src/http/server.ts";
 import { decodeLatin1, parseHead, type RequestHead } from "../../src/http/http1.ts";
 import { WHOLE_BODIES } from "../../src/http/http1_answer.ts";
 import { closeQuietly } from "../support/net.ts";
-import { until, withDeadline } from "../support/wait.ts";
+import { until } from "../support/wait.ts";
 
 const LIMITS = { headersTimeoutMs: 2000, idleTimeoutMs: 4000, maxConnections: 64 };
 const encode = (s: string) => new TextEncoder().encode(s);

@@ -42,24 +42,8 @@ export class ClientAbortError extends HttpError {
   }
 }
 
-/** Standard reason phrases for the statuses the service answers with. */
-export const REASONS: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  406: "Not Acceptable",
-  409: "Conflict",
-  412: "Precondition Failed",
-  413: "Payload Too Large",
-  415: "Unsupported Media Type",
-  422: "Unprocessable Entity",
-  428: "Precondition Required",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-  503: "Service Unavailable",
-};
+/** Standard reason phrases (one table for error bodies and status lines). */
+export { REASONS } from "./http1.ts";
 
 /** The status of each service error kind (validation: VALIDATION_ERROR_STATUS). */
 const STATUS: Record<Exclude<ServiceErrorKind, "validation">, number> = {

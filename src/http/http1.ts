@@ -168,7 +168,8 @@ export function requestUrl(head: RequestHead, fallbackHost: string): string | nu
 /** A reg-name or IPv4 address or bracketed IPv6 address, with an optional port. */
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::\d{0,5})?$/;
 
-const REASONS: Record<number, string> = {
+/** Standard reason phrases: status lines, and the messages of error bodies (errors.ts). */
+export const REASONS: Record<number, string> = {
   100: "Continue",
   200: "OK",
   201: "Created",
@@ -192,12 +193,12 @@ const REASONS: Record<number, string> = {
   410: "Gone",
   411: "Length Required",
   412: "Precondition Failed",
-  413: "Content Too Large",
+  413: "Payload Too Large",
   414: "URI Too Long",
   415: "Unsupported Media Type",
   416: "Range Not Satisfiable",
   417: "Expectation Failed",
-  422: "Unprocessable Content",
+  422: "Unprocessable Entity",
   428: "Precondition Required",
   429: "Too Many Requests",
   431: "Request Header Fields Too Large",

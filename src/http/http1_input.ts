@@ -132,6 +132,8 @@ export class RequestBody {
   #continue: (() => Promise<void>) | null;
   #detached = false;
   #isChunked = false;
+  /** The latest read (the stream asks for one at a time). */
+  #reading: Promise<number> | null = null;
 
   constructor(
     private readonly input: Input,
@@ -159,8 +161,16 @@ export class RequestBody {
   }
 
   /** Reads body bytes into `view`; 0 at the end of the body. */
-  async read(view: Uint8Array): Promise<number> {
-    if (this.#detached) throw new BodyError("the answer was sent before the body was read");
+  read(view: Uint8Array): Promise<number> {
+    if (this.#detached) {
+      return Promise.reject(new BodyError("the answer was sent before the body was read"));
+    }
+    const reading = this.#read(view);
+    this.#reading = reading;
+    return reading;
+  }
+
+  async #read(view: Uint8Array): Promise<number> {
     if (this.#continue) {
       const send = this.#continue;
       this.#continue = null;
@@ -226,6 +236,8 @@ export class RequestBody {
    */
   async discard(limit: number): Promise<boolean> {
     this.#detached = true;
+    // A read the handler left running finishes first: two reads must not share the socket.
+    await this.#reading?.catch(() => {});
     // Refused before the 100: the client may still send the body (curl does after a second).
     if (this.#continue) return false;
     if (this.#state === "done") return true;

@@ -53,6 +53,10 @@ const handler: FetchHandler = async (request, info) => {
       });
     case "/ignore-body":
       return new Response("ignored");
+    case "/early":
+      // Answers while its read of the body is still waiting for bytes.
+      request.body!.getReader().read().catch(() => {});
+      return new Response("early");
     case "/throw":
       throw new Error("handler failed");
     default:
@@ -327,6 +331,26 @@ exchange("a small unread body is skipped; a large one closes the connection", as
   assert.ok(large.closed);
   assert.equal(answers(large.text)[0].headers.get("connection"), "close");
 });
+
+exchange(
+  "an answer sent while the handler still reads the body keeps the connection in step",
+  async (port) => {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    try {
+      await conn.write(encode("POST /early HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n"));
+      const received = await new Received(conn).until((t) => t.endsWith("early"), 2000);
+      assert.equal(answers(received.text)[0].body, "early");
+      await conn.write(
+        encode("0123456789GET /echo HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
+      );
+      await received.until(() => false, 2000);
+      assert.ok(received.closed);
+      assert.deepEqual(answers(received.text).map((a) => a.body), ["early", "GET /echo []"]);
+    } finally {
+      closeQuietly(conn);
+    }
+  },
+);
 
 exchange(
   "refused heads and bad URLs answer 400 and close; a handler failure is a logged 500",

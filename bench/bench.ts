@@ -3,7 +3,7 @@
  * as the collection grows. Not part of the test suite.
  *
  *   deno task bench                      # throughput table (1,000 documents, wrk), with and
- *                                        # without the TCP front (SERVER_FRONT)
+ *                                        # with the service's HTTP server and with Deno.serve (SERVER_FRONT)
  *   deno task bench --scale              # scale runs at 1,000 and 100,000 documents
  *   deno task bench --scale --sizes=1000,1000000 # chosen sizes (heap per document: bench/heap.ts)
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=32 deno task bench
@@ -141,7 +141,7 @@ async function startService(
   }, port);
 }
 
-/** The hello-world ceiling; `front`: served through the service's TCP front. */
+/** The hello-world ceiling; `front`: served by the service's HTTP server. */
 async function startHello(front = false): Promise<Server> {
   const port = freePort();
   return await startProcess(
@@ -307,7 +307,7 @@ async function loadsOf(base: string): Promise<Array<[string, string, string]>> {
 }
 
 /**
- * The throughput table: each load against the service behind its TCP front (the default)
+ * The throughput table: each load against the service behind its own HTTP server (the default)
  * and with SERVER_FRONT false (`Deno.serve` on TCP), next to the hello-world ceiling served
  * directly and through the same front. Ratios are to the direct hello, measured before and
  * after in the same run.
@@ -416,7 +416,7 @@ async function mongoComparison(): Promise<void> {
     await Deno.makeTempDir({ prefix: "restsvc-mongo-" }),
   ];
   const mongo = { STORE: "mongo", MONGO_URI: uri };
-  // The service behind its TCP front (the default) and listening itself (SERVER_FRONT
+  // The service behind its own HTTP server (the default) and listening itself (SERVER_FRONT
   // false), as the raw driver's app does.
   const service = await startService(dirs[0], {}, mongo);
   const direct = await startService(dirs[1], { SERVER_FRONT: false }, mongo);

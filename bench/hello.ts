@@ -1,7 +1,7 @@
 /**
  * The ceiling for any request: a Hono hello-world on Deno.serve.
  * `deno run -A bench/hello.ts PORT [--front]`; with `--front` the same app is served through the
- * service's TCP front (src/http/server.ts), which measures the front's own cost.
+ * service's own HTTP server (src/http/server.ts), which measures that server's own cost.
  * `deno run -A bench/hello.ts PORT --answer=FILE` answers every request with the body and
  * headers in FILE (`{"body": "...", "headers": {...}}`): the ceiling for an answer of that
  * size and shape, with no work behind it.

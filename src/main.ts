@@ -104,7 +104,9 @@ async function main(): Promise<number> {
       front: settings.SERVER_FRONT,
       log: (level, message, extra) => log.log(level, message, extra),
       onListen: ({ hostname, port }) => {
-        const front = settings.SERVER_FRONT ? "" : ", no TCP front (SERVER_FRONT false)";
+        const front = settings.SERVER_FRONT
+          ? ""
+          : ", Deno.serve without connection limits (SERVER_FRONT false)";
         say(
           `serving ${file} on http://${hostname}:${port}/ (store: ${service.store.kind}${front})`,
         );

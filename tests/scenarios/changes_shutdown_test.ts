@@ -1,5 +1,5 @@
 /**
- * The change feed behind the command line's server (the TCP front with connection limits):
+ * The change feed behind the command line's server (its own HTTP server, with connection limits):
  * events stream through it, and SIGTERM ends open feeds at once instead of waiting out the
  * drain deadline (10 s). Embedded store: the shutdown path does not depend on the store.
  */

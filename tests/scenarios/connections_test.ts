@@ -149,7 +149,7 @@ connections("idle keep-alive connections and stalled bodies are closed", async (
   await stillAnswers(port);
 });
 
-connections("pipelined and chunked requests pass through the front", async ({ port }) => {
+connections("pipelined and chunked requests are served in turn", async ({ port }) => {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   await conn.write(encode(
     "POST /people HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
@@ -164,7 +164,7 @@ connections("pipelined and chunked requests pass through the front", async ({ po
 }, { headersTimeoutMs: 5000, idleTimeoutMs: 5000 });
 
 connections(
-  "a client cannot spoof its address through the internal header",
+  "a client cannot choose its address with a header (the former front's internal one)",
   async ({ port, records }) => {
     const res = await fetch(`http://127.0.0.1:${port}/people`, {
       method: "POST",

@@ -1,7 +1,7 @@
 /**
  * Prometheus metrics (README "Metrics"): off by default, counters move with requests, store
  * operations and rate-limit rejections, the token protects the path, the exposition parses,
- * and the TCP front reports its open connections.
+ * and the HTTP server reports its open connections.
  */
 import assert from "node:assert/strict";
 import { createService, SettingsError } from "../../src/mod.ts";
@@ -173,7 +173,7 @@ Deno.test("metrics settings are checked", async () => {
 
 for (const kind of STORES) {
   Deno.test({
-    name: `[${kind}] the TCP front reports its open connections`,
+    name: `[${kind}] the HTTP server reports its open connections`,
     sanitizeOps: false,
     sanitizeResources: false,
     async fn() {

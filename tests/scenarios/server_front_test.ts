@@ -1,5 +1,5 @@
 /**
- * SERVER_FRONT (src/http/server.ts): the service serves with and without the TCP front, on
+ * SERVER_FRONT (src/http/server.ts): the service serves with its own HTTP server and its limits, and with `Deno.serve`, on
  * each store, and the front's limits (header timeout, connection cap) apply only with it.
  * Without it `Deno.serve` listens on TCP itself, for deployments behind a proxy that enforces
  * those limits. The command line honours the setting too. Every wait has a deadline.
@@ -94,7 +94,7 @@ for (const kind of STORES) {
       const main = await startMain(`${dir}/settings.json`, { env: store });
       const stderr = main.stderr;
       try {
-        assert.match(stderr(), /no TCP front \(SERVER_FRONT false\)/);
+        assert.match(stderr(), /Deno\.serve without connection limits \(SERVER_FRONT false\)/);
         const api = new Client(main.base);
         const created = await api.post("people", { name: "bob" });
         assert.equal(created.status, 201, created.text);

@@ -1,6 +1,6 @@
 /**
  * The command line (`src/main.ts`) as a child process on a free loopback port, for scenarios
- * that need the real server (the TCP front, signals, shutdown). Every wait has a deadline.
+ * that need the real server (its HTTP server, signals, shutdown). Every wait has a deadline.
  */
 import { freePort } from "./net.ts";
 import { until } from "./wait.ts";

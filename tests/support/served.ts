@@ -1,5 +1,5 @@
 /**
- * The service behind `serve` (src/http/server.ts), with or without its TCP front, on a free
+ * The service behind `serve` (src/http/server.ts), its own HTTP server or `Deno.serve`, on a free
  * loopback port: for scenarios about the server itself (limits, connection counts), which
  * the harness's plain `Deno.serve` does not exercise.
  */

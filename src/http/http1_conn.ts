@@ -52,6 +52,7 @@ const KEEP_ANSWER_BUFFER = 64 * 1024;
 /** A stream chunk up to this size is copied next to its chunk header (one write). */
 const COPY_CHUNK = 16 * 1024;
 
+const CLOSE = /(?:^|,)\s*close\s*(?:,|$)/i;
 const SERVER_ERROR = () => new Response("Internal Server Error", { status: 500 });
 
 /** The handler's view of the connection (`Deno.ServeHandlerInfo`). */
@@ -265,7 +266,6 @@ export class Connection {
     response: Response,
     o: { head: boolean; keepAlive: boolean; minor: 0 | 1; watch: boolean },
   ): Promise<boolean> {
-    const status = response.status;
     let body = bodyOf(response, { inspect: this.o.inspectBodies });
     if (body.kind === "used") {
       this.o.log("error", "unhandled server error", {
@@ -274,17 +274,18 @@ export class Connection {
       response = SERVER_ERROR();
       body = bodyOf(response, { inspect: this.o.inspectBodies });
     }
+    const status = response.status;
     let keepAlive = o.keepAlive;
     let declared: string | null = null;
     let hasDate = false;
-    let fields = statusLine(response.status, response.statusText);
+    let fields = statusLine(status, response.statusText);
     response.headers.forEach((value, name) => {
       switch (name) {
         case "content-length":
           declared = value;
           return;
         case "connection":
-          if (/(?:^|,)\s*close\s*(?:,|$)/i.test(value)) keepAlive = false;
+          if (CLOSE.test(value)) keepAlive = false;
           return;
         case "transfer-encoding":
         case "keep-alive":

@@ -301,6 +301,41 @@ exchange(
   },
 );
 
+exchange(
+  "requests arriving a few bytes at a time are read as when they arrive whole",
+  async (port) => {
+    const requests = "POST /echo?x=1 HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\nhello world" +
+      "POST /echo HTTP/1.1\r\nHost: b\r\nTransfer-Encoding: chunked\r\n\r\n" +
+      "5\r\nsplit\r\n7\r\n chunks\r\n0\r\n\r\n" +
+      "GET /echo HTTP/1.1\r\nHost: c\r\nConnection: close\r\n\r\n";
+    const bytes = encode(requests);
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    try {
+      conn.setNoDelay(true);
+      const received = new Received(conn);
+      // Pieces of 1 to 7 bytes, a pause after some: the server sees heads, sizes and CRLFs cut
+      // at every kind of place.
+      let seed = 7;
+      for (let at = 0; at < bytes.length;) {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        const n = 1 + seed % 7;
+        await conn.write(bytes.subarray(at, at + n));
+        at += n;
+        if (seed % 3 === 0) await new Promise((r) => setTimeout(r, 1));
+      }
+      await received.until(() => false, 3000);
+      assert.ok(received.closed);
+      assert.deepEqual(answers(received.text).map((a) => a.body), [
+        "POST /echo?x=1 [hello world]",
+        "POST /echo [split chunks]",
+        "GET /echo []",
+      ]);
+    } finally {
+      closeQuietly(conn);
+    }
+  },
+);
+
 exchange("Expect: 100-continue gets a 100 before the body is read", async (port) => {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   try {

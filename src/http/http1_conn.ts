@@ -32,14 +32,14 @@ export interface ConnectionOptions {
 
 const encoder = new TextEncoder();
 
-const refusal = (status: string) =>
-  encoder.encode(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+const refusal = (status: number) =>
+  encoder.encode(`${statusLine(status, "")}content-length: 0\r\nconnection: close\r\n\r\n`);
 /** Answers of the server itself, written before it closes a connection. */
 export const REFUSALS = {
-  400: refusal("400 Bad Request"),
-  408: refusal("408 Request Timeout"),
-  431: refusal("431 Request Header Fields Too Large"),
-  503: refusal("503 Service Unavailable"),
+  400: refusal(400),
+  408: refusal(408),
+  431: refusal(431),
+  503: refusal(503),
 };
 const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
 const LAST_CHUNK = encoder.encode("0\r\n\r\n");

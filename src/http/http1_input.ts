@@ -1,10 +1,9 @@
-import { decodeLatin1 } from "./http1.ts";
-
 /**
  * What a client sends on one connection: bytes read ahead and kept until used (the rest of a
  * head's read belongs to its body or to the next request), request heads, and request bodies
  * framed by Content-Length or chunked coding, offered to the handler as byte streams.
  */
+import { decodeLatin1 } from "./http1.ts";
 
 const CR = 13;
 const LF = 10;
@@ -21,6 +20,8 @@ export class Input {
   #buf: Uint8Array;
   #start = 0;
   #end = 0;
+  /** A read started by {@link readAhead}, not yet taken by {@link fill}. */
+  #pending: Promise<boolean> | null = null;
 
   constructor(
     private readonly conn: Deno.Conn,
@@ -44,9 +45,6 @@ export class Input {
     this.#start += n;
     if (this.#start === this.#end) this.#start = this.#end = 0;
   }
-
-  /** A read started by {@link readAhead}, not yet taken by {@link fill}. */
-  #pending: Promise<boolean> | null = null;
 
   /** Reads more bytes behind the kept ones, growing the buffer up to `max`; false at EOF. */
   fill(max: number): Promise<boolean> {
@@ -131,7 +129,7 @@ export class RequestBody {
   #state: ChunkState;
   #continue: (() => Promise<void>) | null;
   #detached = false;
-  #isChunked = false;
+  readonly #chunked: boolean;
   /** The latest read (the stream asks for one at a time). */
   #reading: Promise<number> | null = null;
 
@@ -140,7 +138,8 @@ export class RequestBody {
     o: { length: number; sendContinue: (() => Promise<void>) | null },
   ) {
     this.#remaining = o.length > 0 ? o.length : 0;
-    this.#state = o.length === -1 ? "size" : "data";
+    this.#chunked = o.length === -1;
+    this.#state = this.#chunked ? "size" : "data";
     this.#continue = o.sendContinue;
   }
 
@@ -152,7 +151,7 @@ export class RequestBody {
   /** Bytes known to be left unread: 0 when done, Infinity when chunked. */
   knownLeft(): number {
     if (this.#state === "done") return 0;
-    return this.#isChunked ? Infinity : this.#remaining;
+    return this.#chunked ? Infinity : this.#remaining;
   }
 
   /** Later reads fail: the answer went out without the rest of the body. */
@@ -182,7 +181,7 @@ export class RequestBody {
           return 0;
         case "data": {
           if (this.#remaining === 0) {
-            this.#state = this.#isChunked ? "data-end" : "done";
+            this.#state = this.#chunked ? "data-end" : "done";
             continue;
           }
           const max = Math.min(view.length, this.#remaining);
@@ -194,7 +193,6 @@ export class RequestBody {
           return n;
         }
         case "size": {
-          this.#isChunked = true;
           const line = await this.#line();
           const size = /^([0-9a-fA-F]{1,12})(?:[ \t]*;.*)?$/.exec(line);
           if (!size) throw new BodyError("a chunk size is malformed");
@@ -241,7 +239,7 @@ export class RequestBody {
     // Refused before the 100: the client may still send the body (curl does after a second).
     if (this.#continue) return false;
     if (this.#state === "done") return true;
-    if (this.#isChunked || this.#remaining > limit) return false;
+    if (this.#chunked || this.#remaining > limit) return false;
     const scratch = new Uint8Array(Math.min(this.#remaining, 16 * 1024));
     try {
       while (this.#remaining > 0) {

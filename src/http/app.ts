@@ -17,6 +17,7 @@ import { cors, type CorsConfig } from "./middleware/cors.ts";
 import { rateLimit, rateLimitHeaders, type RateLimitOptions } from "./middleware/rate-limit.ts";
 import { requestLog } from "./middleware/request-log.ts";
 import { compress } from "./middleware/compress.ts";
+import { EveryPathRouter } from "./every_path_router.ts";
 import { metrics, type MetricsTarget } from "./middleware/metrics.ts";
 import type { Metrics, MetricsConfig } from "../metrics/mod.ts";
 import { clientIp } from "./client-address.ts";
@@ -115,7 +116,7 @@ function probeOptions(rt: Runtime, options: AppOptions): ProbeOptions {
 }
 
 export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>({ router: new EveryPathRouter() });
   const render = { settings: rt.settings, formatDate: rt.formatDate };
   const endpoints = buildRoutes(rt.domain);
   const openapi = options.openapi

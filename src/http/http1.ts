@@ -150,19 +150,51 @@ function trimOws(value: string): string {
 }
 
 /**
- * The URL of a request, for `new Request`: origin-form targets are resolved against the Host
- * field (or `fallbackHost` without one); absolute-form targets are taken as they are. Null
- * for other forms (`*`, authority form) and hosts that are not `host[:port]`.
+ * The URL of a request as `Request#url` gives it: origin-form targets are resolved against
+ * the Host field (or `fallbackHost` without one); absolute-form targets are taken as they
+ * are. Null for other forms (`*`, authority form), hosts that are not `host[:port]` and
+ * URLs the URL parser refuses.
  */
 export function requestUrl(head: RequestHead, fallbackHost: string): string | null {
   const { target } = head;
   if (target.charCodeAt(0) === 47 /* / */) {
-    const host = head.host ?? fallbackHost;
-    if (!HOST.test(host)) return null;
-    return `http://${host}${target}`;
+    const origin = originOf(head.host ?? fallbackHost);
+    if (origin === null) return null;
+    // Most targets are already what the parser would make of them: no need to parse.
+    if (PLAIN_TARGET.test(target) && !DOT_SEGMENT.test(target)) return origin + target;
+    return href(origin + target);
   }
-  if (/^https?:\/\//i.test(target)) return target;
+  if (/^https?:\/\//i.test(target)) return href(target);
   return null;
+}
+
+function href(url: string): string | null {
+  try {
+    return new URL(url).href;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Targets the URL parser leaves as they are: a path and query of characters it never
+ * escapes or rewrites. Dot segments (and `%2e`, which may spell one) are left to the parser.
+ */
+const PLAIN_TARGET =
+  /^\/[A-Za-z0-9\-._~!$&()*+,;=:@\/%]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@\/?%[\]{}|^`]*)?$/;
+const DOT_SEGMENT = /\/\.|%2e/i;
+
+/** The origin each `Host` value gives (null: none), for the last few values seen. */
+const origins = new Map<string, string | null>();
+const MAX_ORIGINS = 256;
+
+function originOf(host: string): string | null {
+  let origin = origins.get(host);
+  if (origin !== undefined) return origin;
+  origin = HOST.test(host) ? href(`http://${host}/`)?.slice(0, -1) ?? null : null;
+  if (origins.size >= MAX_ORIGINS) origins.clear();
+  origins.set(host, origin);
+  return origin;
 }
 
 /** A reg-name or IPv4 address or bracketed IPv6 address, with an optional port. */

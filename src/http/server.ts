@@ -58,6 +58,8 @@ export interface ServeOptions {
   front?: boolean;
   /** False relays every response body as a stream (for tests of that path). */
   inspectBodies?: boolean;
+  /** False makes every request a full `Request` at once (for tests of that path). */
+  lazyRequests?: boolean;
 }
 
 /** A running server. */
@@ -102,6 +104,7 @@ function start(handler: FetchHandler, options: ServeOptions): Server {
       maxHeadBytes: limits.maxHeadBytes ?? 64 * 1024,
       localHost: `${host}:${addr.port}`,
       inspectBodies: options.inspectBodies,
+      lazyRequests: options.lazyRequests,
     },
   });
   options.onListen?.(addr);

@@ -4,7 +4,8 @@
  * bodies with their length, streams chunked or with a declared length, HEAD, 204/304),
  * refusals that keep one request from being read two ways, unread bodies, handler
  * failures, and a client closing during a streamed answer. Every exchange runs twice: with
- * whole bodies recognised and with every body relayed as a stream.
+ * whole bodies recognised and lazy requests (the defaults), and with every body relayed as a
+ * stream and every request a full `Request` from the start.
  */
 import assert from "node:assert/strict";
 import { type FetchHandler, serve } from "../../src/http/server.ts";
@@ -71,13 +72,15 @@ function exchange(
   h = handler,
 ) {
   for (const inspectBodies of [true, false]) {
-    Deno.test(`http/1.1 server: ${name}${inspectBodies ? "" : " (bodies as streams)"}`, async () => {
+    const variant = inspectBodies ? "" : " (bodies as streams, full requests)";
+    Deno.test(`http/1.1 server: ${name}${variant}`, async () => {
       const logs: string[] = [];
       const server = await serve(h, {
         hostname: "127.0.0.1",
         port: 0,
         limits: LIMITS,
         inspectBodies,
+        lazyRequests: inspectBodies,
         log: (_level, message, extra) => logs.push(`${message} ${JSON.stringify(extra ?? {})}`),
       });
       try {

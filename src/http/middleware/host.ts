@@ -11,11 +11,11 @@ const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9._-]{0,252})?|\[[0-9A-Fa-f:.]{2,45}\])
  * service never builds absolute URLs from `Host` either (see PUBLIC_BASE_URL).
  */
 export function hostCheck(): MiddlewareHandler<AppEnv> {
-  return async function hostCheck(c, next) {
+  return function hostCheck(c, next) {
     const host = c.req.header("host");
     if (host !== undefined && !HOST.test(host)) {
       throw new HttpError(400, "The Host header is not a valid host name.");
     }
-    await next();
+    return next();
   };
 }

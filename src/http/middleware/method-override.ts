@@ -11,7 +11,7 @@ const OVERRIDABLE = new Set(["GET", "HEAD", "POST", "PATCH", "PUT", "DELETE", "O
  * becomes a write, so the header on any other method is refused.
  */
 export function methodOverride(enabled: boolean): MiddlewareHandler<AppEnv> {
-  return async function methodOverride(c, next) {
+  return function methodOverride(c, next) {
     const override = enabled ? c.req.header("x-http-method-override") : undefined;
     if (override) {
       const method = override.trim().toUpperCase();
@@ -29,6 +29,6 @@ export function methodOverride(enabled: boolean): MiddlewareHandler<AppEnv> {
       c.set("method", method);
       if (method !== c.req.method) updateLogContext({ method });
     }
-    await next();
+    return next();
   };
 }

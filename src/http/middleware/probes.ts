@@ -45,19 +45,27 @@ async function probe(check: ReadinessCheck, ms: number): Promise<string> {
  * 503 when one of them does not answer in time. Reasons are generic: no internal text.
  */
 export function probes(options: ProbeOptions): MiddlewareHandler<AppEnv> {
-  return async function probes(c, next) {
-    const path = c.req.path;
+  // Not async: requests that are not probes pass on with no frame of their own.
+  return function probes(c, next) {
     const method = c.req.method;
-    if (method !== "GET" && method !== "HEAD") return await next();
-    if (options.healthPath && path === options.healthPath) return json(200, { status: "ok" });
-    if (!options.readyPath || path !== options.readyPath) return await next();
-    const results = await Promise.all(
-      options.checks.map(async (check) => [check.name, await probe(check, options.timeoutMs)]),
-    );
-    const ready = results.every(([, result]) => result === "ok");
-    return json(ready ? 200 : 503, {
-      status: ready ? "ok" : "unavailable",
-      checks: Object.fromEntries(results),
-    });
+    if (method !== "GET" && method !== "HEAD") return next();
+    const path = c.req.path;
+    if (options.healthPath && path === options.healthPath) {
+      return Promise.resolve(json(200, { status: "ok" }));
+    }
+    if (!options.readyPath || path !== options.readyPath) return next();
+    return ready(options);
   };
+}
+
+/** The readiness probe's answer: every dependency asked at once. */
+async function ready(options: ProbeOptions): Promise<Response> {
+  const results = await Promise.all(
+    options.checks.map(async (check) => [check.name, await probe(check, options.timeoutMs)]),
+  );
+  const ready = results.every(([, result]) => result === "ok");
+  return json(ready ? 200 : 503, {
+    status: ready ? "ok" : "unavailable",
+    checks: Object.fromEntries(results),
+  });
 }

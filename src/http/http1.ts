@@ -13,7 +13,7 @@ export interface RequestHead {
   target: string;
   /** HTTP/1.0 (0) or HTTP/1.1 (1). */
   minor: 0 | 1;
-  /** Header fields as sent (names keep their case; `Headers` lowers them). */
+  /** Header fields in order, names lowercased (as `Headers` keeps them), values trimmed. */
   headers: [string, string][];
   /** The Host field, or null when there is none (HTTP/1.0). */
   host: string | null;
@@ -58,26 +58,27 @@ export function parseHead(text: string): RequestHead | Refusal {
     const field = lines[i];
     const colon = field.indexOf(":");
     if (colon <= 0) return BAD;
-    const name = field.slice(0, colon);
+    const sent = field.slice(0, colon);
     // Bare CR/LF inside a line, folded lines and space before the colon fail here.
-    if (!TOKEN.test(name)) return BAD;
+    if (!TOKEN.test(sent)) return BAD;
+    const name = sent.toLowerCase();
     const value = trimOws(field.slice(colon + 1));
     if (value.includes("\r") || value.includes("\n") || value.includes("\0")) return BAD;
     headers.push([name, value]);
     switch (name.length) {
       case 4:
-        if (name.toLowerCase() === "host") {
+        if (name === "host") {
           if (host !== null) return BAD;
           host = value;
         }
         break;
       case 6:
-        if (name.toLowerCase() === "expect") {
+        if (name === "expect") {
           expectContinue = minor === 1 && value.toLowerCase() === "100-continue";
         }
         break;
       case 10:
-        if (name.toLowerCase() === "connection") {
+        if (name === "connection") {
           for (const token of value.toLowerCase().split(",")) {
             const t = token.trim();
             if (t === "close") keepAlive = false;
@@ -86,13 +87,13 @@ export function parseHead(text: string): RequestHead | Refusal {
         }
         break;
       case 14:
-        if (name.toLowerCase() === "content-length") {
+        if (name === "content-length") {
           if (length !== null && length !== value) return BAD;
           length = value;
         }
         break;
       case 17:
-        if (name.toLowerCase() === "transfer-encoding") {
+        if (name === "transfer-encoding") {
           codings++;
           chunked = value.toLowerCase() === "chunked";
         }

@@ -15,7 +15,7 @@ export interface RequestParts {
   method: string;
   /** The absolute URL, as `Request#url` gives it (see {@link requestHref}). */
   url: string;
-  /** Header fields in order, as sent: valid names and values (the head parser checked). */
+  /** Header fields in order: names lowercased, names and values valid (the parser checked). */
   fields: [string, string][];
   /** The body (none for GET and HEAD). */
   body: ReadableStream<Uint8Array> | null;
@@ -72,6 +72,19 @@ function accessor(full: (lazy: unknown) => Record<PropertyKey, unknown>, key: Pr
 
 /** Header names read without a full `Headers` (others, invalid ones included, take one). */
 const PLAIN_NAME = /^[A-Za-z0-9-]+$/;
+/** Plain names asked lately, lowercased (names are nearly always constants in code). */
+const lowerNames = new Map<string, string>();
+const MAX_NAMES = 512;
+
+function plainLower(name: unknown): string | null {
+  if (typeof name !== "string") return null;
+  let lower = lowerNames.get(name);
+  if (lower !== undefined) return lower;
+  if (!PLAIN_NAME.test(name)) return null;
+  lower = name.toLowerCase();
+  if (lowerNames.size < MAX_NAMES) lowerNames.set(name, lower);
+  return lower;
+}
 
 /**
  * A request's `Headers`: `get` and `has` answer from the fields as sent; anything else
@@ -87,23 +100,20 @@ class LazyHeaders {
   }
 
   get(name: string): string | null {
-    if (this.#full || typeof name !== "string" || !PLAIN_NAME.test(name)) {
-      return LazyHeaders.full(this).get(name);
-    }
-    const lower = name.toLowerCase();
+    const lower = this.#full ? null : plainLower(name);
+    if (lower === null) return LazyHeaders.full(this).get(name);
     let value: string | null = null;
     for (const [field, v] of this.#fields) {
-      if (field.length !== lower.length || field.toLowerCase() !== lower) continue;
-      value = value === null ? v : `${value}, ${v}`;
+      if (field === lower) value = value === null ? v : `${value}, ${v}`;
     }
     return value;
   }
 
   has(name: string): boolean {
-    if (this.#full || typeof name !== "string" || !PLAIN_NAME.test(name)) {
-      return LazyHeaders.full(this).has(name);
-    }
-    return this.get(name) !== null;
+    const lower = this.#full ? null : plainLower(name);
+    if (lower === null) return LazyHeaders.full(this).has(name);
+    for (const [field] of this.#fields) if (field === lower) return true;
+    return false;
   }
 
   /** What a full `Request` is given: the fields, or the `Headers` they became. */
@@ -170,7 +180,7 @@ function delegationHolds(): boolean {
     const parts: RequestParts = {
       method: "POST",
       url: "http://localhost/probe?x=1",
-      fields: [["X-Probe", "1"], ["content-type", "text/plain"]],
+      fields: [["x-probe", "1"], ["content-type", "text/plain"]],
       body: new Blob(["probe"]).stream(),
     };
     const lazy = new LazyRequest(parts) as unknown as Request;

@@ -20,7 +20,7 @@ Deno.test("lazy requests: what a Request tells, and what Deno does with one", as
   const parts = (): RequestParts => ({
     method: "POST",
     url: "http://example.org:8080/a/b?c=d",
-    fields: [["Host", "example.org:8080"], ["Content-Type", "application/json"], ["X-A", "1"], [
+    fields: [["host", "example.org:8080"], ["content-type", "application/json"], ["x-a", "1"], [
       "x-a",
       "2",
     ]],
@@ -56,7 +56,7 @@ Deno.test("lazy requests: fields changed before and after the request is made in
   const request = lazy({
     method: "PATCH",
     url: "http://h/x",
-    fields: [["Host", "h"], ["Accept", "text/plain"]],
+    fields: [["host", "h"], ["accept", "text/plain"]],
     body: body("abc"),
   });
   const headers = request.headers;
@@ -87,11 +87,12 @@ Deno.test("lazy requests: refused as new Request refuses them", () => {
 Deno.test("lazy requests: get and has answer as Headers does, for generated fields", () => {
   const rnd = random(16);
   const NAMES = ["a", "A", "x-id", "X-Id", "accept", "Accept", "content-type", "set-cookie", "b-"];
+  const FIELD_NAMES = NAMES.filter((name) => name === name.toLowerCase()); // as parsed
   const VALUES = ["", "1", "a b", "x,y", "\u00e9t\u00e9", '"q"'];
   for (let round = 0; round < 500; round++) {
     const fields: [string, string][] = [];
     for (let i = Math.floor(rnd() * 7); i > 0; i--) {
-      fields.push([pick(rnd, NAMES), pick(rnd, VALUES)]);
+      fields.push([pick(rnd, FIELD_NAMES), pick(rnd, VALUES)]);
     }
     const headers = lazy({ method: "GET", url: "http://h/", fields, body: null }).headers;
     const expected = new Headers(fields);

@@ -35,6 +35,11 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
   const head = method === "HEAD";
   const bodiless = reply.status === 204 || reply.status === 304 || reply.body === undefined;
   const { settings } = options;
+  // Every answer rendered here has a compressible type: with compression on, each says it
+  // varies with Accept-Encoding (the compression middleware then has nothing to add).
+  if (settings.COMPRESS_MIN_BYTES > 0) {
+    headers.vary = headers.vary ? `${headers.vary}, Accept-Encoding` : "Accept-Encoding";
+  }
   const query = options.query !== undefined ? options.query : queryOf(request.url);
   const pretty = query?.has("pretty") ?? false;
   let callback: string | null = null;

@@ -142,8 +142,16 @@ for (const threshold of [512, 0]) {
           const length = /content-length: (\d+)/i.exec(head)?.[1];
           assert.equal(Number(length), body.length, `${path} ${encoding}`);
           assert.match(body.toString("utf8"), /Zoë 😀 ünïcode/);
+          // Caches learn the answer depends on Accept-Encoding exactly when compression is on.
+          const vary = /^vary: (.*)$/im.exec(head)?.[1] ?? "";
+          assert.equal(/accept-encoding/i.test(vary), threshold > 0, `${path} ${encoding}`);
         }
       }
+      // A 304 carries the Vary its 200 would (RFC 9110 15.4.5), once.
+      const etag = (await api.get(`notes/${note._id}`)).headers.get("etag")!;
+      const unchanged = await api.get(`notes/${note._id}`, { "if-none-match": etag });
+      assert.equal(unchanged.status, 304);
+      assert.equal(unchanged.headers.get("vary"), threshold > 0 ? "Accept-Encoding" : null);
     },
   );
 }

@@ -69,8 +69,13 @@ function brotli(sizeHint: number | null): ReadableWritablePair<Uint8Array, Uint8
  */
 export function compress(options: { threshold: number }): MiddlewareHandler<AppEnv> {
   return async function compress(c, next) {
+    const accepted = c.req.header("accept-encoding");
     await next();
     const res = c.res;
+    const vary = res.headers.get("vary");
+    const varies = vary === "*" || (vary !== null && VARY_ENCODING.test(vary));
+    // Nothing to compress for this client, and the answer says it varies (rendered answers do).
+    if (!accepted && varies) return;
     const length = res.headers.get("content-length");
     const size = length === null ? null : Number(length);
     if (
@@ -80,11 +85,8 @@ export function compress(options: { threshold: number }): MiddlewareHandler<AppE
       !COMPRESSIBLE.test(res.headers.get("content-type") ?? "") ||
       NO_TRANSFORM.test(res.headers.get("cache-control") ?? "")
     ) return;
-    const vary = res.headers.get("vary");
-    if (vary !== "*" && !(vary && VARY_ENCODING.test(vary))) {
-      res.headers.set("vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
-    }
-    const encoding = chooseEncoding(c.req.header("accept-encoding"));
+    if (!varies) res.headers.set("vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
+    const encoding = chooseEncoding(accepted);
     // `body` is read only now. Reading it turns a byte body into a stream, which Deno sends
     // with the Content-Length header as set; an error answer thrown after an earlier answer
     // carries that answer's Content-Length (Hono's `c.res` setter copies the old headers),

@@ -37,11 +37,14 @@ const REQUEST_LINE = /^([A-Z]+) ([\x21-\x7e]+) HTTP\/1\.([01])$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const LENGTH = /^\d{1,15}$/;
 const BAD: Refusal = { refuse: 400 };
+const STRAY = /\r(?!\n)|(?<!\r)\n|\0/;
 
 /**
  * Parses a request head: `text` is its bytes as latin1, without the blank line that ends it.
  */
 export function parseHead(text: string): RequestHead | Refusal {
+  // A CR or LF not in a CRLF, or a NUL, anywhere: refused (one pass instead of one per line).
+  if (STRAY.test(text)) return BAD;
   const lines = text.split("\r\n");
   const line = REQUEST_LINE.exec(lines[0]);
   if (!line) return BAD;
@@ -63,7 +66,6 @@ export function parseHead(text: string): RequestHead | Refusal {
     if (!TOKEN.test(sent)) return BAD;
     const name = sent.toLowerCase();
     const value = trimOws(field.slice(colon + 1));
-    if (value.includes("\r") || value.includes("\n") || value.includes("\0")) return BAD;
     headers.push([name, value]);
     switch (name.length) {
       case 4:
@@ -189,12 +191,19 @@ const DOT_SEGMENT = /\/\.|%2e/i;
 const origins = new Map<string, string | null>();
 const MAX_ORIGINS = 256;
 
+/** The last `Host` seen and its origin: nearly every request repeats it. */
+let lastHost = "";
+let lastOrigin: string | null = null;
+
 function originOf(host: string): string | null {
+  if (host === lastHost) return lastOrigin;
   let origin = origins.get(host);
-  if (origin !== undefined) return origin;
-  origin = HOST.test(host) ? href(`http://${host}/`)?.slice(0, -1) ?? null : null;
-  if (origins.size >= MAX_ORIGINS) origins.clear();
-  origins.set(host, origin);
+  if (origin === undefined) {
+    origin = HOST.test(host) ? href(`http://${host}/`)?.slice(0, -1) ?? null : null;
+    if (origins.size >= MAX_ORIGINS) origins.clear();
+    origins.set(host, origin);
+  }
+  [lastHost, lastOrigin] = [host, origin];
   return origin;
 }
 

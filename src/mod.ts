@@ -12,7 +12,7 @@ import { parseSort } from "./query/sort.ts";
 import { buildDomain } from "./domain/build.ts";
 import { addOplogResource } from "./domain/oplog.ts";
 import { Events } from "./events.ts";
-import { createApp } from "./http/app.ts";
+import { createHandler } from "./http/app.ts";
 import { withHttpErrors } from "./http/errors.ts";
 import { publicUrls } from "./http/urls.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -217,7 +217,7 @@ export async function createService(
     rt.changes.start(store, log);
   }
   const limiter = openLimiter(rateLimit, settings, log);
-  const app = createApp(rt, {
+  const fetch = createHandler(rt, {
     cors,
     rateLimit: { config: rateLimit, limiter, log },
     openapi,
@@ -225,7 +225,7 @@ export async function createService(
     auth: access,
   });
   return {
-    fetch: (request, info) => Promise.resolve(app.fetch(request, info)),
+    fetch,
     events,
     settings,
     store,

@@ -12,7 +12,7 @@ import { toResponse } from "./respond.ts";
 import { jsonpCallback } from "./jsonp.ts";
 import { methodOverride } from "./middleware/method-override.ts";
 import { hostCheck } from "./middleware/host.ts";
-import { type ProbeOptions, probes, type ReadinessCheck } from "./middleware/probes.ts";
+import { type ProbeOptions, probes, type ReadinessCheck } from "./probes.ts";
 import { cors, type CorsConfig } from "./middleware/cors.ts";
 import { rateLimit, rateLimitHeaders, type RateLimitOptions } from "./middleware/rate-limit.ts";
 import { requestLog } from "./middleware/request-log.ts";
@@ -115,6 +115,21 @@ function probeOptions(rt: Runtime, options: AppOptions): ProbeOptions {
   };
 }
 
+/**
+ * The service's fetch handler: the liveness and readiness probes are answered in front of
+ * the app (exempt from metrics, logging, authentication and rate limits); every other
+ * request goes through the app's middleware chain.
+ */
+export function createHandler(
+  rt: Runtime,
+  options: AppOptions,
+): (request: Request, info: Deno.ServeHandlerInfo) => Promise<Response> {
+  const app = createApp(rt, options);
+  const probe = probes(probeOptions(rt, options));
+  return (request, info) => probe(request) ?? Promise.resolve(app.fetch(request, info));
+}
+
+/** The Hono application (see the module comment); {@link createHandler} serves it. */
 export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ router: new EveryPathRouter() });
   const render = { settings: rt.settings, formatDate: rt.formatDate };
@@ -148,9 +163,8 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     return toResponse(c.req.raw, errorReply(rt, http), { ...render, method: c.get("method") });
   });
 
-  // Probes first: exempt from logging, authentication and rate limits.
-  app.use("*", probes(probeOptions(rt, options)));
-  // Metrics next: the scrape is exempt like the probes; every other request is counted.
+  // Metrics first: the scrape is exempt like the probes (see createHandler); every other
+  // request is counted.
   if (options.metrics) {
     const target = (c: Context<AppEnv>) => metricsTarget(rt, c, { endpoints, openapi });
     app.use("*", metrics({ ...options.metrics, target }));

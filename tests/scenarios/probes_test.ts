@@ -48,6 +48,14 @@ scenario("probe paths are settings", {
   assert.equal((await api.get("livez")).status, 200);
   assert.equal((await api.get("readyz")).status, 200);
   assert.equal((await api.get("health")).status, 404);
+  // HEAD answers as GET, without a body; other methods are not probes.
+  const head = await api.head("livez");
+  assert.equal(head.status, 200);
+  assert.equal(head.headers.get("content-type"), "application/json");
+  assert.equal(head.text, "");
+  assert.equal((await api.request("POST", "livez", {})).status, 404);
+  // The path as Hono reads it: percent-decoded.
+  assert.equal((await api.get("%6civez")).status, 200);
 });
 
 Deno.test({

@@ -1,5 +1,4 @@
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../env.ts";
+import { getPath } from "hono/utils/url";
 
 /** A dependency the readiness probe asks: it must answer within the deadline. */
 export interface ReadinessCheck {
@@ -39,22 +38,24 @@ async function probe(check: ReadinessCheck, ms: number): Promise<string> {
 }
 
 /**
- * Liveness and readiness probes for orchestrators, answered before every other middleware
- * (no authentication, rate limit or logging): the liveness probe says the process answers;
- * the readiness probe asks the store (and Redis, when rate limiting uses it) and answers
- * 503 when one of them does not answer in time. Reasons are generic: no internal text.
+ * Liveness and readiness probes for orchestrators, answered in front of the middleware chain
+ * (no authentication, rate limit, metrics or logging): the liveness probe says the process
+ * answers; the readiness probe asks the store (and Redis, when rate limiting uses it) and
+ * answers 503 when one of them does not answer in time. Reasons are generic: no internal
+ * text. The returned function answers a probe, or null for any other request (which then
+ * goes through the chain, paying nothing here but a method and path check).
  */
-export function probes(options: ProbeOptions): MiddlewareHandler<AppEnv> {
-  // Not async: requests that are not probes pass on with no frame of their own.
-  return function probes(c, next) {
-    const method = c.req.method;
-    if (method !== "GET" && method !== "HEAD") return next();
-    const path = c.req.path;
+export function probes(options: ProbeOptions): (request: Request) => Promise<Response> | null {
+  return function probe(request) {
+    const method = request.method;
+    if (method !== "GET" && method !== "HEAD") return null;
+    const path = getPath(request); // as Hono reads it (percent-decoded)
+    let answer: Promise<Response>;
     if (options.healthPath && path === options.healthPath) {
-      return Promise.resolve(json(200, { status: "ok" }));
-    }
-    if (!options.readyPath || path !== options.readyPath) return next();
-    return ready(options);
+      answer = Promise.resolve(json(200, { status: "ok" }));
+    } else if (options.readyPath && path === options.readyPath) answer = ready(options);
+    else return null;
+    return method === "HEAD" ? answer.then((full) => new Response(null, full)) : answer;
   };
 }
 

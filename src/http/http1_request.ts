@@ -13,7 +13,7 @@
 /** What a request is made of, as the server read it. */
 export interface RequestParts {
   method: string;
-  /** The absolute URL, as `Request#url` gives it (see {@link requestHref}). */
+  /** The absolute URL, as `Request#url` gives it (`requestUrl` in http1.ts makes it). */
   url: string;
   /** Header fields in order: names lowercased, names and values valid (the parser checked). */
   fields: [string, string][];

@@ -35,7 +35,6 @@ export const MAX_HEADER_FIELDS = 100;
 
 const REQUEST_LINE = /^([A-Z]+) ([\x21-\x7e]+) HTTP\/1\.([01])$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const LENGTH = /^\d{1,15}$/;
 const BAD: Refusal = { refuse: 400 };
 const STRAY = /\r(?!\n)|(?<!\r)\n|\0/;
 
@@ -108,8 +107,9 @@ export function parseHead(text: string): RequestHead | Refusal {
     if (!chunked || codings > 1 || length !== null || minor === 0) return BAD;
     bodyLength = -1;
   } else if (length !== null) {
-    if (!LENGTH.test(length)) return BAD;
-    bodyLength = Number(length);
+    const bytes = contentLength(length);
+    if (bytes === null) return BAD;
+    bodyLength = bytes;
   }
   return {
     method: line[1],
@@ -121,6 +121,13 @@ export function parseHead(text: string): RequestHead | Refusal {
     keepAlive,
     expectContinue: expectContinue && bodyLength !== 0,
   };
+}
+
+const LENGTH = /^\d{1,15}$/;
+
+/** A Content-Length value as a byte count, or null when it is not one (digits only). */
+export function contentLength(value: string): number | null {
+  return LENGTH.test(value) ? Number(value) : null;
 }
 
 const utf8 = new TextDecoder();

@@ -4,7 +4,7 @@
  * time (pipelined requests wait their turn), and keeps the clocks the server's limits read
  * (head timeout, idle timeout).
  */
-import { decodeLatin1, parseHead, requestUrl, statusLine } from "./http1.ts";
+import { contentLength, decodeLatin1, parseHead, requestUrl, statusLine } from "./http1.ts";
 import { Input, RequestBody } from "./http1_input.ts";
 import { bodiless, bodyOf, httpDate, writeLatin1 } from "./http1_answer.ts";
 import { toRequest } from "./http1_request.ts";
@@ -139,12 +139,7 @@ export class Connection {
   fail(bytes: Uint8Array | null): void {
     if (bytes && !this.answered && !this.#closed) {
       this.#closed = true;
-      const conn = this.conn;
-      conn.write(bytes).catch(() => {}).finally(() => {
-        try {
-          conn.close();
-        } catch { /* closed */ }
-      });
+      answerAndClose(this.conn, bytes);
       return;
     }
     this.close();
@@ -302,7 +297,7 @@ export class Connection {
       if (body.kind === "stream") await body.stream.cancel().catch(() => {});
       return this.#sendHead(fields, { keepAlive, minor: o.minor, length: null });
     }
-    const length = declared !== null && /^\d{1,15}$/.test(declared) ? Number(declared) : null;
+    const length = declared === null ? null : contentLength(declared);
     if (body.kind === "none") {
       // A HEAD answer keeps the length its GET would have (the handler declares it).
       return this.#sendHead(fields, {
@@ -336,8 +331,7 @@ export class Connection {
     let text = fields;
     if (o.length !== null) text += `content-length: ${o.length}\r\n`;
     text += connectionField(o);
-    const out = this.#room(text.length);
-    await this.#write(out.subarray(0, writeLatin1(text, { out, at: 0 })));
+    await this.#writeText(text);
     return o.keepAlive;
   }
 
@@ -363,9 +357,7 @@ export class Connection {
     } else {
       size = data.length;
       if (o.head || reserve + size > KEEP_ANSWER_BUFFER) {
-        const text = `${fields}content-length: ${size}\r\n${closing}`;
-        out = this.#room(text.length);
-        await this.#write(out.subarray(0, writeLatin1(text, { out, at: 0 })));
+        await this.#writeText(`${fields}content-length: ${size}\r\n${closing}`);
         if (!o.head) await this.#write(data);
         return o.keepAlive;
       }
@@ -398,8 +390,7 @@ export class Connection {
     if (o.length !== null) text += `content-length: ${o.length}\r\n`;
     else if (chunked) text += "transfer-encoding: chunked\r\n";
     text += connectionField({ keepAlive, minor: o.minor });
-    const out = this.#room(text.length);
-    await this.#write(out.subarray(0, writeLatin1(text, { out, at: 0 })));
+    await this.#writeText(text);
     const reader = o.stream.getReader();
     let left = o.length ?? Infinity;
     let gone = false;
@@ -465,6 +456,12 @@ export class Connection {
     return out;
   }
 
+  /** Writes latin1 `text` (a head) through the answer buffer. */
+  #writeText(text: string): Promise<void> {
+    const out = this.#room(text.length);
+    return this.#write(out.subarray(0, writeLatin1(text, { out, at: 0 })));
+  }
+
   async #write(bytes: Uint8Array): Promise<void> {
     this.answered = true;
     let at = 0;
@@ -476,6 +473,15 @@ export class Connection {
 }
 
 const CRLF = encoder.encode("\r\n");
+
+/** Writes `bytes` and closes `conn`, without waiting on a client that does not read. */
+export function answerAndClose(conn: Deno.Conn, bytes: Uint8Array): void {
+  conn.write(bytes).catch(() => {}).finally(() => {
+    try {
+      conn.close();
+    } catch { /* closed */ }
+  });
+}
 
 /** The Connection field (when one is needed) and the blank line ending a head. */
 function connectionField(o: { keepAlive: boolean; minor: 0 | 1 }): string {

@@ -25,7 +25,7 @@ function json(status: number, body: unknown): Response {
 }
 
 /** Whether `check` answers within `ms`: "ok", or why not. */
-async function probe(check: ReadinessCheck, ms: number): Promise<string> {
+async function ask(check: ReadinessCheck, ms: number): Promise<string> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<string>((resolve) => {
     timer = setTimeout(() => resolve(`no answer within ${ms} ms`), ms);
@@ -62,7 +62,7 @@ export function probes(options: ProbeOptions): (request: Request) => Promise<Res
 /** The readiness probe's answer: every dependency asked at once. */
 async function ready(options: ProbeOptions): Promise<Response> {
   const results = await Promise.all(
-    options.checks.map(async (check) => [check.name, await probe(check, options.timeoutMs)]),
+    options.checks.map(async (check) => [check.name, await ask(check, options.timeoutMs)]),
   );
   const ready = results.every(([, result]) => result === "ok");
   return json(ready ? 200 : 503, {

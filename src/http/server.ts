@@ -28,7 +28,13 @@
  * ```
  * @module
  */
-import { Connection, type FetchHandler, REFUSALS, type ServerLog } from "./http1_conn.ts";
+import {
+  answerAndClose,
+  Connection,
+  type FetchHandler,
+  REFUSALS,
+  type ServerLog,
+} from "./http1_conn.ts";
 
 export type { FetchHandler, ServerLog };
 
@@ -215,7 +221,7 @@ class Acceptor {
         continue;
       }
       if (this.active.size >= this.o.limits.maxConnections) {
-        shed(conn);
+        answerAndClose(conn, REFUSALS[503]); // shed: past the cap
         continue;
       }
       // Chunked answers (change feeds) are written piece by piece: no Nagle delay.
@@ -259,13 +265,4 @@ class Acceptor {
     for (const c of this.active) c.close();
     await Promise.all([...this.running]);
   }
-}
-
-/** Answers 503 and closes, without waiting on a client that does not read. */
-function shed(conn: Deno.Conn): void {
-  conn.write(REFUSALS[503]).catch(() => {}).finally(() => {
-    try {
-      conn.close();
-    } catch { /* closed */ }
-  });
 }

@@ -50,6 +50,8 @@ export { accountOf } from "./auth/mod.ts";
 export type { Account, AuthenticateFn } from "./auth/mod.ts";
 export { canRead } from "./services/policy.ts";
 export type { Metrics } from "./metrics/mod.ts";
+/** The typed client (also its own entry point, src/client/mod.ts, for browsers and Node). */
+export { Client, ClientError, createClient } from "./client/mod.ts";
 
 export interface ServiceOptions {
   /** A store to use instead of the one the settings name (tests, custom stores). */

@@ -14,6 +14,9 @@ const SRC = normalize(join(dirname(new URL(import.meta.url).pathname), "..", "sr
  */
 export const LAYERS: readonly (readonly string[])[] = [
   ["main.ts", "mod.ts"],
+  // The typed client stands alone (see the test below): it is in the top layer only so
+  // that mod.ts may re-export it.
+  ["client"],
   ["http"],
   ["routes", "openapi"],
   ["auth"],
@@ -117,6 +120,23 @@ Deno.test("architecture: no file imports from a higher layer", () => {
     }
   }
   assert.deepEqual(upward, [], "imports that point up the layer order (README Architecture)");
+});
+
+Deno.test("architecture: src/client imports nothing outside src/client", () => {
+  // The client runs in browsers and Node too: no server code, no Deno API, no packages.
+  const outside: string[] = [];
+  for (const [file, imports] of importGraph()) {
+    if (!file.startsWith("client/")) continue;
+    for (const to of imports) if (!to.startsWith("client/")) outside.push(`${file} -> ${to}`);
+    const text = Deno.readTextFileSync(join(SRC, file));
+    for (const match of text.matchAll(/(?:from|import)\s*\(?\s*["']([^".'][^"']*)["']/g)) {
+      outside.push(`${file} -> ${match[1]}`);
+    }
+    if (/\bDeno\./.test(text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ""))) {
+      outside.push(`${file} -> Deno`);
+    }
+  }
+  assert.deepEqual(outside, [], "the client must stay standalone");
 });
 
 Deno.test("architecture: no import cycle between files", () => {

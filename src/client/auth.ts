@@ -25,7 +25,7 @@ export interface Outgoing {
   url: URL;
   headers: Headers;
   /** The exact body bytes, or null when there is no body. */
-  body: Uint8Array | null;
+  body: Uint8Array<ArrayBuffer> | null;
 }
 
 const encoder = new TextEncoder();
@@ -39,7 +39,10 @@ export async function authorize(
   if (!credentials) return;
   if ("basic" in credentials) {
     const { username, password } = credentials.basic;
-    request.headers.set("authorization", `Basic ${base64(encoder.encode(`${username}:${password}`))}`);
+    request.headers.set(
+      "authorization",
+      `Basic ${base64(encoder.encode(`${username}:${password}`))}`,
+    );
   } else if ("bearer" in credentials) {
     const token = typeof credentials.bearer === "function"
       ? await credentials.bearer()

@@ -144,7 +144,9 @@ export class Client<A extends ApiShape = AnyApi> {
     const values = (params[0] ?? {}) as Record<string, string>;
     const path = template.replace(/\{([^}]+)\}/g, (_, key: string) => {
       const value = values[key];
-      if (value === undefined) throw new TypeError(`resource ${name}: the URL variable ${key} is missing`);
+      if (value === undefined) {
+        throw new TypeError(`resource ${name}: the URL variable ${key} is missing`);
+      }
       return encodeURIComponent(value);
     });
     return new ResourceClient<A[R]>(this, path.replace(/^\/+|\/+$/g, ""));
@@ -183,9 +185,16 @@ export function createClient<A extends ApiShape = AnyApi>(options: ClientOptions
   return new Client<A>(options);
 }
 
+/** What a resource client uses of its client. */
+interface ClientCore {
+  readonly transport: Transport;
+  readonly etags: EtagCache;
+  readonly options: ClientOptions;
+}
+
 /** The typed calls on one resource. */
 export class ResourceClient<S extends ResourceShape> {
-  constructor(private readonly client: Client<ApiShape>, readonly path: string) {}
+  constructor(private readonly client: ClientCore, readonly path: string) {}
 
   private get t(): Transport {
     return this.client.transport;
@@ -237,7 +246,10 @@ export class ResourceClient<S extends ResourceShape> {
    * One document, by id (`"6b01..."`) or by a lookup (`{lastname: "Lovelace"}`, the
    * resource's additional lookup).
    */
-  async get(ref: string | Partial<S["lookups"]>, options: GetOptions<S> = {}): Promise<S["document"]> {
+  async get(
+    ref: string | Partial<S["lookups"]>,
+    options: GetOptions<S> = {},
+  ): Promise<S["document"]> {
     const key = typeof ref === "string" ? ref : lookupValue(ref as Record<string, unknown>);
     const url = this.t.url(this.itemPath(key), {
       projection: json(options.projection),
@@ -486,7 +498,9 @@ function mediaFile(method: string, url: string, response: Response): MediaFile {
     stream: response.body ?? new ReadableStream({ start: (c) => c.close() }),
     contentType: headers.get("content-type"),
     length: length === null ? null : Number(length),
-    range: range ? { start: Number(range[1]), end: Number(range[2]), size: Number(range[3]) } : null,
+    range: range
+      ? { start: Number(range[1]), end: Number(range[2]), size: Number(range[3]) }
+      : null,
     etag: headers.get("etag"),
     filename: star ? decodeURIComponent(star[1]) : plain ? plain[1] : null,
     bytes: () => read(async () => new Uint8Array(await response.arrayBuffer())),

@@ -101,7 +101,9 @@ export class Transport {
           signal: options.signal,
         });
       } catch (error) {
-        if (options.signal?.aborted) throw new AbortedError(method, url.href, options.signal.reason);
+        if (options.signal?.aborted) {
+          throw new AbortedError(method, url.href, options.signal.reason);
+        }
         throw new NetworkError(method, url.href, error);
       }
       if (response.ok || response.status === 304) return response;
@@ -163,7 +165,7 @@ export class Transport {
   }
 
   /** The body bytes and content type of `body`. */
-  async #encode(body: unknown): Promise<{ bytes: Uint8Array; type: string }> {
+  async #encode(body: unknown): Promise<{ bytes: Uint8Array<ArrayBuffer>; type: string }> {
     if (hasFiles(body)) {
       const form = new FormData();
       for (const [key, value] of Object.entries(body as Record<string, unknown>)) {

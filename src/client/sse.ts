@@ -60,7 +60,9 @@ export async function* readEvents(
         else if (field === "id" && !text.includes("\0")) id = text;
         else if (field === "retry" && /^\d+$/.test(text)) options.onRetry?.(Number(text));
       }
-      if (buffer.length > max) throw new Error(`a line of the stream is longer than ${max} characters`);
+      if (buffer.length > max) {
+        throw new Error(`a line of the stream is longer than ${max} characters`);
+      }
     }
   } finally {
     reader.cancel().catch(() => {});

@@ -36,7 +36,7 @@ export function typesFromSettings(
     domain: prepared.domain,
     schemas: prepared.schemas,
     urls: publicUrls(prepared.settings),
-  } as Runtime;
+  } as unknown as Runtime; // describeApi reads only these (and the optional change hub)
   const document = describeApi(rt, {
     config: prepared.openapi ?? { documentPath: "openapi.json", docsPath: null },
     rateLimited: false,

@@ -10,7 +10,6 @@ import { type RequestOptions, type RetryOptions, sleep, Transport } from "./http
 import { readEvents } from "./sse.ts";
 import type {
   AnyApi,
-  ApiShape,
   ChangeEvent,
   Embedded,
   Page,
@@ -122,10 +121,15 @@ export interface MediaFile {
 /** A byte range: `{start, end}` (end inclusive, optional) or the last `suffix` bytes. */
 export type ByteRange = { start: number; end?: number } | { suffix: number };
 
-type ParamArgs<P> = keyof P extends never ? [] : [params: P];
+type ParamArgs<P> = keyof P extends never ? []
+  : string extends keyof P ? [params?: P]
+  : [params: P];
+
+/** An API type: resource name -> shape (an interface such as the generated `Api` fits). */
+export type ApiOf<A> = { [K in keyof A]: ResourceShape };
 
 /** The client of one API. */
-export class Client<A extends ApiShape = AnyApi> {
+export class Client<A extends ApiOf<A> = AnyApi> {
   readonly transport: Transport;
   /** Last ETag seen per item URL. */
   readonly etags: EtagCache;
@@ -181,7 +185,9 @@ export class Client<A extends ApiShape = AnyApi> {
 }
 
 /** Creates a client; `A` is the generated `Api` type of the service. */
-export function createClient<A extends ApiShape = AnyApi>(options: ClientOptions): Client<A> {
+export function createClient<A extends ApiOf<A> = AnyApi>(
+  options: ClientOptions,
+): Client<A> {
   return new Client<A>(options);
 }
 

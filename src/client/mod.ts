@@ -12,6 +12,7 @@
  * It imports nothing outside `src/client/` (tests/architecture_test.ts).
  */
 export { Client, createClient, EtagCache, ResourceClient } from "./client.ts";
+export type { ApiOf } from "./client.ts";
 export type {
   ByteRange,
   CallOptions,

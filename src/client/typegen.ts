@@ -132,8 +132,11 @@ class Generator {
   private resource(r: ResourceInfo) {
     const item = this.schemas[`${r.name}.item`] ?? {};
     const form = this.schemas[`${r.name}.form`];
-    const input = withFiles(this.schemas[`${r.name}.input`] ?? { type: "object" }, form);
-    const patch = withFiles(this.schemas[`${r.name}.patch`] ?? { type: "object" }, form, true);
+    // No write body schema: the resource takes no such write (its methods), so `never`.
+    const inputSchema = this.schemas[`${r.name}.input`];
+    const patchSchema = this.schemas[`${r.name}.patch`];
+    const input = inputSchema ? withFiles(inputSchema, form) : false;
+    const patch = patchSchema ? withFiles(patchSchema, form, true) : false;
     const t = r.type;
     this.out.push("", `// ${r.name}: /${r.path}`, "");
     this.out.push(`/** A ${r.name} document as the service answers it. */`);

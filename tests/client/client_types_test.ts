@@ -123,11 +123,12 @@ Deno.test("client types: per resource the document, write bodies, query fields, 
     text,
     /export interface FilesFields \{[^]*?"tags": string;[^]*?"meta\.author\.name": string;[^]*?\}/,
   );
-  assert.match(text, /export interface FilesLookups \{\n  _id: string;\n  slug: string;\n\}/);
+  assert.ok(text.includes("export interface FilesLookups {\n  _id: string;\n  slug: string;\n}"));
   assert.match(text, /extra\?: Record<string, unknown>;/);
-  assert.match(
-    text,
-    /export const paths = \{\n  files: "files",\n  readonly: "readonly",\n\} as const;/,
+  assert.ok(
+    text.includes(
+      'export const paths = {\n  files: "files",\n  readonly: "readonly",\n} as const;',
+    ),
   );
   // A resource without a PATCH or POST takes no such body.
   assert.match(text, /export type ReadonlyInput = never;/);

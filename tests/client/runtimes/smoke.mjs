@@ -1,6 +1,9 @@
 // The client's main flows as plain JavaScript, run by Node and by Chromium against the
 // bundled client (tests/client/client_runtimes_test.ts). Answers what it saw.
-import { ConflictError, createClient, NotFoundError } from "./client.mjs";
+// The bundle sits beside this file only once the test has built it: imported by URL.
+const { ConflictError, createClient, NotFoundError } = await import(
+  String(new URL("./client.mjs", import.meta.url))
+);
 
 export async function smoke(baseUrl, tag) {
   const api = createClient({ baseUrl });

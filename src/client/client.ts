@@ -325,6 +325,8 @@ export class ResourceClient<S extends ResourceShape> {
     let lastFailure: unknown = null;
     for (;;) {
       const local = new AbortController();
+      const opened = Date.now();
+      let events = 0;
       const signal = options.signal ? anySignal([options.signal, local.signal]) : local.signal;
       try {
         const headers: Record<string, string> = { accept: "text/event-stream" };
@@ -335,6 +337,7 @@ export class ResourceClient<S extends ResourceShape> {
           const event of readEvents(response.body, { onRetry: (ms) => (delay = ms) })
         ) {
           if (event.id) lastId = event.id;
+          events++;
           const change = toChange<S["document"]>(event, this.idField, this.etagField);
           if (change.type !== "ready") failures = 0;
           if (change.documentId && change.etag) {
@@ -356,6 +359,8 @@ export class ResourceClient<S extends ResourceShape> {
       } finally {
         local.abort();
       }
+      // A connection that served a while was no failure to connect: count afresh.
+      if (events > 0 && Date.now() - opened >= 1000) failures = 0;
       if (++failures > maxReconnects) {
         throw new NetworkError("GET", url.href, lastFailure);
       }
@@ -369,7 +374,12 @@ export class ResourceClient<S extends ResourceShape> {
     body: unknown,
     options: WriteOptions,
   ): Promise<Written> {
-    const id = typeof target === "string" ? target : String(target[this.idField]);
+    const id = typeof target === "string" ? target : target[this.idField];
+    if (typeof id !== "string" || !id) {
+      throw new TypeError(
+        `${method}: name the document by its ${this.idField}, or pass the document`,
+      );
+    }
     const path = this.itemPath(id);
     const given = typeof target === "string" ? undefined : target[this.etagField];
     const etag = options.etag ?? this.client.etags.get(path) ??

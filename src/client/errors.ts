@@ -10,7 +10,8 @@
  *         ├── ConflictError       412: the ETag sent is stale; carries the current document
  *         ├── NotFoundError       404
  *         ├── AuthError           401 / 403
- *         └── RateLimitError      429 / 503 still refused after the allowed retries
+ *         ├── RateLimitError      429 still refused after the allowed retries
+ *         └── UnavailableError    503 (database unreachable, too many feeds ...), ditto
  */
 
 /** The standard error body of the service. */
@@ -123,11 +124,21 @@ export class AuthError extends ResponseError {
 }
 
 /**
- * 429 or 503 that was still refused after the client's bounded retries; `retryAfterMs` is
- * what the service last asked the client to wait, when it said.
+ * 429 still refused after the client's bounded retries; `retryAfterMs` is what the service
+ * last asked the client to wait, when it said.
  */
 export class RateLimitError extends ResponseError {
   override name = "RateLimitError";
+  retryAfterMs: number | null = null;
+}
+
+/**
+ * 503: the service can't serve now (its database is unreachable, too many open feeds,
+ * rate limiting unavailable), still so after the retries the client was allowed;
+ * `retryAfterMs` as for RateLimitError.
+ */
+export class UnavailableError extends ResponseError {
+  override name = "UnavailableError";
   retryAfterMs: number | null = null;
 }
 

@@ -13,8 +13,12 @@ import {
   NotFoundError,
   RateLimitError,
   ResponseError,
+  UnavailableError,
   ValidationError,
 } from "./errors.ts";
+
+/** The most of an error body the client reads (the rest is dropped). */
+const MAX_ERROR_BODY = 1024 * 1024;
 
 /** How many times and how long the client retries 429 and 503 answers. */
 export interface RetryOptions {
@@ -116,7 +120,9 @@ export class Transport {
           continue;
         }
         const error = await this.error(method, url, response);
-        if (error instanceof RateLimitError) error.retryAfterMs = retryAfter(response.headers);
+        if (error instanceof RateLimitError || error instanceof UnavailableError) {
+          error.retryAfterMs = retryAfter(response.headers);
+        }
         throw error;
       }
       throw await this.error(method, url, response);
@@ -136,7 +142,7 @@ export class Transport {
   async error(method: string, url: URL, response: Response): Promise<ResponseError> {
     let body: ErrorBody | undefined;
     try {
-      const text = await response.text();
+      const text = await readText(response, MAX_ERROR_BODY);
       const parsed = text ? JSON.parse(text) : undefined;
       if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) body = parsed;
     } catch {
@@ -150,7 +156,8 @@ export class Transport {
     }
     if (status === 404) return new NotFoundError(...args);
     if (status === 401 || status === 403) return new AuthError(...args);
-    if (status === 429 || status === 503) return new RateLimitError(...args);
+    if (status === 429) return new RateLimitError(...args);
+    if (status === 503) return new UnavailableError(...args);
     return new ResponseError(...args);
   }
 
@@ -185,6 +192,32 @@ export class Transport {
     }
     return { bytes: new TextEncoder().encode(JSON.stringify(body)), type: "application/json" };
   }
+}
+
+/** The body of `response` as text, at most `limit` bytes of it (the rest is cancelled). */
+async function readText(response: Response, limit: number): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(Math.min(size, limit));
+  let offset = 0;
+  for (const chunk of chunks) {
+    const part = chunk.subarray(0, bytes.length - offset);
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 /** Whether a body holds a Blob at its top level (a media field, or a list of them). */

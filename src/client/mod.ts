@@ -35,6 +35,7 @@ export {
   NotFoundError,
   RateLimitError,
   ResponseError,
+  UnavailableError,
   ValidationError,
 } from "./errors.ts";
 export type { ErrorBody, FieldIssues, Issues } from "./errors.ts";

@@ -50,6 +50,11 @@ export interface ClientOptions {
   etagCacheSize?: number;
   /** A fetch to use instead of the global one. */
   fetch?: typeof fetch;
+  /**
+   * Origins besides `baseUrl`'s that may receive the credentials and `headers` (for a
+   * `MEDIA_BASE_URL` on another host); any other origin gets neither.
+   */
+  trustedOrigins?: string[];
 }
 
 /** Options every call takes. */

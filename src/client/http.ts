@@ -46,6 +46,12 @@ export interface TransportOptions {
   multipartJson?: boolean;
   /** A fetch to use instead of the global one (tests, instrumentation). */
   fetch?: typeof fetch;
+  /**
+   * Origins besides the entry point's that may receive the credentials and `headers`
+   * (a `MEDIA_BASE_URL` on another host). Requests to any other origin, such as a media URL
+   * a document names, go without them.
+   */
+  trustedOrigins?: string[];
 }
 
 export interface RequestOptions {
@@ -88,13 +94,16 @@ export class Transport {
     const retry = this.options.retry ?? {};
     const retries = retry.retries ?? 3;
     const encoded = options.body === undefined ? null : await this.#encode(options.body);
+    const trusted = url.origin === this.baseUrl.origin ||
+      (this.options.trustedOrigins ?? []).some((o) => new URL(o).origin === url.origin);
     for (let attempt = 0;; attempt++) {
-      const headers = new Headers(this.options.headers);
+      const headers = new Headers(trusted ? this.options.headers : undefined);
       for (const [key, value] of Object.entries(options.headers ?? {})) headers.set(key, value);
       if (encoded) headers.set("content-type", encoded.type);
       if (!headers.has("accept")) headers.set("accept", "application/json");
       const outgoing: Outgoing = { method, url, headers, body: encoded?.bytes ?? null };
-      await authorize(this.options.auth, outgoing, this.#signer);
+      // Credentials never leave for an origin the client was not pointed at.
+      if (trusted) await authorize(this.options.auth, outgoing, this.#signer);
       let response: Response;
       try {
         options.signal?.throwIfAborted();

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readEvents } from "../../src/client/sse.ts";
 import { retryAfter } from "../../src/client/http.ts";
 import { HmacSigner } from "../../src/client/auth.ts";
-import { EtagCache } from "../../src/client/mod.ts";
+import { createClient, EtagCache } from "../../src/client/mod.ts";
 import { stringToSign } from "../../src/auth/hmac.ts";
 import { hmacHex } from "../../src/auth/secrets.ts";
 
@@ -94,4 +94,32 @@ Deno.test("client etag cache: bounded, least recently set forgotten first", () =
   assert.equal(cache.get("b"), undefined);
   assert.equal(cache.get("a"), "3");
   assert.equal(cache.get("c"), "4");
+});
+
+Deno.test("client credentials: never sent to an origin the client was not pointed at", async () => {
+  const seen: Array<{ url: string; authorization: string | null; extra: string | null }> = [];
+  const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    seen.push({
+      url: String(input),
+      authorization: headers.get("authorization"),
+      extra: headers.get("x-extra"),
+    });
+    return Promise.resolve(new Response("x", { status: 200 }));
+  };
+  const api = createClient({
+    baseUrl: "http://api.test/v1",
+    auth: { basic: { username: "u", password: "p" } },
+    headers: { "x-extra": "1" },
+    trustedOrigins: ["https://files.test"],
+    fetch,
+  });
+  await api.download("/v1/media/abc");
+  await api.download("https://files.test/media/abc");
+  await api.download("https://elsewhere.test/steal");
+  assert.deepEqual(seen, [
+    { url: "http://api.test/v1/media/abc", authorization: "Basic dTpw", extra: "1" },
+    { url: "https://files.test/media/abc", authorization: "Basic dTpw", extra: "1" },
+    { url: "https://elsewhere.test/steal", authorization: null, extra: null },
+  ]);
 });

@@ -195,24 +195,33 @@ class Generator {
     for (const [name, property] of Object.entries(properties)) {
       if (!prefix && (name === "_links" || name === "_etag")) continue;
       const path = prefix ? `${prefix}.${name}` : name;
-      const branches = (property.anyOf ?? property.oneOf) as Json[] | undefined;
-      const refs = branches?.filter((b) => typeof b.$ref === "string" && b.$ref.endsWith(".item"));
-      if (branches && refs?.length) {
+      if (embeds(property)) {
         // A relation: queried by the related value; embeddable.
         embeddable.push(path);
-        const plain = branches.filter((b) => !refs.includes(b));
-        out.set(path, plain.length ? plain.map((b) => this.ts(b, 1)).join(" | ") : "unknown");
+        out.set(path, this.queryType(property));
         continue;
       }
-      let value = property;
-      if (isArray(value) && value.items && typeof value.items === "object") {
-        value = value.items as Json;
-      }
-      out.set(path, this.ts(value, 1));
+      out.set(path, this.queryType(property));
+      // A list's members' fields are named through the list (`list.field`).
+      const value = isArray(property) && isObject(property.items) ? property.items : property;
       if (depth < MAX_DEPTH && value.properties) {
         this.fields(value, path, out, embeddable, depth + 1);
       }
     }
+  }
+
+  /**
+   * The type a query compares a field with: a list's member type (a list matches its
+   * members), a relation's related value (not the embedded document).
+   */
+  private queryType(schema: Json): string {
+    const branches = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+    if (Array.isArray(branches)) {
+      const plain = branches.filter((b) => !isItemRef(b));
+      return unique(plain.map((b) => this.queryType(b))).join(" | ") || "unknown";
+    }
+    if (isArray(schema) && isObject(schema.items)) return this.queryType(schema.items);
+    return this.ts(schema, 1);
   }
 
   /** The TypeScript type of a JSON Schema. */
@@ -304,6 +313,22 @@ function withFiles(input: Json, form: Json | undefined, patch = false): Json {
     if (!patch && ((form.required ?? []) as string[]).includes(name)) required.add(name);
   }
   return { ...input, properties, required: [...required] };
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A reference to a resource's item schema (an embeddable relation's document). */
+function isItemRef(schema: Json): boolean {
+  return typeof schema.$ref === "string" && schema.$ref.endsWith(".item");
+}
+
+/** Whether a field (or its list's members) may be embedded. */
+function embeds(schema: Json): boolean {
+  const branches = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  if (Array.isArray(branches) && branches.some((b) => isItemRef(b) || embeds(b))) return true;
+  return isArray(schema) && isObject(schema.items) && embeds(schema.items);
 }
 
 function isArray(schema: Json): boolean {

@@ -166,3 +166,30 @@ Deno.test("client types: typed uses pass deno check; each marked mistake fails i
     Deno.removeSync(copy);
   }
 });
+
+Deno.test("client types: relations are queried by their values and named as embeddable", () => {
+  const text = typesFromSettings({
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      people: { schema: { name: { type: "string" } } },
+      teams: {
+        schema: {
+          members: {
+            type: "list",
+            schema: { type: "objectid", data_relation: { resource: "people", embeddable: true } },
+          },
+          meta: {
+            type: "dict",
+            schema: {
+              lead: { type: "objectid", data_relation: { resource: "people", embeddable: true } },
+            },
+          },
+        },
+      },
+    },
+  });
+  assert.match(text, /export interface TeamsFields \{\n {2}"members": string;/);
+  assert.match(text, /"meta\.lead": string;/);
+  assert.match(text, /embeddable: "members" \| "meta\.lead";/);
+  assert.match(text, /lead\?: string \| PeopleDocument;/);
+});

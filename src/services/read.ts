@@ -31,6 +31,7 @@ import {
   withCurrentFields,
 } from "./versions.ts";
 import { softDeleteOf } from "./soft-delete.ts";
+import { showable } from "./visible.ts";
 
 /** True when a flag query parameter is present and not "false"/"0". */
 export function flag(query: URLSearchParams, name: string): boolean {
@@ -191,7 +192,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       resource.optimizePagination ? undefined : rt.store.collection(resource.source).count(filter),
     ]);
     const more = found.length > paging.maxResults;
-    docs = more ? found.slice(0, paging.maxResults) : found;
+    docs = showable(rt, resource, more ? found.slice(0, paging.maxResults) : found);
     body[s.META] = total === undefined
       ? { page: paging.page, max_results: paging.maxResults }
       : { page: paging.page, max_results: paging.maxResults, total };
@@ -202,7 +203,11 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       });
     }
   } else {
-    docs = await rt.store.collection(resource.source).find(filter, { sort, projection, shared });
+    docs = showable(
+      rt,
+      resource,
+      await rt.store.collection(resource.source).find(filter, { sort, projection, shared }),
+    );
     if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, { query });
   }
   await completeMeta(rt, resource, { docs, projection });
@@ -290,7 +295,7 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const shared = !versions && mayShare(rt, ctx, { embedded, hook: "on_fetched_item" });
   const doc = await findItem(rt, ctx, { projection, shared });
   if (!doc) throw notFound();
-  const docs = [doc];
+  const docs = showable(rt, ctx.resource, [doc]);
   await completeMeta(rt, ctx.resource, { docs, projection });
   // Stored versions of a soft-deleted document stay readable; only the current item is gone.
   if (versions) {

@@ -69,7 +69,7 @@ class Walker {
         this.visitor.field(path);
         this.condition(value, path, d);
       } else if (key === "$and" || key === "$or" || key === "$nor") {
-        if (Array.isArray(value)) for (const sub of value) this.query(sub, prefix, d);
+        if (Array.isArray(value)) { for (const sub of value) this.query(sub, prefix, d); }
       } else if (key === "$expr") {
         this.expression(value, NO_VARIABLES, d);
       } else if (WHOLE_QUERY_OPERATORS.has(key)) {
@@ -88,10 +88,11 @@ class Walker {
       if (op === "$not") this.condition(arg, path, d);
       else if (op === "$elemMatch" && isPlainObject(arg)) {
         const keys = Object.keys(arg);
-        const operatorForm = keys.length > 0 && keys.every((k) =>
-          k.startsWith("$") && k !== "$and" && k !== "$or" && k !== "$nor" && k !== "$expr" &&
-          !WHOLE_QUERY_OPERATORS.has(k) && k !== "$comment"
-        );
+        const operatorForm = keys.length > 0 &&
+          keys.every((k) =>
+            k.startsWith("$") && k !== "$and" && k !== "$or" && k !== "$nor" && k !== "$expr" &&
+            !WHOLE_QUERY_OPERATORS.has(k) && k !== "$comment"
+          );
         if (operatorForm) this.condition(arg, path, d);
         else this.query(arg, path, d);
       }

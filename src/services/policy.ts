@@ -17,7 +17,7 @@ import type { Filter, Projection, Sort } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import { softDeleteOf } from "./soft-delete.ts";
 import { versionFields } from "./versions.ts";
-import { visitReferences } from "../query/references.ts";
+import { type ReferenceVisitor, visitReferences } from "../query/references.ts";
 import type { Account, Runtime } from "./runtime.ts";
 
 /** Key fields every projection of `resource` keeps. */
@@ -92,6 +92,37 @@ export function hasUnreadable(resource: Resource): boolean {
 }
 
 /**
+ * What refuses (400) a reference to a field `resource` does not let a read see, for the
+ * filter checker (`WhereOptions.references`): a field that is not readable, or a whole-
+ * document read on a resource with any such field. Undefined when every field is readable.
+ * The message names `options.param`, never the field.
+ */
+export function referenceGuard(
+  rt: Runtime,
+  resource: Resource,
+  options: { param: string },
+): ReferenceVisitor | undefined {
+  if (!hasUnreadable(resource)) return undefined;
+  const { param } = options;
+  return {
+    field(path) {
+      if (!isReadable(rt, resource, { path })) {
+        throw new QueryError(
+          `${param}: names a field that is not readable on this resource`,
+          param,
+        );
+      }
+    },
+    whole(what) {
+      throw new QueryError(
+        `${param}: ${what} reads whole documents, which this resource does not allow`,
+        param,
+      );
+    },
+  };
+}
+
+/**
  * Refuses (400) a filter or sort that can read a field the policy hides, so a hidden value
  * can't be read one guess at a time. Every reference is resolved (query field names, `$expr`
  * field paths, `$$ROOT`/`$$CURRENT` sub-paths, `$getField`, variables; see
@@ -105,25 +136,12 @@ export function assertReadable(
   query: { where?: Filter; sort?: Sort },
 ): void {
   if (!hasUnreadable(resource)) return;
-  const refuse = (param: string, what: string) => {
-    throw new QueryError(`${param}: ${what}`, param);
-  };
   if (query.where) {
-    visitReferences(query.where, "where", {
-      field(path) {
-        if (!isReadable(rt, resource, { path })) {
-          refuse("where", "names a field that is not readable on this resource");
-        }
-      },
-      whole(what) {
-        refuse("where", `${what} reads whole documents, which this resource does not allow`);
-      },
-    });
+    visitReferences(query.where, "where", referenceGuard(rt, resource, { param: "where" })!);
   }
-  for (const path of Object.keys(query.sort ?? {})) {
-    if (!isReadable(rt, resource, { path })) {
-      refuse("sort", "names a field that is not readable on this resource");
-    }
+  if (query.sort) {
+    const sort = referenceGuard(rt, resource, { param: "sort" })!;
+    for (const path of Object.keys(query.sort)) sort.field(path);
   }
 }
 

@@ -20,7 +20,7 @@ import { embedDocuments, requestedFields } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
 import { runAggregation } from "./aggregate.ts";
 import { expandMedia } from "./media.ts";
-import { assertReadable, keyFieldsOf, readProjection } from "./policy.ts";
+import { assertReadable, keyFieldsOf, readProjection, referenceGuard } from "./policy.ts";
 import {
   diffVersions,
   findVersion,
@@ -118,6 +118,7 @@ export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefine
     blacklist: resource.queryBlacklist,
     expressionLimits: { maxRange: s.QUERY_MAX_RANGE, maxElements: s.QUERY_EXPR_MAX_ELEMENTS },
     objectIdAsString: resource.queryObjectIdAsString,
+    references: referenceGuard(rt, resource, { param: "where" }),
   });
 }
 

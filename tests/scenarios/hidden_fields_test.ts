@@ -567,3 +567,18 @@ scenario(
     assert.equal((await api.get("diary", basic("ada", "wrong horse"))).status, 401);
   },
 );
+
+scenario(
+  "with VALIDATE_FILTERING the refusal still comes first and names no field",
+  { ...SETTINGS, VALIDATE_FILTERING: true },
+  async (api) => {
+    await seed(api);
+    // A wrong type or an unknown field would otherwise be reported by name.
+    await refusedAt(api, `staff?where=${q(`{"salary":"abc"}`)}`);
+    await refusedAt(api, `staff?where=${q(`{"bank.iban":7}`)}`);
+    await refusedAt(api, `names?where=${q(`{"salary":1}`)}`);
+    const ok = await api.get(`staff?where=${q(`{"name":"ann"}`)}`);
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body._items.length, 1);
+  },
+);

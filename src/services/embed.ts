@@ -230,7 +230,8 @@ async function embedVersions(
     projection: defaultProjection(rt, target),
     filter: ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account),
   });
-  await expandMedia(rt, target, { docs: [...found.values()] });
+  const versions = showable(rt, target, [...found.values()]);
+  await expandMedia(rt, target, { docs: versions });
   for (const [holder, key, ref] of slots) holder[key] = found.get(versionKey(ref)) ?? null;
 }
 

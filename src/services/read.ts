@@ -351,6 +351,7 @@ async function getItemVersions(
       ? (wanted === 1 ? { ...legacy } : null)
       : await findVersion(rt, resource, { id, version: wanted, filter, projection });
     if (!doc) throw notFound(`version ${wanted} of this document does not exist`);
+    showable(rt, resource, [doc]);
     withCurrentFields(resource, doc, { primary });
     const docs = [doc];
     await completeMeta(rt, resource, { docs, projection: undefined });
@@ -386,12 +387,15 @@ async function getItemVersions(
       filter,
       projection,
     }));
+    showable(rt, resource, versions);
   } else {
     // A page of diffs after the first needs the version before it to diff against.
     const from = Math.max(0, skip - 1);
     const limit = paging ? paging.maxResults + (skip > 0 ? 1 : 0) : 0;
     const page = await versionPage(rt, resource, { id, skip: from, limit, filter, projection });
-    versions = diffVersions(rt, resource, { versions: page.versions }).slice(skip > 0 ? 1 : 0);
+    // Diffed once stripped: a change to a hidden field alone shows no change at all.
+    const shown = showable(rt, resource, page.versions);
+    versions = diffVersions(rt, resource, { versions: shown }).slice(skip > 0 ? 1 : 0);
     total = page.total;
   }
   await expandMedia(rt, resource, { docs: versions });

@@ -12,7 +12,6 @@ import type { Doc, Filter, Projection, Sort } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Runtime } from "./runtime.ts";
-import { showable } from "./visible.ts";
 
 /** The version fields a versioned resource's documents carry (key fields, service-written). */
 export function versionFields(rt: Runtime, resource: Resource): string[] {
@@ -175,7 +174,7 @@ function fromShadow(rt: Runtime, resource: Resource): (shadow: Doc) => Doc {
   const idField = documentIdField(rt, resource);
   return (shadow) => {
     const { _id: _shadowId, [idField]: id, ...rest } = shadow;
-    return showable(rt, resource, [{ [resource.idField]: id, ...rest }])[0];
+    return { [resource.idField]: id, ...rest };
   };
 }
 
@@ -319,7 +318,7 @@ export async function referencedVersions(
       { projection },
     );
     for (const doc of current) {
-      const legacy = legacyVersion(rt, target, { original: showable(rt, target, [doc])[0] });
+      const legacy = legacyVersion(rt, target, { original: doc });
       if (legacy) found.set(versionKey({ id: doc[target.idField], version: 1 }), legacy);
     }
   }

@@ -49,6 +49,11 @@ const SETTINGS = {
         text: { type: "string" },
         of: { type: "objectid", data_relation: { resource: "staff", embeddable: true } },
         named: { type: "objectid", data_relation: { resource: "names", embeddable: true } },
+        ofv: {
+          type: "dict",
+          schema: { _id: { type: "objectid" }, _version: { type: "integer" } },
+          data_relation: { resource: "staff", embeddable: true, version: true },
+        },
       },
     },
     payroll: {
@@ -407,7 +412,12 @@ blindScenario(
     assert.equal(patched.status, 200);
     assert.ok(!leaks(patched.text), `write response: ${patched.text}`);
     await api.create("staff", { name: "bob", salary: SALARY, bank: { iban: IBAN, name: "B" } });
-    const review = await api.create("reviews", { text: "t", of: ann._id, named: ann._id });
+    const review = await api.create("reviews", {
+      text: "t",
+      of: ann._id,
+      named: ann._id,
+      ofv: { _id: ann._id, _version: 1 },
+    });
     const XML = { accept: "application/xml" };
     const paths: Array<[string, Record<string, string>?]> = [
       ["staff"],
@@ -420,8 +430,8 @@ blindScenario(
       ["names"],
       [`names/${ann._id}`],
       [`names?projection=${q(`{"salary":1}`)}`],
-      [`reviews/${review._id}?embedded=${q(`{"of":1,"named":1}`)}`],
-      [`reviews?embedded=${q(`{"of":1,"named":1}`)}`],
+      [`reviews/${review._id}?embedded=${q(`{"of":1,"named":1,"ofv":1}`)}`],
+      [`reviews?embedded=${q(`{"of":1,"named":1,"ofv":1}`)}`],
       [`payroll?aggregate=${q(`{"$q":{"name":"Ann"}}`)}`],
       ["oplog"],
       ["staff", XML],

@@ -27,6 +27,7 @@ import {
   REGEX_EXPRESSION_OPERATORS,
 } from "./sandbox.ts";
 import { compileLinear, RegexError } from "../store/regex.ts";
+import { visitReferences } from "./references.ts";
 
 /** Settings the checker applies; see `WhereOptions` for their meaning. */
 export type FilterCheckOptions =
@@ -38,6 +39,7 @@ export type FilterCheckOptions =
     | "validateFiltering"
     | "blacklist"
     | "objectIdAsString"
+    | "references"
   >
   & Partial<Pick<WhereOptions, "expressionLimits">>
   & {
@@ -65,6 +67,7 @@ interface Target {
 export function checkFilter(filter: unknown, opts: FilterCheckOptions): Filter {
   const limits = opts.expressionLimits ?? DEFAULT_EXPRESSION_LIMITS;
   scanOperators(filter, blacklistOf(opts.blacklist), { limits, param: opts.param });
+  if (opts.references) visitReferences(filter, opts.param, opts.references);
   return new Checker(opts).query(filter, "", (path) => opts.model.fieldAt(path));
 }
 

@@ -1,6 +1,7 @@
 /** The options of `?where` parsing, shared by the parser and the filter checker. */
 import type { SchemaModel } from "../domain/schema.ts";
 import type { ExpressionLimits } from "./sandbox.ts";
+import type { ReferenceVisitor } from "./references.ts";
 
 /** How `?where` is read and checked for one resource. */
 export interface WhereOptions {
@@ -27,4 +28,10 @@ export interface WhereOptions {
   maxDepth?: number;
   /** `query_objectid_as_string`: 24-hex strings stay strings, even on objectid fields. */
   objectIdAsString?: boolean;
+  /**
+   * Told every field the filter can read (see query/references.ts) once its operators are
+   * known good and before any field is checked against the schema, so a field the read policy
+   * hides is refused first, by a message that does not name it. Absent: nothing is hidden.
+   */
+  references?: ReferenceVisitor;
 }

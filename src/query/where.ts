@@ -45,6 +45,7 @@ export function parseWhere(raw: string, opts: WhereOptions): Filter {
     blacklist: opts.blacklist,
     objectIdAsString: opts.objectIdAsString,
     expressionLimits: opts.expressionLimits,
+    references: opts.references,
     param: "where",
   });
 }

@@ -12,6 +12,7 @@ import { andFilters, endpointFilter } from "./filters.ts";
 import { parseJsonParam } from "../query/json.ts";
 import type { Resource } from "../domain/types.ts";
 import { collectionLinks } from "./links.ts";
+import { showable } from "./visible.ts";
 
 const DROP = Symbol("drop");
 
@@ -62,7 +63,9 @@ const SHAPE = 'aggregate: must be a JSON object of {"$name": value}';
 /**
  * The client's values for the pipeline's placeholders. Values are plain data: no `$` keys
  * and no `$` strings (which would be operators or field paths to the engine), bounded in
- * depth. Names that are not placeholders of the pipeline are ignored, as in Eve.
+ * depth. Names that are not placeholders of the pipeline are ignored, as in Eve. On a
+ * resource with hidden fields, no key of a value may name one (at its own depth or as a
+ * top-level name), since a value used as a query or a sort would read it.
  */
 function parseValues(resource: Resource, raw: string | null): Map<string, unknown> {
   const values = new Map<string, unknown>();
@@ -73,6 +76,7 @@ function parseValues(resource: Resource, raw: string | null): Map<string, unknow
   for (const [name, value] of Object.entries(parsed)) {
     if (!name.startsWith("$")) throw new ServiceError("bad-request", SHAPE);
     checkPlainData(name, value);
+    if (resource.hidden?.length) checkKeys(resource.hidden, { name, value, path: "" });
     if (placeholders.has(name)) values.set(name, value);
   }
   return values;
@@ -92,6 +96,33 @@ function checkPlainData(name: string, value: unknown): void {
         );
       }
       checkPlainData(name, inner);
+    }
+  }
+}
+
+/**
+ * Refuses (400, naming the parameter, never the field) a key of `options.value` that names a
+ * `hidden` field: as a path from the value's root (`options.path`) or as a name by itself.
+ */
+function checkKeys(
+  hidden: readonly string[],
+  options: { name: string; value: unknown; path: string },
+): void {
+  const { name, value, path } = options;
+  const touches = (p: string) =>
+    hidden.some((h) => p === h || p.startsWith(h + ".") || h.startsWith(p + "."));
+  if (Array.isArray(value)) {
+    for (const item of value) checkKeys(hidden, { name, value: item, path: "" });
+  } else if (isPlainObject(value)) {
+    for (const [key, inner] of Object.entries(value)) {
+      const full = path ? `${path}.${key}` : key;
+      if (touches(full) || touches(key)) {
+        throw new ServiceError(
+          "bad-request",
+          `aggregate: the value of ${name} names a field that is not readable on this resource`,
+        );
+      }
+      checkKeys(hidden, { name, value: inner, path: full });
     }
   }
 }
@@ -133,7 +164,8 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
     const skip = (paging.page - 1) * paging.maxResults;
     const collection = rt.store.collection(resource.source);
     const [documents, counted] = await Promise.all([
-      collection.aggregate([...pipeline, { $skip: skip }, { $limit: paging.maxResults }]),
+      collection.aggregate([...pipeline, { $skip: skip }, { $limit: paging.maxResults }])
+        .then((docs) => showable(rt, resource, docs)),
       collection.aggregate([...pipeline, { $count: "n" }]),
     ]);
     const total = (counted[0]?.n ?? 0) as number;
@@ -147,7 +179,11 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
       });
     }
   } else {
-    const documents = await rt.store.collection(resource.source).aggregate(pipeline);
+    const documents = showable(
+      rt,
+      resource,
+      await rt.store.collection(resource.source).aggregate(pipeline),
+    );
     await rt.events.emitFor("after_aggregation", resource.name, documents);
     body[s.ITEMS] = documents;
     if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, { query });

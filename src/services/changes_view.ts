@@ -15,6 +15,7 @@ import { expandMedia } from "./media.ts";
 import { decorateItems } from "./read.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 import { versionStamp } from "./versions.ts";
+import { showable } from "./visible.ts";
 
 /** A feed's selector and event renderer. */
 export interface FeedView {
@@ -64,7 +65,7 @@ async function renderEvent(
   if (resource.ifMatch && typeof latest?.[s.ETAG] === "string") out[s.ETAG] = latest[s.ETAG];
   if (latest?.[s.DATE_UPDATED] !== undefined) out[s.DATE_UPDATED] = latest[s.DATE_UPDATED];
   if (options.documents && kind !== "delete" && change.doc) {
-    const doc = projected(change.doc, options.projection);
+    const [doc] = showable(rt, resource, [projected(change.doc, options.projection)]);
     Object.assign(doc, versionStamp(rt, resource, { doc }));
     const docs = [doc];
     await expandMedia(rt, resource, { docs });

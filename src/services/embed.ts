@@ -14,6 +14,7 @@ import { andFilters } from "./filters.ts";
 import { defaultProjection, policyFilter } from "./policy.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 import { ServiceError } from "./errors.ts";
+import { showable } from "./visible.ts";
 
 /** The data relation a field (or the members of a list field) points through, if any. */
 export function relationOf(field: FieldAt): DataRelation | undefined {
@@ -185,9 +186,11 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, options: 
     const found = await rt.store.collection(target.source).find(filter, {
       projection: withField(defaultProjection(rt, target), relField),
     });
+    const byKey = new Map(found.map((d) => [keyOf({ v: d[relField] }), d]));
+    // Keyed first: the reference field itself may be one the target does not show.
+    showable(rt, target, found);
     // Media fields of embedded documents read as the target's own reads show them.
     await expandMedia(rt, target, { docs: found });
-    const byKey = new Map(found.map((d) => [keyOf({ v: d[relField] }), d]));
     for (const [holder, key] of slots) {
       const h = holder as Record<string | number, unknown>;
       h[key] = byKey.get(keyOf({ v: h[key] })) ?? null;
@@ -227,7 +230,8 @@ async function embedVersions(
     projection: defaultProjection(rt, target),
     filter: ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account),
   });
-  await expandMedia(rt, target, { docs: [...found.values()] });
+  const versions = showable(rt, target, [...found.values()]);
+  await expandMedia(rt, target, { docs: versions });
   for (const [holder, key, ref] of slots) holder[key] = found.get(versionKey(ref)) ?? null;
 }
 

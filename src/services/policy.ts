@@ -17,7 +17,7 @@ import type { Filter, Projection, Sort } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import { softDeleteOf } from "./soft-delete.ts";
 import { versionFields } from "./versions.ts";
-import { isPlainObject } from "../util/plain.ts";
+import { type ReferenceVisitor, visitReferences } from "../query/references.ts";
 import type { Account, Runtime } from "./runtime.ts";
 
 /** Key fields every projection of `resource` keeps. */
@@ -72,66 +72,76 @@ export function readProjection(
  */
 export function isReadable(rt: Runtime, resource: Resource, options: { path: string }): boolean {
   const { path } = options;
+  // A query's `a.0.b` reads `a.b` of an array's first element: both spellings are checked.
+  const segments = path.split(".");
+  const unindexed = segments.filter((p) => !/^\d+$/.test(p)).join(".");
+  const forms = unindexed === path ? [path] : [path, unindexed];
   const hidden = resource.hidden ?? [];
-  if (hidden.some((h) => path === h || path.startsWith(h + ".") || h.startsWith(path + "."))) {
-    return false;
-  }
+  const touches = (p: string) =>
+    hidden.some((h) => p === "" || p === h || p.startsWith(h + ".") || h.startsWith(p + "."));
+  if (forms.some(touches)) return false;
   const readable = resource.readable;
   if (!readable) return true;
-  const top = path.split(".")[0];
-  if (keyFieldsOf(rt, resource).includes(top)) return true;
-  return readable.some((field) => path === field || path.startsWith(field + "."));
+  if (keyFieldsOf(rt, resource).includes(segments[0])) return true;
+  return forms.some((p) => readable.some((field) => p === field || p.startsWith(field + ".")));
+}
+
+/** Whether some field of `resource` is not readable: hidden, or outside an inclusive projection. */
+export function hasUnreadable(resource: Resource): boolean {
+  return resource.readable !== undefined || (resource.hidden?.length ?? 0) > 0;
 }
 
 /**
- * Refuses (400) a filter or sort naming a field the policy hides, so a hidden value can't
- * be read one guess at a time. Expression paths (`"$field"` inside `$expr`) and whole-
- * document variables (`$$ROOT`, `$$CURRENT`) count too.
+ * What refuses (400) a reference to a field `resource` does not let a read see, for the
+ * filter checker (`WhereOptions.references`): a field that is not readable, or a whole-
+ * document read on a resource with any such field. Undefined when every field is readable.
+ * The message names `options.param`, never the field.
+ */
+export function referenceGuard(
+  rt: Runtime,
+  resource: Resource,
+  options: { param: string },
+): ReferenceVisitor | undefined {
+  if (!hasUnreadable(resource)) return undefined;
+  const { param } = options;
+  return {
+    field(path) {
+      if (!isReadable(rt, resource, { path })) {
+        throw new QueryError(
+          `${param}: names a field that is not readable on this resource`,
+          param,
+        );
+      }
+    },
+    whole(what) {
+      throw new QueryError(
+        `${param}: ${what} reads whole documents, which this resource does not allow`,
+        param,
+      );
+    },
+  };
+}
+
+/**
+ * Refuses (400) a filter or sort that can read a field the policy hides, so a hidden value
+ * can't be read one guess at a time. Every reference is resolved (query field names, `$expr`
+ * field paths, `$$ROOT`/`$$CURRENT` sub-paths, `$getField`, variables; see
+ * query/references.ts); a whole-document read (`$$ROOT`, `$$CURRENT`, `$getField` of a computed
+ * name, `$jsonSchema`, `$where`, `$text`) is refused on a resource with any unreadable field.
+ * The message names the parameter, never the field.
  */
 export function assertReadable(
   rt: Runtime,
   resource: Resource,
   query: { where?: Filter; sort?: Sort },
 ): void {
-  if (!resource.readable && !resource.hidden?.length) return;
-  const check = (param: string) => (path: string) => {
-    if (!isReadable(rt, resource, { path })) {
-      throw new QueryError(`${param}: the field "${path}" is not available`, param);
-    }
-  };
-  if (query.where) walkFilter(query.where, 0, { visit: check("where") });
-  if (query.sort) Object.keys(query.sort).forEach(check("sort"));
-}
-
-/**
- * Calls `options.visit` with every field path a filter names (keys and expression paths).
- * `depth` is the nesting depth of `node` (0: the filter itself); past 64, 400.
- */
-function walkFilter(
-  node: unknown,
-  depth: number,
-  options: { visit: (path: string) => void },
-): void {
-  if (depth > 64) throw new QueryError("where: too deeply nested", "where");
-  const { visit } = options;
-  if (typeof node === "string") {
-    if (node === "$$ROOT" || node === "$$CURRENT" || node.startsWith("$$ROOT.")) {
-      visit("$$ROOT");
-    } else if (node.startsWith("$$CURRENT.")) visit(node.slice("$$CURRENT.".length));
-    else if (node.startsWith("$") && !node.startsWith("$$") && node.length > 1) {
-      visit(node.slice(1));
-    }
-    return;
+  if (!hasUnreadable(resource)) return;
+  if (query.where) {
+    visitReferences(query.where, "where", referenceGuard(rt, resource, { param: "where" })!);
   }
-  if (Array.isArray(node)) {
-    for (const item of node) walkFilter(item, depth + 1, options);
-    return;
-  }
-  if (!isPlainObject(node)) return;
-  for (const [key, value] of Object.entries(node)) {
-    // Below a field name, strings are values and sub-fields lie within the field itself.
-    if (!key.startsWith("$")) visit(key);
-    else walkFilter(value, depth + 1, options);
+  if (query.sort) {
+    const sort = referenceGuard(rt, resource, { param: "sort" })!;
+    for (const path of Object.keys(query.sort)) sort.field(path);
   }
 }
 

@@ -20,7 +20,7 @@ import { embedDocuments, requestedFields } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
 import { runAggregation } from "./aggregate.ts";
 import { expandMedia } from "./media.ts";
-import { assertReadable, keyFieldsOf, readProjection } from "./policy.ts";
+import { assertReadable, keyFieldsOf, readProjection, referenceGuard } from "./policy.ts";
 import {
   diffVersions,
   findVersion,
@@ -31,6 +31,7 @@ import {
   withCurrentFields,
 } from "./versions.ts";
 import { softDeleteOf } from "./soft-delete.ts";
+import { showable } from "./visible.ts";
 
 /** True when a flag query parameter is present and not "false"/"0". */
 export function flag(query: URLSearchParams, name: string): boolean {
@@ -117,6 +118,7 @@ export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefine
     blacklist: resource.queryBlacklist,
     expressionLimits: { maxRange: s.QUERY_MAX_RANGE, maxElements: s.QUERY_EXPR_MAX_ELEMENTS },
     objectIdAsString: resource.queryObjectIdAsString,
+    references: referenceGuard(rt, resource, { param: "where" }),
   });
 }
 
@@ -191,7 +193,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       resource.optimizePagination ? undefined : rt.store.collection(resource.source).count(filter),
     ]);
     const more = found.length > paging.maxResults;
-    docs = more ? found.slice(0, paging.maxResults) : found;
+    docs = showable(rt, resource, more ? found.slice(0, paging.maxResults) : found);
     body[s.META] = total === undefined
       ? { page: paging.page, max_results: paging.maxResults }
       : { page: paging.page, max_results: paging.maxResults, total };
@@ -202,7 +204,11 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       });
     }
   } else {
-    docs = await rt.store.collection(resource.source).find(filter, { sort, projection, shared });
+    docs = showable(
+      rt,
+      resource,
+      await rt.store.collection(resource.source).find(filter, { sort, projection, shared }),
+    );
     if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, { query });
   }
   await completeMeta(rt, resource, { docs, projection });
@@ -290,7 +296,7 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const shared = !versions && mayShare(rt, ctx, { embedded, hook: "on_fetched_item" });
   const doc = await findItem(rt, ctx, { projection, shared });
   if (!doc) throw notFound();
-  const docs = [doc];
+  const docs = showable(rt, ctx.resource, [doc]);
   await completeMeta(rt, ctx.resource, { docs, projection });
   // Stored versions of a soft-deleted document stay readable; only the current item is gone.
   if (versions) {
@@ -345,6 +351,7 @@ async function getItemVersions(
       ? (wanted === 1 ? { ...legacy } : null)
       : await findVersion(rt, resource, { id, version: wanted, filter, projection });
     if (!doc) throw notFound(`version ${wanted} of this document does not exist`);
+    showable(rt, resource, [doc]);
     withCurrentFields(resource, doc, { primary });
     const docs = [doc];
     await completeMeta(rt, resource, { docs, projection: undefined });
@@ -380,12 +387,15 @@ async function getItemVersions(
       filter,
       projection,
     }));
+    showable(rt, resource, versions);
   } else {
     // A page of diffs after the first needs the version before it to diff against.
     const from = Math.max(0, skip - 1);
     const limit = paging ? paging.maxResults + (skip > 0 ? 1 : 0) : 0;
     const page = await versionPage(rt, resource, { id, skip: from, limit, filter, projection });
-    versions = diffVersions(rt, resource, { versions: page.versions }).slice(skip > 0 ? 1 : 0);
+    // Diffed once stripped: a change to a hidden field alone shows no change at all.
+    const shown = showable(rt, resource, page.versions);
+    versions = diffVersions(rt, resource, { versions: shown }).slice(skip > 0 ? 1 : 0);
     total = page.total;
   }
   await expandMedia(rt, resource, { docs: versions });

@@ -30,6 +30,7 @@ import type { ChangeInput } from "./changes.ts";
 import { cloneValue } from "../store/embedded/clone.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { duplicateIssues, validationContext, validationError } from "./validate.ts";
+import { showable } from "./visible.ts";
 
 function requireObject(value: unknown, what = "the request body"): Doc {
   if (!isPlainObject(value)) throw new ServiceError("bad-request", `${what} must be a JSON object`);
@@ -59,7 +60,7 @@ async function writeResponse(
     if (doc[field] !== undefined) out[field] = doc[field];
   }
   if (!rt.settings.BANDWIDTH_SAVER) {
-    const shown = { ...doc };
+    const [shown] = showable(rt, resource, [{ ...doc }]);
     await expandMedia(rt, resource, { docs: [shown] });
     Object.assign(out, shown);
   }

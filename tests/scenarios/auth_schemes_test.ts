@@ -147,7 +147,6 @@ scenario(
     );
     assert.equal(where.status, 400);
   },
-  { gaps: ["projection"] },
 );
 
 scenario("Token: Bearer and Basic forms; a bad token is 401", SETTINGS, async (api) => {

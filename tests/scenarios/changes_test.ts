@@ -149,7 +149,8 @@ scenario("a feed's where is checked like ?where and applied", SETTINGS, async (a
   await feed.close();
   for (
     const [query, fragment] of [
-      [`where=${q('{"secret": "a"}')}`, "secret"],
+      // The refusal names the parameter, never the hidden field.
+      [`where=${q('{"secret": "a"}')}`, "where: names a field that is not readable"],
       [`where=${q("{bad")}`, "where"],
       [`where=${q('{"$where": "1"}')}`, "$where"],
     ]

@@ -213,7 +213,6 @@ scenario(
     // The owner resource still sees everything.
     assert.equal((await api.get("people")).body._items[0].role, "spy");
   },
-  { gaps: ["projection"] },
 );
 
 scenario("filters and sorts can't name a field an inclusive view hides", SETTINGS, async (api) => {
@@ -547,5 +546,4 @@ scenario(
       assert.equal((await api.get(path)).status, 400, path);
     }
   },
-  { gaps: ["projection"] },
 );

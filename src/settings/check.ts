@@ -155,7 +155,9 @@ export function checkSettings(raw: Record<string, unknown>): {
   ) {
     if ((out[key] as number) < 1) problems.push(`${key}: must be at least 1`);
   }
-  for (const key of ["QUERY_TIMEOUT_MS", "MIN_REQUEST_BODY_RATE", "MIN_REQUEST_BODY_RATE_GRACE_MS"]) {
+  for (
+    const key of ["QUERY_TIMEOUT_MS", "MIN_REQUEST_BODY_RATE", "MIN_REQUEST_BODY_RATE_GRACE_MS"]
+  ) {
     if ((out[key] as number) < 0) problems.push(`${key}: must be 0 or more`);
   }
   if ((out.TLS_CERT_FILE === null) !== (out.TLS_KEY_FILE === null)) {

@@ -225,8 +225,11 @@ for (const kind of STORES) {
             const sending = trickle(conn, body, 3000, answer);
             const { text, complete } = await answer;
             const ms = performance.now() - t0;
+            // The proxy closes the client's connection after the answer.
+            const after = await readUntilClosed(conn, 3000);
             closeQuietly(conn);
             await sending;
+            assert.ok(after.closed, "the proxy left the connection open");
             assert.ok(complete, text);
             assert.match(text, /^HTTP\/1\.1 408/, text);
             assert.match(text, /MIN_REQUEST_BODY_RATE/);
@@ -274,6 +277,8 @@ for (const kind of STORES) {
           ));
           const { text } = await readUntilClosed(conn, 3000);
           closeQuietly(conn);
+          // The proxy answered (it refuses the request line as a trailer field).
+          assert.match(text, /^HTTP\/1\.1 \d{3}/);
           const posts = reached.slice(before).filter((r) => r === "POST /people");
           assert.ok(posts.length <= 1, `${posts.length} requests reached the service: ${text}`);
           const names = (await (await fetch(`${direct}people`)).json())._items.map(
@@ -371,3 +376,24 @@ for (const kind of STORES) {
     },
   });
 }
+
+Deno.test("deploy/nginx.conf: client_max_body_size is MAX_BODY_SIZE plus at most 1 MiB", async () => {
+  const text = await Deno.readTextFile(CONF);
+  const m = /^\s*client_max_body_size (\d+)([km]?);$/m.exec(text);
+  assert.ok(m, "client_max_body_size is set");
+  const bytes = Number(m[1]) * ({ "": 1, k: 1024, m: 1024 * 1024 }[m[2]] ?? NaN);
+  const max = deployment.MAX_BODY_SIZE;
+  assert.ok(bytes >= max && bytes <= max + 1024 * 1024, `${bytes} vs MAX_BODY_SIZE ${max}`);
+});
+
+Deno.test("deploy/settings.ts: TRUSTED_PROXIES names the proxy's address in the compose file", async () => {
+  const compose = await Deno.readTextFile(
+    new URL("../../deploy/docker-compose.yml", import.meta.url),
+  );
+  const address = /ipv4_address: ([\d.]+)/.exec(compose)?.[1];
+  assert.ok(address, "the proxy has a fixed address");
+  assert.match(compose, new RegExp(`TRUSTED_PROXIES: ${address.replaceAll(".", "\\.")}\\n`));
+  // The settings' default, when the environment does not name the proxy.
+  const settings = await Deno.readTextFile(new URL("../../deploy/settings.ts", import.meta.url));
+  assert.match(settings, new RegExp(`TRUSTED_PROXIES.*\\?\\? "${address.replaceAll(".", "\\.")}"`));
+});

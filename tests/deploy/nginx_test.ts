@@ -57,19 +57,19 @@ export function testConfig(text: string, o: { dir: string; port: number; upstrea
   const edits: Array<[RegExp, string]> = [
     [/^worker_processes .*;$/, "worker_processes 1;"],
     [/^worker_rlimit_nofile .*;$/, "worker_rlimit_nofile 8192;"],
-    [/^  worker_connections .*;$/, "  worker_connections 4096;"],
+    [/^ {2}worker_connections .*;$/, "  worker_connections 4096;"],
     [/^pid .*;$/, `pid ${o.dir}/nginx.pid;`],
     [/^error_log .*;$/, `error_log ${o.dir}/error.log warn;`],
     [
-      /^  access_log .*;$/,
+      /^ {2}access_log .*;$/,
       `  access_log ${o.dir}/access.log;\n` +
       ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
         .map((kind) => `  ${kind}_temp_path ${o.dir}/${kind}_temp;`).join("\n"),
     ],
-    [/^  client_header_timeout .*;$/, `  client_header_timeout ${HEADER_TIMEOUT_MS / 1000}s;`],
-    [/^    server api1:5000 (.*);$/, `    server 127.0.0.1:${o.upstream} $1;`],
-    [/^    server api2:5000 .*;\n/, ""],
-    [/^    listen 8080;$/, `    listen 127.0.0.1:${o.port};`],
+    [/^ {2}client_header_timeout .*;$/, `  client_header_timeout ${HEADER_TIMEOUT_MS / 1000}s;`],
+    [/^ {4}server api1:5000 (.*);$/, `    server 127.0.0.1:${o.upstream} $1;`],
+    [/^ {4}server api2:5000 .*;\n/, ""],
+    [/^ {4}listen 8080;$/, `    listen 127.0.0.1:${o.port};`],
   ];
   for (const [pattern, by] of edits) text = replaceOnce(text, pattern, by);
   return text;

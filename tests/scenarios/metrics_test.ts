@@ -5,10 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { createService, SettingsError } from "../../src/mod.ts";
-import { scenario, STORES } from "../support/harness.ts";
+import { scenario } from "../support/harness.ts";
 import type { Client } from "../support/client.ts";
 import { type Exposition, parseExposition, sampleValue } from "../support/prometheus.ts";
-import { eventually } from "../support/wait.ts";
 
 const DOMAIN = {
   people: {

@@ -2,10 +2,11 @@
  * The minimum data rate of a request body (MIN_REQUEST_BODY_RATE, after
  * MIN_REQUEST_BODY_RATE_GRACE_MS), as Kestrel's `MinRequestBodyDataRate` does: only the time
  * spent waiting for the client counts (not the time the service spends on what it read), and
- * once the grace period has passed the bytes received must keep up with the rate. A body
- * trickled a byte at a time fails soon after the grace period; a large upload on a slow but
- * steady link does not. The reader of the body rejects with {@link SlowBodyError}, which the
- * HTTP layer answers 408 and closes the connection with.
+ * once the grace period has passed the bytes received must keep up with the rate (give or take
+ * a second, at most the grace period: bytes arrive in bursts). A body trickled a byte at a time
+ * fails soon after the grace period; a large upload on a slow but steady link does not. The
+ * reader of the body rejects with {@link SlowBodyError}, which the HTTP layer answers 408 with
+ * (`Connection: close`).
  *
  * ```ts
  * const watch = new RateWatch({ bytesPerSecond: 240, graceMs: 5000 });
@@ -18,6 +19,9 @@ export interface BodyRate {
   bytesPerSecond: number;
   graceMs: number;
 }
+
+/** How far (ms, at most the grace period) the waiting may run past what the bytes cover. */
+const SLACK_MS = 1000;
 
 /** The body came in under the minimum rate. */
 export class SlowBodyError extends Error {
@@ -47,9 +51,11 @@ export class RateWatch {
     const rule = this.rule;
     if (!rule || rule.bytesPerSecond <= 0) return pending;
     const started = performance.now();
-    // Waiting may go on until the bytes so far no longer cover the time waited.
-    const allowed = Math.max(rule.graceMs, (this.#bytes * 1000) / rule.bytesPerSecond) -
-      this.#waited;
+    // Waiting may go on until the bytes so far no longer cover the time waited, give or take
+    // the slack (Kestrel checks once a second; bytes arrive in bursts).
+    const slack = Math.min(SLACK_MS, rule.graceMs);
+    const covered = Math.max(rule.graceMs, (this.#bytes * 1000) / rule.bytesPerSecond);
+    const allowed = covered + slack - this.#waited;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new SlowBodyError(rule)), Math.max(0, allowed));

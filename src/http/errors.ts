@@ -107,7 +107,8 @@ const STATUS: Record<Exclude<ServiceErrorKind, "validation">, number> = {
 export function httpErrorOf(error: unknown, settings: Settings): HttpError | null {
   if (error instanceof HttpError) return error;
   if (error instanceof SlowBodyError) {
-    // The rest of the body is not waited for: the connection closes after the answer.
+    // The rest of the body is not read: the connection is to be closed after the answer (the
+    // reverse proxy in front closes the client's).
     return new HttpError(408, error.message, { headers: { connection: "close" } });
   }
   if (error instanceof ServiceError) {

@@ -14,19 +14,21 @@ ENV DENO_NO_UPDATE_CHECK=1 \
     SETTINGS=/config/settings.json
 
 WORKDIR /app
+RUN mkdir -p /data \
+  && chown deno:deno /app /data
+# Everything below is installed and cached as the user the service runs as (its cache is
+# the image's DENO_DIR, owned by that user).
+USER deno
 # Dependencies first, so they stay cached while sources change.
-COPY deno.json deno.lock ./
-COPY tools/runtime-deps.ts ./tools/
+COPY --chown=deno:deno deno.json deno.lock ./
+COPY --chown=deno:deno tools/runtime-deps.ts ./tools/
 RUN deno run --allow-read=deno.json --allow-write=deno.json tools/runtime-deps.ts \
   && deno install \
   && deno install --frozen
-COPY src ./src
+COPY --chown=deno:deno src ./src
 COPY config /config
-RUN deno cache src/main.ts \
-  && mkdir -p /data \
-  && chown -R deno:deno /data /app
+RUN deno cache src/main.ts
 
-USER deno
 VOLUME ["/data", "/config"]
 EXPOSE 5000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \

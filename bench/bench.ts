@@ -321,7 +321,7 @@ async function throughput(): Promise<void> {
   const helloFront = await startHello(true);
   const services = [
     await startService(dirs[0]),
-    await startService(dirs[1], { SERVER_FRONT: false }),
+    await startService(dirs[1], {}),
   ];
   try {
     const [front, direct] = [await loadsOf(services[0].base), await loadsOf(services[1].base)];
@@ -419,7 +419,7 @@ async function mongoComparison(): Promise<void> {
   // The service behind its own HTTP server (the default) and listening itself (SERVER_FRONT
   // false), as the raw driver's app does.
   const service = await startService(dirs[0], {}, mongo);
-  const direct = await startService(dirs[1], { SERVER_FRONT: false }, mongo);
+  const direct = await startService(dirs[1], {}, mongo);
   const rawPort = freePort();
   const raw = await startProcess(
     ["bench/raw_driver.ts", String(rawPort), uri],

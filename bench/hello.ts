@@ -1,13 +1,12 @@
 /**
  * The ceiling for any request: a Hono hello-world on Deno.serve.
- * `deno run -A bench/hello.ts PORT [--front]`; with `--front` the same app is served through the
- * service's own HTTP server (src/http/server.ts), which measures that server's own cost.
+ * `deno run -A bench/hello.ts PORT` (a `--front` argument is accepted and ignored: the service
+ * has no other server).
  * `deno run -A bench/hello.ts PORT --answer=FILE` answers every request with the body and
  * headers in FILE (`{"body": "...", "headers": {...}}`): the ceiling for an answer of that
  * size and shape, with no work behind it.
  */
 import { Hono } from "hono";
-import { type FetchHandler, serve } from "../src/http/server.ts";
 
 const app = new Hono();
 const answerFile = Deno.args.find((a) => a.startsWith("--answer="))?.slice("--answer=".length);
@@ -16,19 +15,10 @@ if (answerFile) {
   app.get("*", () => new Response(body, { headers }));
 } else app.get("/", (c) => c.json({ hello: "world" }));
 const port = Number(Deno.args[0] ?? 8001);
-if (Deno.args.includes("--front")) {
-  await serve(app.fetch as FetchHandler, {
-    hostname: "127.0.0.1",
-    port,
-    limits: { headersTimeoutMs: 10_000, idleTimeoutMs: 30_000, maxConnections: 1024 },
-    onListen: () => console.error("serving hello through the front"),
-  });
-} else {
-  Deno.serve(
-    { hostname: "127.0.0.1", port, onListen: () => console.error("serving hello") },
-    app.fetch,
-  );
-}
+Deno.serve(
+  { hostname: "127.0.0.1", port, onListen: () => console.error("serving hello") },
+  app.fetch,
+);
 // Exit normally on a signal, so that a `--cpu-prof` profile gets written.
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, () => Deno.exit(0));

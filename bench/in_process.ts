@@ -1,8 +1,7 @@
 /**
  * @module
- * The service's own per-request cost, without sockets: requests made as the HTTP server makes
- * them (lazily, `src/http/http1_request.ts`) handed to `service.fetch` in a loop, on the
- * embedded store, with the bench's document shape. Prints the fastest and the median of 12
+ * The service's own per-request cost, without sockets: `Request`s handed to `service.fetch` in
+ * a loop, on the embedded store, with the bench's document shape. Prints the fastest and the median of 12
  * rounds in microseconds per request. With `--cpu-prof` it is the profile to read before
  * changing anything on the read path.
  *
@@ -13,7 +12,6 @@
  * ```
  */
 import { parseArgs } from "node:util";
-import { toRequest } from "../src/http/http1_request.ts";
 import { createService } from "../src/mod.ts";
 
 const ROUNDS = 12;
@@ -67,13 +65,10 @@ const created = await service.fetch(
 const { _items: items } = await created.json() as { _items: { _id: string }[] };
 const url = values.page ? `${origin}/people?page=2` : `${origin}/people/${items[0]._id}`;
 
-/** One request as the server would hand it over, its answer's body read. */
+/** One request, its answer's body read. */
 async function once(): Promise<void> {
-  const request = toRequest({
-    method: "GET",
-    url,
-    fields: [["host", "127.0.0.1:8000"], ["user-agent", "wrk"]],
-    body: null,
+  const request = new Request(url, {
+    headers: [["host", "127.0.0.1:8000"], ["user-agent", "wrk"]],
   });
   const response = await service.fetch(request, info);
   if (response.status !== 200) throw new Error(`answered ${response.status}`);

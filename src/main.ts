@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util";
 import { createService, prepare, SettingsError } from "./mod.ts";
 import { loadSettingsFile } from "./settings/load.ts";
-import { type FetchHandler, serve } from "./http/server.ts";
+import { type FetchHandler, serve, type ServerTls } from "./http/server.ts";
 import { createLogger, flushLog } from "./log.ts";
 
 const DEFAULT_SETTINGS = new URL("../config/settings.json", import.meta.url).pathname;
@@ -26,7 +26,11 @@ options:
   -h, --help            show this help
 
 environment: SETTINGS, HOST, PORT, STORE, DATA_DIR, MONGO_URI, DB_HOST, DB_PORT, DB_USERNAME,
-DB_PASSWORD, DB_AUTH_SOURCE, DB_DBNAME (and MONGO_* names), REDIS_URL, METRICS_TOKEN`;
+DB_PASSWORD, DB_AUTH_SOURCE, DB_DBNAME (and MONGO_* names), REDIS_URL, METRICS_TOKEN,
+TLS_CERT_FILE, TLS_KEY_FILE
+
+Alone, this serves development and private networks; in production put the reverse proxy
+of deploy/ in front (docs/deployment.md).`;
 
 /** In-flight requests get this long to finish on SIGINT / SIGTERM. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -91,25 +95,29 @@ async function main(): Promise<number> {
   for (const warning of service.warnings) say(`warning: ${warning}`);
   const { settings } = service;
   const log = createLogger();
+  let tls: ServerTls | undefined;
+  if (settings.TLS_CERT_FILE !== null && settings.TLS_KEY_FILE !== null) {
+    try {
+      tls = {
+        cert: await Deno.readTextFile(settings.TLS_CERT_FILE),
+        key: await Deno.readTextFile(settings.TLS_KEY_FILE),
+      };
+    } catch (error) {
+      await service.close();
+      return fail(`refusing to start: cannot read the TLS files: ${(error as Error).message}`);
+    }
+  }
   let server;
   try {
     server = await serve(service.fetch as FetchHandler, {
       hostname: settings.HOST,
       port: settings.PORT,
-      limits: {
-        headersTimeoutMs: settings.SERVER_HEADERS_TIMEOUT_MS,
-        idleTimeoutMs: settings.SERVER_IDLE_TIMEOUT_MS,
-        maxConnections: settings.SERVER_MAX_CONNECTIONS,
-      },
-      front: settings.SERVER_FRONT,
+      tls,
       log: (level, message, extra) => log.log(level, message, extra),
       onListen: ({ hostname, port }) => {
-        const front = settings.SERVER_FRONT
-          ? ""
-          : ", Deno.serve without connection limits (SERVER_FRONT false)";
-        say(
-          `serving ${file} on http://${hostname}:${port}/ (store: ${service.store.kind}${front})`,
-        );
+        const scheme = tls ? "https" : "http";
+        const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+        say(`serving ${file} on ${scheme}://${host}:${port}/ (store: ${service.store.kind})`);
       },
     });
   } catch (error) {
@@ -120,7 +128,6 @@ async function main(): Promise<number> {
     return fail(`cannot listen on ${settings.HOST}:${settings.PORT}: ${reason}`);
   }
   const running = server;
-  if (running.front) service.metrics?.trackConnections(() => running.connections());
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -138,7 +145,7 @@ async function main(): Promise<number> {
   Deno.addSignalListener("SIGTERM", stop);
   await running.finished;
   await service.close();
-  // Without the front, an accept error (EMFILE) ends the server: exit non-zero, to be restarted.
+  // An accept error (EMFILE) ends the server: exit non-zero, to be restarted.
   return stopping ? 0 : 1;
 }
 

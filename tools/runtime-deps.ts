@@ -10,13 +10,14 @@
  */
 
 /**
- * Imports the service never loads: the MongoDB emulator, the OpenAPI validator and the
- * browser driver of the tests.
+ * Imports the service never loads: the MongoDB emulator, the OpenAPI validator, the browser
+ * driver and the YAML parser (of the deployment's compose file) of the tests.
  */
 export const TEST_ONLY_IMPORTS = [
   "jongodb",
   "@seriousme/openapi-schema-validator",
   "playwright-core",
+  "yaml",
 ];
 
 /** `config` (deno.json's text) without the test-only imports. */

@@ -16,6 +16,7 @@ import { HmacVerifier, stringToSign } from "./hmac.ts";
 import { JwtVerifier } from "./jwt.ts";
 import { hashPassword } from "./secrets.ts";
 import type { Account, Scheme } from "./types.ts";
+import { type BodyRate, RateWatch } from "../util/body_rate.ts";
 
 export type { Account, AuthenticateFn } from "./types.ts";
 export { accountOf } from "./types.ts";
@@ -180,7 +181,13 @@ export class Auth implements AccessControl {
     const date = request.headers.get("date") ?? request.headers.get("x-date");
     const problem = this.hmac.checkDate(date);
     if (problem) return fail(problem, "hmac");
-    const body = await readLimited(request, this.rt.settings.MAX_BODY_SIZE as number);
+    const { MIN_REQUEST_BODY_RATE: bytesPerSecond, MIN_REQUEST_BODY_RATE_GRACE_MS: graceMs } =
+      this.rt.settings;
+    const body = await readLimited(
+      request,
+      this.rt.settings.MAX_BODY_SIZE as number,
+      bytesPerSecond > 0 ? { bytesPerSecond, graceMs } : null,
+    );
     const found = await this.accounts.hmacUser(credentials.username);
     const text = stringToSign(request, body, date!);
     // An unknown user is checked against a throw-away secret: same work, same answer.
@@ -246,21 +253,31 @@ function hasRole(account: Account, roles: string[]): boolean {
   return roles.length === 0 || account.roles.some((role) => roles.includes(role));
 }
 
-/** The body of `request` (a copy), at most `limit` bytes (413 beyond). */
-async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+/**
+ * The body of `request` (a copy), at most `limit` bytes (413 beyond), at the minimum data rate
+ * `rate` (SlowBodyError under it).
+ */
+async function readLimited(
+  request: Request,
+  limit: number,
+  rate: BodyRate | null,
+): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array();
   const reader = request.clone().body!.getReader();
+  const watch = new RateWatch(rate);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel();
-      throw new ServiceError("too-large", "The request body is too large.");
+  try {
+    while (true) {
+      const { done, value } = await watch.read(reader.read(), (s) => s.value?.length ?? 0);
+      if (done) break;
+      size += value.length;
+      if (size > limit) throw new ServiceError("too-large", "The request body is too large.");
+      chunks.push(value);
     }
-    chunks.push(value);
+  } catch (error) {
+    await reader.cancel().catch(() => {});
+    throw error;
   }
   const out = new Uint8Array(size);
   let at = 0;

@@ -2,53 +2,61 @@
  * Reads request bodies: JSON and form-encoded fields, read whole within MAX_BODY_SIZE, and
  * multipart/form-data, read as a stream (`multipart.ts`): its non-file fields are held to
  * MAX_BODY_SIZE together, each file to MAX_FILE_SIZE, and files go to the store as they
- * arrive. Client mistakes become 400, 413 or 415, never a 500.
+ * arrive. Every body is held to the minimum data rate (MIN_REQUEST_BODY_RATE, 408 under it).
+ * Client mistakes become 400, 408, 413 or 415, never a 500.
  */
 import { ClientAbortError, HttpError } from "./errors.ts";
 import { type BodyBudget, checkPairs, scanJson } from "./budget.ts";
 import { type FileSaver, readMultipart } from "./multipart.ts";
+import { bodyChunks } from "./body_chunks.ts";
+import { type BodyRate, SlowBodyError } from "../util/body_rate.ts";
 import { setOwn } from "../domain/keys.ts";
 import type { Settings } from "../settings/check.ts";
 
-/** Reads at most `limit` bytes of the body; 413 beyond that. */
-async function readLimited(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+/** Reads at most `limit` bytes of the body, at the minimum data rate `rate`; 413 beyond. */
+async function readLimited(
+  request: Request,
+  limit: number,
+  rate: BodyRate | null,
+): Promise<Uint8Array<ArrayBuffer>> {
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > limit) throw new HttpError(413, `the request body exceeds ${limit} bytes`);
   if (!request.body) return new Uint8Array();
-  if (Number.isSafeInteger(declared) && declared >= 0) {
-    // The framing ends the body at its declared length: read it whole (Deno reads it
-    // natively, without a JavaScript stream reader per chunk).
-    let whole: Uint8Array<ArrayBuffer>;
-    try {
-      whole = new Uint8Array(await request.arrayBuffer());
-    } catch {
-      throw new ClientAbortError(); // the client went away mid-body
-    }
-    // An in-process Request can carry a length its body does not keep to.
-    if (whole.byteLength > limit) {
-      throw new HttpError(413, `the request body exceeds ${limit} bytes`);
-    }
-    return whole;
-  }
+  // Chunks are copied out of the reused buffer, into one array when the length is declared.
+  const known = Number.isSafeInteger(declared) && declared >= 0;
+  let whole: Uint8Array<ArrayBuffer> | null = known ? new Uint8Array(declared) : null;
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const reader = request.body.getReader();
+  const reader = bodyChunks(request.body, { rate });
+  let failed = true;
   try {
     for (;;) {
-      let step: ReadableStreamReadResult<Uint8Array>;
+      let chunk: Uint8Array | null;
       try {
-        step = await reader.read();
-      } catch {
+        chunk = await reader.read();
+      } catch (error) {
+        if (error instanceof SlowBodyError) throw error;
         throw new ClientAbortError(); // the stream failed: the client went away mid-body
       }
-      if (step.done) break;
-      size += step.value.byteLength;
-      if (size > limit) throw new HttpError(413, `the request body exceeds ${limit} bytes`);
-      chunks.push(step.value);
+      if (chunk === null) break;
+      if (size + chunk.byteLength > limit) {
+        throw new HttpError(413, `the request body exceeds ${limit} bytes`);
+      }
+      // An in-process Request can carry a length its body does not keep to.
+      if (whole && size + chunk.byteLength > whole.byteLength) {
+        chunks.push(whole.slice(0, size));
+        whole = null;
+      }
+      if (whole) whole.set(chunk, size);
+      else chunks.push(chunk.slice());
+      size += chunk.byteLength;
     }
+    failed = false;
   } finally {
-    reader.releaseLock();
+    reader.close({ cancel: failed });
   }
+  if (whole) return size === whole.byteLength ? whole : whole.slice(0, size);
+  if (chunks.length === 1) return chunks[0] as Uint8Array<ArrayBuffer>;
   const out = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {
@@ -56,6 +64,13 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array<
     at += chunk.byteLength;
   }
   return out;
+}
+
+/** The minimum request-body data rate of the settings, or null when it is off. */
+export function bodyRate(settings: Settings): BodyRate | null {
+  const bytesPerSecond = settings.MIN_REQUEST_BODY_RATE;
+  if (bytesPerSecond <= 0) return null;
+  return { bytesPerSecond, graceMs: settings.MIN_REQUEST_BODY_RATE_GRACE_MS };
 }
 
 /** The body budget of the MAX_* settings. */
@@ -131,6 +146,8 @@ export async function readBody(
     maxFileSize: number | null;
     /** Stores a multipart file part as it streams; without it files are refused. */
     saveFile?: FileSaver;
+    /** The minimum data rate (MIN_REQUEST_BODY_RATE); null: not watched. */
+    rate?: BodyRate | null;
   },
 ): Promise<unknown> {
   const collapse = options.collapseMultiKeys;
@@ -157,12 +174,13 @@ export async function readBody(
         return true;
       },
       saveFile: options.saveFile,
+      rate: options.rate ?? null,
     });
     const out: Record<string, unknown> = {};
     for (const { key, value } of entries) addField(out, { key, value, collapse });
     return out;
   }
-  const bytes = await readLimited(request, options.limit);
+  const bytes = await readLimited(request, options.limit, options.rate ?? null);
   if (bytes.byteLength === 0) throw new HttpError(400, "the request body is empty");
   if (type === "application/json" || type.endsWith("+json") || type === "") {
     return parseJson(bytes, budget);
@@ -191,5 +209,6 @@ export function readRequestBody(
     budget: bodyBudget(settings),
     collapseMultiKeys: settings.AUTO_COLLAPSE_MULTI_KEYS,
     maxFileSize: settings.MAX_FILE_SIZE || null,
+    rate: bodyRate(settings),
   });
 }

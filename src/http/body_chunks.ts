@@ -8,8 +8,12 @@
  * memory by ~80 MiB even though nothing kept the chunks. One reused buffer does not pile up.
  * The price is that a chunk is valid only until the next `read()`: the caller must be done
  * with every view of it by then (`multipart.ts` copies file data out before reading on).
+ *
+ * Every read is held to the minimum body data rate (`util/body_rate.ts`): a read rejects with
+ * `SlowBodyError` once the body falls under it.
  */
 import { noteTransferred } from "../util/transfer.ts";
+import { type BodyRate, RateWatch } from "../util/body_rate.ts";
 
 /** Bytes of the reused buffer. */
 export const BODY_CHUNK_BYTES = 64 * 1024;
@@ -24,11 +28,15 @@ export interface BodyChunks {
   close(options: { cancel: boolean }): void;
 }
 
-/** Reads `body` as {@link BodyChunks}; `bufferBytes` sizes the reused buffer. */
+/**
+ * Reads `body` as {@link BodyChunks}; `bufferBytes` sizes the reused buffer, `rate` is the
+ * minimum data rate (none: not watched).
+ */
 export function bodyChunks(
   body: ReadableStream<Uint8Array>,
-  options: { bufferBytes?: number } = {},
+  options: { bufferBytes?: number; rate?: BodyRate | null } = {},
 ): BodyChunks {
+  const watch = new RateWatch(options.rate ?? null);
   let byob: ReadableStreamBYOBReader | null = null;
   try {
     byob = body.getReader({ mode: "byob" });
@@ -36,8 +44,8 @@ export function bodyChunks(
     // Not a byte stream: chunks come as the stream makes them.
   }
   return byob
-    ? new ReusedChunks(byob, options.bufferBytes ?? BODY_CHUNK_BYTES)
-    : new PlainChunks(body.getReader());
+    ? new ReusedChunks(byob, options.bufferBytes ?? BODY_CHUNK_BYTES, watch)
+    : new PlainChunks(body.getReader(), watch);
 }
 
 class ReusedChunks implements BodyChunks {
@@ -45,13 +53,20 @@ class ReusedChunks implements BodyChunks {
   /** The buffer, handed back and forth with the stream (each read transfers it). */
   #buffer: ArrayBuffer | null;
 
-  constructor(readonly reader: ReadableStreamBYOBReader, size: number) {
+  constructor(
+    readonly reader: ReadableStreamBYOBReader,
+    size: number,
+    readonly watch: RateWatch,
+  ) {
     this.#buffer = new ArrayBuffer(size);
   }
 
   async read(): Promise<Uint8Array | null> {
     if (!this.#buffer) return null;
-    const step = await this.reader.read(new Uint8Array(this.#buffer));
+    const pending = this.reader.read(new Uint8Array(this.#buffer));
+    // Until the read settles the buffer belongs to the stream (a late rejection leaves it there).
+    this.#buffer = null;
+    const step = await this.watch.read(pending, (s) => s.value?.byteLength ?? 0);
     // Even at the end the stream hands the buffer back (as an empty view).
     this.#buffer = step.value ? step.value.buffer as ArrayBuffer : null;
     if (step.done) {
@@ -72,11 +87,14 @@ class ReusedChunks implements BodyChunks {
 class PlainChunks implements BodyChunks {
   readonly reused = false;
 
-  constructor(readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+  constructor(
+    readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    readonly watch: RateWatch,
+  ) {}
 
   async read(): Promise<Uint8Array | null> {
     for (;;) {
-      const step = await this.reader.read();
+      const step = await this.watch.read(this.reader.read(), (s) => s.value?.byteLength ?? 0);
       if (step.done) return null;
       noteTransferred(step.value.byteLength);
       if (step.value.byteLength > 0) return step.value;

@@ -13,6 +13,7 @@ import {
   StoreError,
 } from "../store/store.ts";
 import { idToString } from "../services/meta.ts";
+import { SlowBodyError } from "../util/body_rate.ts";
 import type { DataAccess } from "../services/data.ts";
 
 /** An answer with a status; `extra` adds body fields and headers. */
@@ -42,8 +43,46 @@ export class ClientAbortError extends HttpError {
   }
 }
 
-/** Standard reason phrases (one table for error bodies and status lines). */
-export { REASONS } from "./http1.ts";
+/** Standard reason phrases: the messages of error bodies. */
+export const REASONS: Record<number, string> = {
+  100: "Continue",
+  200: "OK",
+  201: "Created",
+  202: "Accepted",
+  204: "No Content",
+  206: "Partial Content",
+  301: "Moved Permanently",
+  302: "Found",
+  303: "See Other",
+  304: "Not Modified",
+  307: "Temporary Redirect",
+  308: "Permanent Redirect",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  408: "Request Timeout",
+  409: "Conflict",
+  410: "Gone",
+  411: "Length Required",
+  412: "Precondition Failed",
+  413: "Payload Too Large",
+  414: "URI Too Long",
+  415: "Unsupported Media Type",
+  416: "Range Not Satisfiable",
+  417: "Expectation Failed",
+  422: "Unprocessable Entity",
+  428: "Precondition Required",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
 
 /** The status of each service error kind (validation: VALIDATION_ERROR_STATUS). */
 const STATUS: Record<Exclude<ServiceErrorKind, "validation">, number> = {
@@ -67,6 +106,11 @@ const STATUS: Record<Exclude<ServiceErrorKind, "validation">, number> = {
  */
 export function httpErrorOf(error: unknown, settings: Settings): HttpError | null {
   if (error instanceof HttpError) return error;
+  if (error instanceof SlowBodyError) {
+    // The rest of the body is not read: the connection is to be closed after the answer (the
+    // reverse proxy in front closes the client's).
+    return new HttpError(408, error.message, { headers: { connection: "close" } });
+  }
   if (error instanceof ServiceError) {
     const status = error.kind === "validation"
       ? settings.VALIDATION_ERROR_STATUS

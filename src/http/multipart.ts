@@ -16,6 +16,7 @@ import type { Readable } from "node:stream";
 import { Busboy, type BusboyFileStream, type BusboyInstance } from "@fastify/busboy";
 import { ClientAbortError, HttpError } from "./errors.ts";
 import { bodyChunks } from "./body_chunks.ts";
+import { type BodyRate, SlowBodyError } from "../util/body_rate.ts";
 import { drained, FilePipe } from "./file_pipe.ts";
 
 /** A file part as it arrives. */
@@ -45,6 +46,8 @@ export interface MultipartOptions {
   wants(key: string): boolean;
   /** Where kept file parts go; without it files are refused. */
   saveFile?: FileSaver;
+  /** The minimum data rate of the body (MIN_REQUEST_BODY_RATE); null: not watched. */
+  rate?: BodyRate | null;
 }
 
 /** One field of the body, in order; a file's value settles once it is saved. */
@@ -59,7 +62,8 @@ const HEADER_PAIRS = 32;
 /**
  * Reads `body` (the multipart body of `contentType`) into its fields in order, files saved
  * through `options.saveFile`.
- * @throws HttpError 400 (malformed, aborted), 413 (a budget or the file size limit).
+ * @throws HttpError 400 (malformed, aborted), 413 (a budget or the file size limit);
+ * SlowBodyError under the minimum data rate.
  */
 export async function readMultipart(
   body: ReadableStream<Uint8Array>,
@@ -193,14 +197,15 @@ class MultipartRead {
 
   /** Feeds the body to the parser, one chunk at a time, until it ends or the read fails. */
   async pump(body: ReadableStream<Uint8Array>): Promise<void> {
-    const chunks = bodyChunks(body);
+    const chunks = bodyChunks(body, { rate: this.options.rate });
     try {
       while (!this.#failure) {
         let chunk: Uint8Array | null;
         try {
           chunk = await this.#until(chunks.read());
-        } catch {
-          this.fail(new ClientAbortError()); // the stream failed: the client went away mid-body
+        } catch (error) {
+          // Under the minimum rate, or the stream failed: the client went away mid-body.
+          this.fail(error instanceof SlowBodyError ? error : new ClientAbortError());
           break;
         }
         if (chunk === null) break;

@@ -8,7 +8,6 @@
  * - `restsvc_store_operation_duration_seconds{operation, collection}` and
  *   `restsvc_store_errors_total{operation, collection, kind}`;
  * - `restsvc_rate_limit_rejections_total{resource, method}`;
- * - `restsvc_open_connections` (only when a server reports them, see `trackConnections`);
  * - prom-client's default process metrics (memory, CPU, heap, event loop lag); see
  *   `processMemory` for what changes when `/proc/self` cannot be read.
  */
@@ -119,7 +118,6 @@ export class Metrics {
   private readonly storeLatency: Histogram<string>;
   private readonly storeErrors: Counter<string>;
   private readonly rejections: Counter<string>;
-  private connectionSources: (() => number)[] = [];
 
   constructor() {
     const registers = [this.registry];
@@ -177,25 +175,6 @@ export class Metrics {
   /** Counts one request refused by the rate limit. */
   rateLimited(resource: string, method: string): void {
     this.rejections.inc({ resource, method: METHODS.has(method) ? method : "OTHER" });
-  }
-
-  /**
-   * Reports `count()` (open client connections of a server) as `restsvc_open_connections`;
-   * the gauge exists from the first call on and sums every source.
-   */
-  trackConnections(count: () => number): void {
-    if (this.connectionSources.length === 0) {
-      const sources = this.connectionSources;
-      new Gauge({
-        name: "restsvc_open_connections",
-        help: "Open client connections of the HTTP server.",
-        registers: [this.registry],
-        collect() {
-          this.set(sources.reduce((sum, source) => sum + source(), 0));
-        },
-      });
-    }
-    this.connectionSources.push(count);
   }
 
   /** The exposition text and its content type. */

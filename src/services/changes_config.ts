@@ -25,6 +25,9 @@ export interface ChangesConfig {
   source: ChangesSource;
 }
 
+/** The read timeout a reverse proxy applies by default (nginx's proxy_read_timeout). */
+const PROXY_READ_TIMEOUT_MS = 60_000;
+
 const POSITIVE = [
   "CHANGES_RETENTION",
   "CHANGES_RETENTION_SECONDS",
@@ -46,9 +49,12 @@ export function changesConfig(settings: Settings, problems: string[]): ChangesCo
   if (!/^[A-Za-z0-9_.~-]+$/.test(endpoint)) {
     problems.push(`CHANGES_ENDPOINT: must be one path segment (letters, digits, "_", "-", ".")`);
   }
-  if ((s.CHANGES_HEARTBEAT_MS as number) >= (s.SERVER_IDLE_TIMEOUT_MS as number)) {
+  // A reverse proxy closes an upstream that stays silent past its read timeout (nginx's
+  // default proxy_read_timeout is 60 s; deploy/nginx.conf gives feeds longer).
+  if ((s.CHANGES_HEARTBEAT_MS as number) >= PROXY_READ_TIMEOUT_MS) {
     problems.push(
-      "CHANGES_HEARTBEAT_MS: must be below SERVER_IDLE_TIMEOUT_MS (an idle feed would be closed)",
+      `CHANGES_HEARTBEAT_MS: must be below ${PROXY_READ_TIMEOUT_MS} (a reverse proxy's default ` +
+        "read timeout: an idle feed would be closed)",
     );
   }
   if (!["auto", "writes"].includes(s.CHANGES_SOURCE as string)) {

@@ -151,14 +151,18 @@ export function checkSettings(raw: Record<string, unknown>): {
     const key of [
       "QUERY_MAX_RANGE",
       "QUERY_EXPR_MAX_ELEMENTS",
-      "SERVER_HEADERS_TIMEOUT_MS",
-      "SERVER_IDLE_TIMEOUT_MS",
-      "SERVER_MAX_CONNECTIONS",
     ]
   ) {
     if ((out[key] as number) < 1) problems.push(`${key}: must be at least 1`);
   }
-  if ((out.QUERY_TIMEOUT_MS as number) < 0) problems.push("QUERY_TIMEOUT_MS: must be 0 or more");
+  for (
+    const key of ["QUERY_TIMEOUT_MS", "MIN_REQUEST_BODY_RATE", "MIN_REQUEST_BODY_RATE_GRACE_MS"]
+  ) {
+    if ((out[key] as number) < 0) problems.push(`${key}: must be 0 or more`);
+  }
+  if ((out.TLS_CERT_FILE === null) !== (out.TLS_KEY_FILE === null)) {
+    problems.push("TLS_CERT_FILE, TLS_KEY_FILE: give both (TLS) or neither");
+  }
   if (![400, 409, 422].includes(out.VALIDATION_ERROR_STATUS as number)) {
     const status = out.VALIDATION_ERROR_STATUS as number;
     if (status < 400 || status > 499) {

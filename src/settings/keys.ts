@@ -51,6 +51,12 @@ export interface ResourceKeySpec<K extends Kind = Kind, G extends string = strin
   refused?: string;
 }
 
+/** The refusal text of a former server setting that the reverse proxy's `directive` replaced. */
+function replacedByProxy(directive: string): string {
+  return "no longer exists: the service serves with Deno.serve, and connection limits are the " +
+    `reverse proxy's job (deploy/nginx.conf: ${directive}; docs/deployment.md)`;
+}
+
 const ALL_METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"];
 const k = <K extends Kind>(
   kind: K,
@@ -225,15 +231,30 @@ export const GLOBAL_KEYS = {
   RATE_LIMIT_REDIS_TIMEOUT: k("int", 500),
   RATE_LIMIT_ON_REDIS_ERROR: k("string", "allow"),
   TRUSTED_PROXIES: k("strings", []),
-  // Hostile requests (issue 8b): query sandbox, query time bound, connection limits
+  // Hostile requests: query sandbox, query time bound, slow bodies
   QUERY_MAX_RANGE: k("int", 1000),
   QUERY_EXPR_MAX_ELEMENTS: k("int", 100_000),
   QUERY_TIMEOUT_MS: k("int", 10_000),
-  SERVER_HEADERS_TIMEOUT_MS: k("int", 10_000),
-  SERVER_IDLE_TIMEOUT_MS: k("int", 30_000),
-  SERVER_MAX_CONNECTIONS: k("int", 1024),
-  // false: Deno.serve on TCP without the front's limits (behind a proxy; README "Performance")
-  SERVER_FRONT: k("bool", true),
+  // Request bodies slower than this (bytes per second of waiting, after the grace period)
+  // are answered 408 and their connection closed; 0: off (src/http/body_rate.ts).
+  MIN_REQUEST_BODY_RATE: k("int", 240),
+  MIN_REQUEST_BODY_RATE_GRACE_MS: k("int", 5_000),
+  // TLS straight from the service (HTTP/2 through ALPN): PEM files, both or neither.
+  TLS_CERT_FILE: k("string?", null),
+  TLS_KEY_FILE: k("string?", null),
+  // The former HTTP/1.1 server's settings: connection defences are the reverse proxy's job.
+  SERVER_HEADERS_TIMEOUT_MS: k("any", null, { refused: replacedByProxy("client_header_timeout") }),
+  SERVER_IDLE_TIMEOUT_MS: k("any", null, {
+    refused: replacedByProxy("keepalive_timeout and client_body_timeout") +
+      "; slow request bodies are cut by MIN_REQUEST_BODY_RATE",
+  }),
+  SERVER_MAX_CONNECTIONS: k("any", null, {
+    refused: replacedByProxy("limit_conn (per client) and worker_connections"),
+  }),
+  SERVER_FRONT: k("any", null, {
+    refused: "no longer exists: the service always serves with Deno.serve; put the reverse " +
+      "proxy of deploy/nginx.conf in front of it (docs/deployment.md)",
+  }),
   // Authentication, roles and user-restricted access (src/auth/, README "Authentication")
   PUBLIC_METHODS: k("methods", []),
   PUBLIC_ITEM_METHODS: k("methods", []),

@@ -37,6 +37,8 @@ const ENV_OVERRIDES: Record<string, "string" | "int"> = {
   DATA_DIR: "string",
   REDIS_URL: "string",
   METRICS_TOKEN: "string",
+  TLS_CERT_FILE: "string",
+  TLS_KEY_FILE: "string",
 };
 
 /** Reads a settings file; `.json` is parsed, anything else is imported as a module. */

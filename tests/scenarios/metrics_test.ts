@@ -1,15 +1,13 @@
 /**
  * Prometheus metrics (README "Metrics"): off by default, counters move with requests, store
- * operations and rate-limit rejections, the token protects the path, the exposition parses,
- * and the HTTP server reports its open connections.
+ * operations and rate-limit rejections, the token protects the path, and the exposition
+ * parses.
  */
 import assert from "node:assert/strict";
 import { createService, SettingsError } from "../../src/mod.ts";
-import { scenario, STORES } from "../support/harness.ts";
-import { withServedService } from "../support/served.ts";
+import { scenario } from "../support/harness.ts";
 import type { Client } from "../support/client.ts";
 import { type Exposition, parseExposition, sampleValue } from "../support/prometheus.ts";
-import { eventually } from "../support/wait.ts";
 
 const DOMAIN = {
   people: {
@@ -170,41 +168,3 @@ Deno.test("metrics settings are checked", async () => {
   await refused({ METRICS: "yes" }, /^METRICS: /);
   await refused({ METRICS_TOKN: TOKEN }, /did you mean METRICS_TOKEN\?/);
 });
-
-for (const kind of STORES) {
-  Deno.test({
-    name: `[${kind}] the HTTP server reports its open connections`,
-    sanitizeOps: false,
-    sanitizeResources: false,
-    async fn() {
-      const limits = { headersTimeoutMs: 5000, idleTimeoutMs: 10_000, maxConnections: 64 };
-      await withServedService(kind, SETTINGS, { limits }, async ({ server, service }) => {
-        service.metrics!.trackConnections(() => server.connections());
-        const idle: Deno.Conn[] = [];
-        try {
-          const url = `http://127.0.0.1:${server.addr.port}/metrics`;
-          const gauge = async () => {
-            // A fresh connection per scrape, closed right after.
-            const res = await fetch(url, { headers: { connection: "close" } });
-            return sampleValue(parseExposition(await res.text()), "restsvc_open_connections");
-          };
-          const base = await gauge();
-          assert.ok(base >= 1, "the scrape's own connection is open");
-          for (let i = 0; i < 3; i++) {
-            idle.push(await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port }));
-          }
-          const opened = async () => await gauge() >= base + 3;
-          await eventually(opened, "three more connections counted", { ms: 5000, everyMs: 25 });
-          for (const conn of idle.splice(0)) conn.close();
-          const closed = async () => await gauge() <= base;
-          await eventually(closed, "closed connections no longer counted", {
-            ms: 5000,
-            everyMs: 25,
-          });
-        } finally {
-          for (const conn of idle) conn.close();
-        }
-      });
-    },
-  });
-}

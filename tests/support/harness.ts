@@ -1,8 +1,7 @@
 /**
  * Conformance harness: every scenario runs against a running service over real HTTP, once
- * per store (embedded, and MongoDB: jongodb or the server MONGO_URI names), served by the
- * service's own HTTP server (src/http/server.ts) as `deno task start` serves it;
- * `TEST_SERVER=deno` serves with `Deno.serve` instead (SERVER_FRONT false).
+ * per store (embedded, and MongoDB: jongodb or the server MONGO_URI names), served by
+ * `Deno.serve` (src/http/server.ts) as `deno task start` serves it.
  *
  * ```ts
  * scenario("POST creates a document", SETTINGS, async (api) => {
@@ -52,9 +51,6 @@ export async function storeSettings(kind: StoreKind): Promise<Record<string, unk
   return { STORE: "mongo", MONGO_URI: withDatabase(server.uri, uniqueName()) };
 }
 
-/** The server's limits in scenarios: the defaults (scenarios about limits set their own). */
-const TEST_LIMITS = { headersTimeoutMs: 10_000, idleTimeoutMs: 30_000, maxConnections: 1024 };
-
 /** A running service and a client bound to it. */
 export interface Running {
   service: Service;
@@ -78,12 +74,7 @@ export async function startService(
     logger,
     ...options,
   });
-  const server = await serve(service.fetch, {
-    hostname: "127.0.0.1",
-    port: 0,
-    limits: TEST_LIMITS,
-    front: Deno.env.get("TEST_SERVER") !== "deno",
-  });
+  const server = await serve(service.fetch, { hostname: "127.0.0.1", port: 0 });
   const url = `http://127.0.0.1:${server.addr.port}/`;
   return {
     service,

@@ -34,3 +34,34 @@ export function closeQuietly(conn: Deno.Conn) {
     conn.close();
   } catch { /* closed */ }
 }
+
+/**
+ * Reads one answer with a Content-Length (or none: until closed), at most `ms`; returns what
+ * arrived (the answer whole when `complete`) and whether the peer closed.
+ */
+export async function readAnswer(
+  conn: Deno.Conn,
+  ms: number,
+): Promise<{ text: string; complete: boolean; closed: boolean }> {
+  const buf = new Uint8Array(4096);
+  let text = "";
+  const deadline = Date.now() + ms;
+  const complete = () => {
+    const end = text.indexOf("\r\n\r\n");
+    if (end < 0) return false;
+    const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end))?.[1];
+    return length !== undefined && text.length - end - 4 >= Number(length);
+  };
+  while (!complete() && Date.now() < deadline) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const n = await Promise.race([
+      conn.read(buf).catch(() => null),
+      new Promise<"wait">((r) => timer = setTimeout(() => r("wait"), deadline - Date.now())),
+    ]);
+    clearTimeout(timer);
+    if (n === "wait") break;
+    if (n === null) return { text, complete: complete(), closed: true };
+    text += new TextDecoder().decode(buf.subarray(0, n));
+  }
+  return { text, complete: complete(), closed: false };
+}

@@ -1,0 +1,69 @@
+/**
+ * The minimum data rate of a request body (MIN_REQUEST_BODY_RATE, after
+ * MIN_REQUEST_BODY_RATE_GRACE_MS), as Kestrel's `MinRequestBodyDataRate` does: only the time
+ * spent waiting for the client counts (not the time the service spends on what it read), and
+ * once the grace period has passed the bytes received must keep up with the rate (give or take
+ * a second, at most the grace period: bytes arrive in bursts). A body trickled a byte at a time
+ * fails soon after the grace period; a large upload on a slow but steady link does not. The
+ * reader of the body rejects with {@link SlowBodyError}, which the HTTP layer answers 408 with
+ * (`Connection: close`).
+ *
+ * ```ts
+ * const watch = new RateWatch({ bytesPerSecond: 240, graceMs: 5000 });
+ * const step = await watch.read(reader.read(), (s) => s.value?.byteLength ?? 0);
+ * ```
+ */
+
+/** The rule: at least `bytesPerSecond` of waiting, once `graceMs` of waiting have passed. */
+export interface BodyRate {
+  bytesPerSecond: number;
+  graceMs: number;
+}
+
+/** How far (ms, at most the grace period) the waiting may run past what the bytes cover. */
+const SLACK_MS = 1000;
+
+/** The body came in under the minimum rate. */
+export class SlowBodyError extends Error {
+  constructor(readonly rate: BodyRate) {
+    super(
+      `the request body arrived slower than ${rate.bytesPerSecond} bytes per second ` +
+        "(MIN_REQUEST_BODY_RATE)",
+    );
+    this.name = "SlowBodyError";
+  }
+}
+
+/** Watches the reads of one body; without a rule (null, or a rate of 0) it only passes them on. */
+export class RateWatch {
+  #bytes = 0;
+  /** Milliseconds spent waiting on reads so far. */
+  #waited = 0;
+
+  constructor(readonly rule: BodyRate | null) {}
+
+  /**
+   * Waits for `pending` (one read of the body), counting its `size`; rejects with
+   * {@link SlowBodyError} at the moment the body falls under the rate. The caller then cancels
+   * the body (which ends `pending`).
+   */
+  read<T>(pending: Promise<T>, size: (value: T) => number): Promise<T> {
+    const rule = this.rule;
+    if (!rule || rule.bytesPerSecond <= 0) return pending;
+    const started = performance.now();
+    // Waiting may go on until the bytes so far no longer cover the time waited, give or take
+    // the slack (Kestrel checks once a second; bytes arrive in bursts).
+    const slack = Math.min(SLACK_MS, rule.graceMs);
+    const covered = Math.max(rule.graceMs, (this.#bytes * 1000) / rule.bytesPerSecond);
+    const allowed = covered + slack - this.#waited;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new SlowBodyError(rule)), Math.max(0, allowed));
+    });
+    return Promise.race([pending, late]).then((value) => {
+      this.#waited += performance.now() - started;
+      this.#bytes += size(value);
+      return value;
+    }).finally(() => clearTimeout(timer));
+  }
+}

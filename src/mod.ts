@@ -118,6 +118,13 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
         dateFormat: settings.DATE_FORMAT,
         allowCustomFieldsInGeojson: settings.ALLOW_CUSTOM_FIELDS_IN_GEOJSON,
         metaFields: metaFields({ settings } as Runtime, resource),
+        unknownMetaFields: resource.versioning
+          ? [
+            settings.VERSION,
+            settings.LATEST_VERSION,
+            resource.idField + settings.VERSION_ID_SUFFIX,
+          ]
+          : [],
         idField: resource.idField,
         versionField: settings.VERSION,
         resources: [...domain.keys()],

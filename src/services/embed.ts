@@ -8,7 +8,14 @@ import { QueryError } from "../query/errors.ts";
 import { EJSON } from "../store/bson.ts";
 import type { DataRelation, Resource } from "../domain/types.ts";
 import type { FieldAt } from "../domain/schema.ts";
-import { referencedVersions, versionKey, type VersionRef, versionRef } from "./versions.ts";
+import { softDeleteOf } from "./soft-delete.ts";
+import {
+  refById,
+  referencedVersions,
+  versionKey,
+  type VersionRef,
+  versionRef,
+} from "./versions.ts";
 import type { Doc, Projection } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import { defaultProjection, policyFilter } from "./policy.ts";
@@ -158,7 +165,8 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, options: 
     // embeddable relation; this guards relations named by a hook).
     if (!target || target.internal) continue;
     if (relation.version && target.versioning) {
-      await embedVersions(rt, ctx, { target, field, docs, budget });
+      const relField = relation.field ?? target.idField;
+      await embedVersions(rt, ctx, { target, field, relField, docs, budget });
       continue;
     }
     const relField = relation.field ?? target.idField;
@@ -203,15 +211,15 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, options: 
 async function embedVersions(
   rt: Runtime,
   ctx: RequestContext,
-  options: { target: Resource; field: string; docs: Doc[]; budget: EmbedBudget },
+  options: { target: Resource; field: string; relField: string; docs: Doc[]; budget: EmbedBudget },
 ) {
-  const { target, field, docs, budget } = options;
+  const { target, field, relField, docs, budget } = options;
   const slots: Array<[Record<string | number, unknown>, string | number, VersionRef]> = [];
   const segments = field.split(".");
   const collect: SlotVisitor = {
     visit(holder, key) {
       const h = holder as Record<string | number, unknown>;
-      const ref = versionRef(rt, { field: target.idField, ref: h[key] });
+      const ref = versionRef(rt, { field: relField, ref: h[key] });
       if (ref) {
         slots.push([h, key, ref]);
         budget.count(1);
@@ -220,6 +228,13 @@ async function embedVersions(
   };
   for (const doc of docs) eachSlot(doc, segments, collect);
   if (slots.length === 0) return;
+  // References through another field than the id name the document by that field's value.
+  if (relField !== target.idField) {
+    for (const slot of slots) {
+      slot[2] = await refById(rt, target, { field: relField, ref: slot[2] }) ??
+        { id: undefined, version: -1 };
+    }
+  }
   // The target's read policy: its filter and default projection; AUTH_FIELD on the
   // target: only versions the requester owned.
   const found = await referencedVersions(rt, target, {
@@ -228,6 +243,9 @@ async function embedVersions(
     filter: ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account),
   });
   await expandMedia(rt, target, { docs: [...found.values()] });
+  // As in Eve, an embedded version of a soft-deletable document says whether it was deleted.
+  const softDelete = softDeleteOf(rt, target);
+  for (const version of found.values()) softDelete.setFlag(version);
   for (const [holder, key, ref] of slots) holder[key] = found.get(versionKey(ref)) ?? null;
 }
 

@@ -14,7 +14,14 @@ import type { Doc, Filter, Projection } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
 import { computeEtag, idToString } from "./meta.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
-import { collectionLinks, itemLink, itemLinks, type Link, relatedLinks } from "./links.ts";
+import {
+  collectionLink,
+  collectionLinks,
+  itemLink,
+  itemLinks,
+  type Link,
+  relatedLinks,
+} from "./links.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { embedDocuments, requestedFields } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
@@ -75,6 +82,8 @@ export interface DecorateOptions {
    * are marked JSON-ready, so rendering does not copy them.
    */
   unobserved?: boolean;
+  /** The items are stored versions: each `self` link names its version (`?version=<n>`). */
+  version?: boolean;
 }
 
 /**
@@ -92,7 +101,11 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
     // Unset rather than deleted: `delete` would turn every returned document into a slow
     // dictionary object; rendering drops undefined members.
     if (!resource.ifMatch && doc[s.ETAG] !== undefined) doc[s.ETAG] = undefined;
-    if (resource.hateoas) {
+    if (resource.hateoas && options.version) {
+      const self = itemLink(ctx, doc);
+      self.href = flatConcat([self.href, "?", s.VERSION_PARAM, "=", String(doc[s.VERSION])]);
+      doc[s.LINKS] = { self };
+    } else if (resource.hateoas) {
       const links: Doc = itemLinks(ctx, doc);
       const itemRelated = related?.[i];
       if (itemRelated) links.related = itemRelated;
@@ -298,6 +311,7 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   }
   if (softDeleteOf(rt, ctx.resource).isDeleted(doc)) {
     // As in Eve, the 404 carries the deleted document and its ETag and Last-Modified.
+    Object.assign(doc, versionStamp(rt, ctx.resource, { doc }));
     const headers = conditionalHeaders(rt, ctx, { doc });
     decorateItems(rt, ctx, { docs });
     throw new ServiceError("not-found", "The requested item was deleted.", { body: doc, headers });
@@ -345,15 +359,35 @@ async function getItemVersions(
       ? (wanted === 1 ? { ...legacy } : null)
       : await findVersion(rt, resource, { id, version: wanted, filter, projection });
     if (!doc) throw notFound(`version ${wanted} of this document does not exist`);
-    withCurrentFields(resource, doc, { primary });
+    withCurrentFields(rt, resource, doc, { primary });
     const docs = [doc];
     await completeMeta(rt, resource, { docs, projection: undefined });
     Object.assign(doc, versionStamp(rt, resource, { doc, latest }));
     const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, { doc }) };
+    // As in Eve, the ETag of a version names the latest version number too: a new version
+    // changes `_latest_version` in every older one, so a cached copy must not answer 304.
+    if (headers.etag) headers.etag = `"${doc[s.ETAG]}${latest}"`;
     if (lastModified) headers["last-modified"] = lastModified;
     if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
+    if (softDeleteOf(rt, resource).isDeleted(doc)) {
+      decorateItems(rt, ctx, { docs, version: true });
+      throw new ServiceError("not-found", "The requested item was deleted.", {
+        body: doc,
+        headers,
+      });
+    }
     await expandMedia(rt, resource, { docs });
-    decorateItems(rt, ctx, { docs });
+    decorateItems(rt, ctx, { docs, version: true });
+    if (resource.hateoas) {
+      const itemPath = itemLink(ctx, primary).href;
+      Object.assign(doc[s.LINKS] as Doc, {
+        parent: { href: itemPath, title: resource.itemTitle },
+        collection: {
+          href: flatConcat([itemPath, "?", s.VERSION_PARAM, "=all"]),
+          title: resource.resourceTitle,
+        },
+      });
+    }
     await rt.events.emitFor("on_fetched_item", resource.name, doc);
     return { status: 200, body: doc, headers };
   }
@@ -385,6 +419,8 @@ async function getItemVersions(
     const from = Math.max(0, skip - 1);
     const limit = paging ? paging.maxResults + (skip > 0 ? 1 : 0) : 0;
     const page = await versionPage(rt, resource, { id, skip: from, limit, filter, projection });
+    // Each version is whole (with the current unversioned fields) before it is diffed.
+    for (const version of page.versions) withCurrentFields(rt, resource, version, { primary });
     versions = diffVersions(rt, resource, { versions: page.versions }).slice(skip > 0 ? 1 : 0);
     total = page.total;
   }
@@ -392,12 +428,12 @@ async function getItemVersions(
   if (wanted === "all") {
     await completeMeta(rt, resource, { docs: versions, projection: undefined });
     const current = { primary };
-    for (const version of versions) withCurrentFields(resource, version, current);
+    for (const version of versions) withCurrentFields(rt, resource, version, current);
   }
   for (const version of versions) {
     Object.assign(version, versionStamp(rt, resource, { doc: version, latest }));
   }
-  decorateItems(rt, ctx, { docs: versions });
+  decorateItems(rt, ctx, { docs: versions, version: true });
   const envelope: Doc = { [s.ITEMS]: versions };
   if (paging) {
     envelope[s.META] = { page: paging.page, max_results: paging.maxResults, total };
@@ -410,10 +446,18 @@ async function getItemVersions(
     });
     const self = flatConcat([itemPath, "?", s.VERSION_PARAM, "=", String(wanted)]);
     links.self = { href: self, title: resource.itemTitle };
+    // As in Eve: the versions' collection is the document, their parent its resource.
+    links.collection = { href: itemPath, title: resource.itemTitle };
+    links.parent = collectionLink(resource, ctx.resourcePath);
     envelope[s.LINKS] = links;
   }
-  const event = wanted === "diffs" ? "on_fetched_diffs" : "on_fetched_item";
-  await rt.events.emitFor(event, resource.name, envelope);
+  // As in Eve: `on_fetched_diffs` gets the list of diffs, `on_fetched_item` each version.
+  if (wanted === "diffs") await rt.events.emitFor("on_fetched_diffs", resource.name, versions);
+  else {
+    for (const version of versions) {
+      await rt.events.emitFor("on_fetched_item", resource.name, version);
+    }
+  }
   const headers: Record<string, string> = cacheHeaders(ctx);
   if (lastModified) headers["last-modified"] = lastModified;
   return { status: 200, body: envelope, headers };

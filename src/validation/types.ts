@@ -60,6 +60,11 @@ export interface CompileOptions {
   allowCustomFieldsInGeojson: boolean;
   /** Top-level fields the service manages (`_created`, `_etag` ...); clients may not send them. */
   metaFields: string[];
+  /**
+   * Service-managed fields that, as in Eve, a client sending them is told are unknown rather
+   * than read-only (the version fields: they are no part of the schema).
+   */
+  unknownMetaFields?: string[];
   /** ID_FIELD. When the schema does not declare it, it is an optional `objectid` field. */
   idField: string;
   /** VERSION field name, used by `data_relation` with `version: true`; default `_version`. */

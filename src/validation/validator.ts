@@ -197,7 +197,10 @@ class Compiled implements CompiledSchema {
   /** Meta fields are written by the service only; the id may be sent but not changed. */
   private metaIssues(sent: Doc, original: Doc | undefined, issues: Issues) {
     for (const k of Object.keys(sent)) {
-      if (this.meta.has(k)) addIssue(issues, [k], "field is read-only");
+      if (this.meta.has(k)) {
+        const unknown = this.opts.unknownMetaFields?.includes(k);
+        addIssue(issues, [k], unknown ? "unknown field" : "field is read-only");
+      }
     }
     const id = this.opts.idField;
     if (original && id in sent && id in original && canon(sent[id]) !== canon(original[id])) {
@@ -245,7 +248,7 @@ class Compiled implements CompiledSchema {
         const versionField = this.opts.versionField ?? "_version";
         const id = rel.version && isPlainObject(ref) ? ref[rel.field] : ref;
         const at = rel.version && isPlainObject(ref)
-          ? ` at version ${this.forms.show(ref[versionField])}`
+          ? ` at version '${this.forms.show(ref[versionField])}'.`
           : "";
         problems.push(
           `value '${

@@ -175,6 +175,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   const s = rt.settings;
   if (resource.aggregation) return runAggregation(rt, ctx);
   const where = whereFilter(rt, ctx);
+  if (!ctx.internal) rt.auth?.assertOwnRequest(ctx, [where]);
   const showDeleted = softDeleteOf(rt, resource).showsDeleted({
     showDeleted: flag(query, s.SHOW_DELETED_PARAM),
     where,
@@ -313,6 +314,8 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
     // As in Eve, the 404 carries the deleted document and its ETag and Last-Modified.
     Object.assign(doc, versionStamp(rt, ctx.resource, { doc }));
     const headers = conditionalHeaders(rt, ctx, { doc });
+    // As in Eve, the 404 is cacheable: a client holding its ETag is answered 304.
+    if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
     decorateItems(rt, ctx, { docs });
     throw new ServiceError("not-found", "The requested item was deleted.", { body: doc, headers });
   }

@@ -82,8 +82,11 @@ export interface DecorateOptions {
    * are marked JSON-ready, so rendering does not copy them.
    */
   unobserved?: boolean;
-  /** The items are stored versions: each `self` link names its version (`?version=<n>`). */
-  version?: boolean;
+  /**
+   * The items are stored versions of this document: each `self` link names the document
+   * and its version (`?version=<n>`).
+   */
+  version?: Doc;
 }
 
 /**
@@ -102,7 +105,7 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
     // dictionary object; rendering drops undefined members.
     if (!resource.ifMatch && doc[s.ETAG] !== undefined) doc[s.ETAG] = undefined;
     if (resource.hateoas && options.version) {
-      const self = itemLink(ctx, doc);
+      const self = itemLink(ctx, options.version);
       self.href = flatConcat([self.href, "?", s.VERSION_PARAM, "=", String(doc[s.VERSION])]);
       doc[s.LINKS] = { self };
     } else if (resource.hateoas) {
@@ -373,14 +376,14 @@ async function getItemVersions(
     if (lastModified) headers["last-modified"] = lastModified;
     if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
     if (softDeleteOf(rt, resource).isDeleted(doc)) {
-      decorateItems(rt, ctx, { docs, version: true });
+      decorateItems(rt, ctx, { docs, version: primary });
       throw new ServiceError("not-found", "The requested item was deleted.", {
         body: doc,
         headers,
       });
     }
     await expandMedia(rt, resource, { docs });
-    decorateItems(rt, ctx, { docs, version: true });
+    decorateItems(rt, ctx, { docs, version: primary });
     if (resource.hateoas) {
       const itemPath = itemLink(ctx, primary).href;
       Object.assign(doc[s.LINKS] as Doc, {
@@ -433,10 +436,12 @@ async function getItemVersions(
     const current = { primary };
     for (const version of versions) withCurrentFields(rt, resource, version, current);
   }
-  for (const version of versions) {
+  versions.forEach((version, i) => {
+    // A diff after the first holds only what changed (the latest number does not).
+    if (wanted === "diffs" && (i > 0 || skip > 0)) return;
     Object.assign(version, versionStamp(rt, resource, { doc: version, latest }));
-  }
-  decorateItems(rt, ctx, { docs: versions, version: true });
+  });
+  decorateItems(rt, ctx, { docs: versions, version: primary });
   const envelope: Doc = { [s.ITEMS]: versions };
   if (paging) {
     envelope[s.META] = { page: paging.page, max_results: paging.maxResults, total };

@@ -454,13 +454,13 @@ export async function versionPage(
 
 /**
  * Diffs of consecutive versions (`options.versions`, in order): the first version whole,
- * then for each later version only the fields that changed (plus the id, version and update
- * time).
+ * then, as in Eve, for each later version only the fields that changed, its version number
+ * and the VERSION_DIFF_INCLUDE fields.
  */
 export function diffVersions(rt: Runtime, resource: Resource, options: { versions: Doc[] }): Doc[] {
   const { versions } = options;
   const s = rt.settings;
-  const keep = new Set([resource.idField, s.VERSION, s.DATE_UPDATED, ...s.VERSION_DIFF_INCLUDE]);
+  const keep = new Set([s.VERSION, ...s.VERSION_DIFF_INCLUDE]);
   return versions.map((version, i) => {
     if (i === 0) return version;
     const before = versions[i - 1];

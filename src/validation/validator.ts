@@ -248,9 +248,19 @@ class Compiled implements CompiledSchema {
     const rel = node.relation;
     if (rel) {
       const refs = Array.isArray(value) && !rel.version ? value : [value];
+      const versionField = this.opts.versionField ?? "_version";
       for (const ref of refs) {
+        if (
+          rel.version && isPlainObject(ref) &&
+          (ref[rel.field] === undefined || ref[versionField] === undefined)
+        ) {
+          // Eve's words for a versioned reference missing one of its two fields.
+          problems.push(
+            `versioned data_relation must be a dict with fields '${rel.field}' and '${versionField}'`,
+          );
+          continue;
+        }
         if (ref === null || await ctx.relationExists(rel, ref)) continue;
-        const versionField = this.opts.versionField ?? "_version";
         // A DBRef is named by its id, as in Eve.
         const id = rel.version && isPlainObject(ref)
           ? ref[rel.field]

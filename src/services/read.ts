@@ -427,7 +427,7 @@ async function getItemVersions(
     const page = await versionPage(rt, resource, { id, skip: from, limit, filter, projection });
     // Each version is whole (with the current unversioned fields) before it is diffed.
     for (const version of page.versions) withCurrentFields(rt, resource, version, { primary });
-    versions = diffVersions(rt, resource, { versions: page.versions }).slice(skip > 0 ? 1 : 0);
+    versions = diffVersions(rt, { versions: page.versions }).slice(skip > 0 ? 1 : 0);
     total = page.total;
   }
   await expandMedia(rt, resource, { docs: versions });

@@ -457,7 +457,7 @@ export async function versionPage(
  * then, as in Eve, for each later version only the fields that changed, its version number
  * and the VERSION_DIFF_INCLUDE fields.
  */
-export function diffVersions(rt: Runtime, resource: Resource, options: { versions: Doc[] }): Doc[] {
+export function diffVersions(rt: Runtime, options: { versions: Doc[] }): Doc[] {
   const { versions } = options;
   const s = rt.settings;
   const keep = new Set([s.VERSION, ...s.VERSION_DIFF_INCLUDE]);

@@ -15,6 +15,7 @@ import {
   versionKey,
   type VersionRef,
   versionRef,
+  withCurrentFields,
 } from "./versions.ts";
 import type { Doc, Projection } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
@@ -242,11 +243,37 @@ async function embedVersions(
     projection: defaultProjection(rt, target),
     filter: ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account),
   });
+  await withCurrent(rt, ctx, { target, versions: [...found.values()] });
   await expandMedia(rt, target, { docs: [...found.values()] });
   // As in Eve, an embedded version of a soft-deletable document says whether it was deleted.
   const softDelete = softDeleteOf(rt, target);
   for (const version of found.values()) softDelete.setFlag(version);
   for (const [holder, key, ref] of slots) holder[key] = found.get(versionKey(ref)) ?? null;
+}
+
+/**
+ * As a version read shows it (and Eve embeds it), an embedded version holds the current
+ * values of the fields that are not versioned and the creation date, read (in one query,
+ * under the target's read policy) from the current documents, soft-deleted ones included.
+ */
+async function withCurrent(
+  rt: Runtime,
+  ctx: RequestContext,
+  options: { target: Resource; versions: Doc[] },
+): Promise<void> {
+  const { target, versions } = options;
+  if (versions.length === 0) return;
+  const ids = versions.map((version) => version[target.idField]);
+  const owner = ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account);
+  const primaries = await rt.store.collection(target.source).find(
+    andFilters(target.filter, owner, { [target.idField]: { $in: ids } }),
+    { projection: defaultProjection(rt, target) },
+  );
+  const byId = new Map(primaries.map((doc) => [keyOf({ v: doc[target.idField] }), doc]));
+  for (const version of versions) {
+    const primary = byId.get(keyOf({ v: version[target.idField] }));
+    if (primary) withCurrentFields(rt, target, version, { primary });
+  }
 }
 
 /** `projection` widened to keep `field` (the reference being resolved), if it is inclusive. */

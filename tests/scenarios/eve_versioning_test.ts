@@ -266,6 +266,9 @@ scenario(
     assert.equal(embedded.status, 200);
     assert.equal(embedded.body.person._version, 1);
     assert.equal(embedded.body.person.ref, ITEM.ref);
+    // As a version read shows it: the unversioned field's current value, the creation date.
+    assert.equal(embedded.body.person.prog, CHANGE.prog);
+    assert.equal(typeof embedded.body.person._created, "string");
     assert.equal((await api.post("invoices", { person: { prog: 999, _version: 1 } })).status, 422);
   },
 );

@@ -120,6 +120,13 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
         dateFormat: settings.DATE_FORMAT,
         allowCustomFieldsInGeojson: settings.ALLOW_CUSTOM_FIELDS_IN_GEOJSON,
         metaFields: metaFields({ settings } as Runtime, resource),
+        unknownMetaFields: resource.versioning
+          ? [
+            settings.VERSION,
+            settings.LATEST_VERSION,
+            resource.idField + settings.VERSION_ID_SUFFIX,
+          ]
+          : [],
         idField: resource.idField,
         versionField: settings.VERSION,
         resources: [...domain.keys()],
@@ -185,9 +192,16 @@ export async function createService(
   } = prepared;
   const log = options.logger ?? createLogger(undefined, settings.DEBUG ? "debug" : "info");
   const metrics = prepared.metrics ? new Metrics() : null;
-  const store = loggedStore(options.store ?? await openStore(settings, hostGiven), log, {
-    observe: metrics ? (o) => metrics.observeStore(o) : undefined,
-  });
+  const writeConcerns: Record<string, Record<string, unknown>> = Object.create(null);
+  for (const resource of domain.values()) {
+    const concern = resource.extra.mongo_write_concern as Record<string, unknown> | undefined;
+    if (concern) writeConcerns[resource.source] = concern;
+  }
+  const store = loggedStore(
+    options.store ?? await openStore(settings, hostGiven, writeConcerns),
+    log,
+    { observe: metrics ? (o) => metrics.observeStore(o) : undefined },
+  );
   const events = options.events ?? new Events();
   const dateFormat = settings.DATE_FORMAT as string;
   const rt: Runtime = {

@@ -15,10 +15,22 @@ import { MAX_HEADER, parseAuthorization } from "./credentials.ts";
 import { HmacVerifier, stringToSign } from "./hmac.ts";
 import { JwtVerifier } from "./jwt.ts";
 import { hashPassword } from "./secrets.ts";
-import type { Account, Scheme } from "./types.ts";
+import type { Account, Refusal, Scheme } from "./types.ts";
 import { type BodyRate, RateWatch } from "../util/body_rate.ts";
 
-export type { Account, AuthenticateFn } from "./types.ts";
+/** Whether `value` is an id object (an ObjectId or the like: it prints as its value). */
+function isIdLike(value: object): boolean {
+  return typeof (value as { toHexString?: unknown }).toHexString === "function";
+}
+
+/** Whether an `authenticate` hook's answer is a refusal naming its challenge. */
+function isRefusal(answer: object): answer is Refusal {
+  const challenge = (answer as { challenge?: unknown }).challenge;
+  return typeof challenge === "object" && challenge !== null &&
+    typeof (challenge as { scheme?: unknown }).scheme === "string";
+}
+
+export type { Account, AuthenticateFn, AuthenticateResult, Refusal } from "./types.ts";
 export { accountOf } from "./types.ts";
 
 /** What a request addresses, as far as authorisation goes. */
@@ -102,11 +114,25 @@ export class Auth implements AccessControl {
     }
   }
 
-  /** The 401 answer, with a challenge per scheme accepted at `target`. */
-  unauthorized(target: AuthTarget, message = "Please provide proper credentials."): ServiceError {
-    const realm = this.config.realm.replace(/["\\]/g, "");
+  /**
+   * The 401 answer, with a challenge per scheme accepted at `target` (`refusal`: the one an
+   * `authenticate` hook named for the custom scheme).
+   */
+  unauthorized(
+    target: AuthTarget,
+    message = "Please provide proper credentials.",
+    refusal?: Refusal,
+  ): ServiceError {
+    const quoted = (text: string) => text.replace(/["\\\r\n]/g, "");
+    const realm = quoted(this.config.realm);
+    const token = (name: string) => /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name);
+    const custom = refusal && token(refusal.challenge.scheme)
+      ? `${refusal.challenge.scheme} realm="${quoted(refusal.challenge.realm ?? realm)}"`
+      : undefined;
     const challenges = [...new Set([...this.#schemesFor(target)].map((s) => CHALLENGE[s]))]
       .filter(Boolean).map((name) => `${name} realm="${realm}"`);
+    if (custom) challenges.unshift(custom);
+    else if (challenges.length === 0) challenges.push(`Basic realm="${realm}"`);
     const headers: Record<string, string> = challenges.length
       ? { "www-authenticate": challenges.join(", ") }
       : {};
@@ -128,13 +154,15 @@ export class Auth implements AccessControl {
     if (header !== null && header.length > MAX_HEADER) {
       throw new ServiceError("bad-request", "The Authorization header is too large.");
     }
+    let refusal: Refusal | undefined;
     const fail = (reason: string, scheme = "none"): never => {
       this.rt.log.log("warn", "authentication failed", { clientip: ip, scheme, reason });
-      throw this.unauthorized(target);
+      throw this.unauthorized(target, undefined, refusal);
     };
     if (schemes.has("custom") && this.config.custom) {
       const found = await this.config.custom(request, target.resource?.name ?? null, target.method);
-      if (found) return { id: found.id, roles: found.roles ?? [], scheme: "custom" };
+      if (found && isRefusal(found)) refusal = found;
+      else if (found) return { id: found.id, roles: found.roles ?? [], scheme: "custom" };
       if (schemes.size === 1) return fail("refused by the application", "custom");
     }
     if (header !== null) {
@@ -206,6 +234,24 @@ export class Auth implements AccessControl {
     const field = this.rules(resource)?.authField;
     if (!field || !account) return undefined;
     return { [field]: account.id };
+  }
+
+  assertOwnRequest(ctx: RequestContext, filters: Array<Filter | undefined>): void {
+    const field = this.rules(ctx.resource)?.authField;
+    const account = ctx.account;
+    if (!field || !account || ctx.internal) return;
+    for (const filter of filters) {
+      if (!filter || !Object.hasOwn(filter, field)) continue;
+      const value = filter[field];
+      // Conditions with operators ({"$in": ...}) are left to the owner filter, as in Eve.
+      if (typeof value === "object" && value !== null && !isIdLike(value)) continue;
+      if (String(value) !== String(account.id)) {
+        throw this.unauthorized(
+          { kind: "collection", resource: ctx.resource, method: ctx.method },
+          "Incompatible User-Restricted Resource request.",
+        );
+      }
+    }
   }
 
   /**

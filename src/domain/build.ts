@@ -203,7 +203,7 @@ function buildResource(
     normalizeDotted: get("normalize_dotted_fields"),
     extraResponseFields: get("extra_response_fields"),
     queryObjectIdAsString: get("query_objectid_as_string"),
-    extra: { mongo_indexes: raw.mongo_indexes },
+    extra: { mongo_indexes: raw.mongo_indexes, mongo_write_concern: raw.mongo_write_concern },
   };
 }
 

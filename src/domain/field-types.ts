@@ -32,6 +32,11 @@ export interface CoerceContext {
    * stored (a number in a decimal field) stays as it is.
    */
   compared?: boolean;
+  /**
+   * The value came from a form field (text): as in Eve, text that spells a number or a
+   * boolean becomes one for number and boolean fields.
+   */
+  form?: boolean;
 }
 
 /** One field type, with its aliases resolved. */
@@ -62,11 +67,14 @@ const DAY_FORMAT = "%Y-%m-%d";
  * string, number or 24-hex ObjectId, nothing else in it.
  */
 export function isDbRefShape(v: unknown): v is { $ref: string; $id: unknown; $db?: string } {
-  if (!isPlainObject(v) || typeof v.$ref !== "string" || !Object.hasOwn(v, "$id")) return false;
+  if (!isPlainObject(v) || !Object.hasOwn(v, "$id")) return false;
+  // As in Eve, `$col` names the collection as `$ref` does (one of them).
+  const ref = Object.hasOwn(v, "$col") ? (Object.hasOwn(v, "$ref") ? undefined : v.$col) : v.$ref;
+  if (typeof ref !== "string") return false;
   if (v.$db !== undefined && typeof v.$db !== "string") return false;
   const id = v.$id;
   return (typeof id === "string" || typeof id === "number") &&
-    Object.keys(v).every((k) => k === "$ref" || k === "$id" || k === "$db");
+    Object.keys(v).every((k) => k === "$ref" || k === "$col" || k === "$id" || k === "$db");
 }
 
 /** The file object the service passes for `media` fields (its bytes, or its stored id). */
@@ -97,10 +105,26 @@ function toDecimal(v: unknown): unknown {
   }
 }
 
+/** Form text spelling a decimal number (`34`, `-1.5`, `2e3`) as that number. */
+function formNumber(v: unknown, ctx: CoerceContext): unknown {
+  if (!ctx.form || typeof v !== "string" || v.length > 64) return v;
+  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(v.trim())) return v;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : v;
+}
+
+/** Form text `true`/`1` or `false`/`0` (any case) as a boolean, as Eve reads it. */
+function formBoolean(v: unknown, ctx: CoerceContext): unknown {
+  if (!ctx.form || typeof v !== "string") return v;
+  const text = v.trim().toLowerCase();
+  return text === "true" || text === "1" ? true : text === "false" || text === "0" ? false : v;
+}
+
 function toDbRef(v: unknown): unknown {
   if (!isDbRefShape(v)) return v;
+  const ref = (v as { $col?: string }).$col ?? v.$ref;
   const id = typeof v.$id === "string" && HEX24.test(v.$id) ? parseObjectId(v.$id)! : v.$id;
-  return new DBRef(v.$ref, id as ObjectId, v.$db);
+  return new DBRef(ref, id as ObjectId, v.$db);
 }
 
 type Entry = Omit<FieldType, "name" | "stored"> & { stored?: (v: unknown) => boolean };
@@ -113,10 +137,18 @@ const isNumeric = (v: unknown) => isDecimal(v) || (typeof v === "number" && Numb
 const BUILTIN: Record<string, Entry> = {
   string: { base: "string", is: (v) => typeof v === "string", coerce: keep },
   // A safe integer: beyond 2^53 a JSON number is no longer the integer that was sent.
-  integer: { base: "integer", is: (v) => Number.isSafeInteger(v), coerce: keep },
-  float: { base: "float", is: (v) => typeof v === "number" && Number.isFinite(v), coerce: keep },
-  number: { base: "number", is: (v) => typeof v === "number" && Number.isFinite(v), coerce: keep },
-  boolean: { base: "boolean", is: (v) => typeof v === "boolean", coerce: keep },
+  integer: { base: "integer", is: (v) => Number.isSafeInteger(v), coerce: formNumber },
+  float: {
+    base: "float",
+    is: (v) => typeof v === "number" && Number.isFinite(v),
+    coerce: formNumber,
+  },
+  number: {
+    base: "number",
+    is: (v) => typeof v === "number" && Number.isFinite(v),
+    coerce: formNumber,
+  },
+  boolean: { base: "boolean", is: (v) => typeof v === "boolean", coerce: formBoolean },
   list: { base: "list", is: Array.isArray, coerce: keep },
   dict: { base: "dict", is: isPlainObject, coerce: keep },
   datetime: { base: "datetime", is: isDate, coerce: (v, ctx) => toDate(v, ctx, false) },

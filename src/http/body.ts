@@ -108,9 +108,9 @@ function addField(
 function parseJson(
   bytes: Uint8Array,
   budget: BodyBudget,
-  options: { field?: string } = {},
+  options: { field?: string; orText?: string } = {},
 ): unknown {
-  const { field } = options;
+  const { field, orText } = options;
   scanJson(bytes, budget, { field: field !== undefined });
   const what = field ?? "the request body";
   let text: string;
@@ -122,6 +122,7 @@ function parseJson(
   try {
     return JSON.parse(text);
   } catch (error) {
+    if (orText !== undefined) return orText;
     // The engine's own wording (which changes between versions) stays out of the answer;
     // the position it names, if any, is kept.
     const at = /at position (\d+)/.exec(String((error as Error)?.message))?.[1];
@@ -142,6 +143,11 @@ export async function readBody(
     budget: BodyBudget;
     /** AUTO_COLLAPSE_MULTI_KEYS: repeated form keys become lists (else the first is kept). */
     collapseMultiKeys: boolean;
+    /**
+     * JSON_REQUEST_CONTENT_TYPES: more media types read as JSON (`application/json` and
+     * `*+json` always are).
+     */
+    jsonTypes?: readonly string[];
     /** Largest file in a multipart body, in bytes (MAX_FILE_SIZE); null: MAX_BODY_SIZE. */
     maxFileSize: number | null;
     /** Stores a multipart file part as it streams; without it files are refused. */
@@ -166,7 +172,8 @@ export async function readBody(
         taken.add(key);
         if (!options.multipartFieldsAsJson) return value;
         const what = `multipart field "${key}" (MULTIPART_FORM_FIELDS_AS_JSON)`;
-        return parseJson(new TextEncoder().encode(value), budget, { field: what });
+        // As in Eve, a field that is not JSON stays text (validation then judges it: 422).
+        return parseJson(new TextEncoder().encode(value), budget, { field: what, orText: value });
       },
       wants: (key) => {
         if (!collapse && taken.has(key)) return false;
@@ -182,8 +189,22 @@ export async function readBody(
   }
   const bytes = await readLimited(request, options.limit, options.rate ?? null);
   if (bytes.byteLength === 0) throw new HttpError(400, "the request body is empty");
-  if (type === "application/json" || type.endsWith("+json") || type === "") {
-    return parseJson(bytes, budget);
+  if (
+    type === "application/json" || type.endsWith("+json") || type === "" ||
+    options.jsonTypes?.some((json) => json.toLowerCase() === type)
+  ) {
+    const parsed = parseJson(bytes, budget);
+    // As in Eve, a body that is a JSON string holding a JSON document (encoded twice) is
+    // read as that document; any other string stays a string (refused by the writes).
+    if (typeof parsed === "string" && /^\s*[[{]/.test(parsed)) {
+      try {
+        const inner = parseJson(new TextEncoder().encode(parsed), budget);
+        if (typeof inner === "object" && inner !== null) return inner;
+      } catch {
+        // Not JSON inside: the string is what was sent.
+      }
+    }
+    return parsed;
   }
   if (type === "application/x-www-form-urlencoded") {
     checkPairs(bytes, budget.maxFields);
@@ -208,6 +229,7 @@ export function readRequestBody(
     multipartFieldsAsJson: settings.MULTIPART_FORM_FIELDS_AS_JSON,
     budget: bodyBudget(settings),
     collapseMultiKeys: settings.AUTO_COLLAPSE_MULTI_KEYS,
+    jsonTypes: settings.JSON_REQUEST_CONTENT_TYPES,
     maxFileSize: settings.MAX_FILE_SIZE || null,
     rate: bodyRate(settings),
   });

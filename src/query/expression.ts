@@ -7,10 +7,12 @@
  *   not  := ("not" | "!") not | "(" or ")" | cmp
  *   cmp  := NAME ("==" | "!=" | "<" | "<=" | ">" | ">=") value | NAME ["not"] "in" list
  *   value:= STRING | NUMBER | true | false | null | list | datetime "(" STRING ")"
+ *         | ObjectId "(" STRING ")"
  *   list := "[" [value ("," value)* [","]] "]"
  */
 import { forbiddenSegment } from "../domain/keys.ts";
 import type { Filter } from "../store/store.ts";
+import { type ObjectId, parseObjectId } from "../store/bson.ts";
 import { parseError, QueryError } from "./errors.ts";
 import { type Token, tokenize, type TokenKind } from "./lexer.ts";
 
@@ -152,6 +154,8 @@ class Parser {
         return this.list(depth);
       case "datetime":
         return this.datetime();
+      case "objectid":
+        return this.objectId();
     }
     throw this.fail("expected a value");
   }
@@ -168,6 +172,17 @@ class Parser {
       }
     }
     return out;
+  }
+
+  /** `ObjectId("<24 hex digits>")`, as Eve's Python expressions write an id. */
+  private objectId(): ObjectId {
+    this.i++;
+    this.expect("(", "'(' after ObjectId");
+    const arg = this.expect("string", "a double-quoted id");
+    this.expect(")", "')'");
+    const id = /^[0-9a-fA-F]{24}$/.test(arg.text) ? parseObjectId(arg.text) : null;
+    if (!id) throw parseError(this.param, arg.pos, "ObjectId needs 24 hexadecimal digits");
+    return id;
   }
 
   private datetime(): Date {

@@ -18,6 +18,7 @@ export type TokenKind =
   | "false"
   | "null"
   | "datetime"
+  | "objectid"
   | "("
   | ")"
   | "["
@@ -44,7 +45,12 @@ const KEYWORDS: Record<string, TokenKind> = {
   datetime: "datetime",
 };
 /** Python spellings accepted as well, case-sensitively, as Eve's examples use them. */
-const PY_LITERALS: Record<string, TokenKind> = { None: "null", True: "true", False: "false" };
+const PY_LITERALS: Record<string, TokenKind> = {
+  None: "null",
+  True: "true",
+  False: "false",
+  ObjectId: "objectid",
+};
 
 const NAME_RE = /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*/y;
 const NUMBER_RE = /-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;

@@ -8,7 +8,15 @@ import { QueryError } from "../query/errors.ts";
 import { EJSON } from "../store/bson.ts";
 import type { DataRelation, Resource } from "../domain/types.ts";
 import type { FieldAt } from "../domain/schema.ts";
-import { referencedVersions, versionKey, type VersionRef, versionRef } from "./versions.ts";
+import { softDeleteOf } from "./soft-delete.ts";
+import {
+  refById,
+  referencedVersions,
+  versionKey,
+  type VersionRef,
+  versionRef,
+  withCurrentFields,
+} from "./versions.ts";
 import type { Doc, Projection } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import { defaultProjection, policyFilter } from "./policy.ts";
@@ -159,7 +167,8 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, options: 
     // embeddable relation; this guards relations named by a hook).
     if (!target || target.internal) continue;
     if (relation.version && target.versioning) {
-      await embedVersions(rt, ctx, { target, field, docs, budget });
+      const relField = relation.field ?? target.idField;
+      await embedVersions(rt, ctx, { target, field, relField, docs, budget });
       continue;
     }
     const relField = relation.field ?? target.idField;
@@ -206,15 +215,15 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, options: 
 async function embedVersions(
   rt: Runtime,
   ctx: RequestContext,
-  options: { target: Resource; field: string; docs: Doc[]; budget: EmbedBudget },
+  options: { target: Resource; field: string; relField: string; docs: Doc[]; budget: EmbedBudget },
 ) {
-  const { target, field, docs, budget } = options;
+  const { target, field, relField, docs, budget } = options;
   const slots: Array<[Record<string | number, unknown>, string | number, VersionRef]> = [];
   const segments = field.split(".");
   const collect: SlotVisitor = {
     visit(holder, key) {
       const h = holder as Record<string | number, unknown>;
-      const ref = versionRef(rt, { field: target.idField, ref: h[key] });
+      const ref = versionRef(rt, { field: relField, ref: h[key] });
       if (ref) {
         slots.push([h, key, ref]);
         budget.count(1);
@@ -223,6 +232,13 @@ async function embedVersions(
   };
   for (const doc of docs) eachSlot(doc, segments, collect);
   if (slots.length === 0) return;
+  // References through another field than the id name the document by that field's value.
+  if (relField !== target.idField) {
+    for (const slot of slots) {
+      slot[2] = await refById(rt, target, { field: relField, ref: slot[2] }) ??
+        { id: undefined, version: -1 };
+    }
+  }
   // The target's read policy: its filter and default projection; AUTH_FIELD on the
   // target: only versions the requester owned.
   const found = await referencedVersions(rt, target, {
@@ -230,9 +246,38 @@ async function embedVersions(
     projection: defaultProjection(rt, target),
     filter: ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account),
   });
+  await withCurrent(rt, ctx, { target, versions: [...found.values()] });
   const versions = showable(rt, target, [...found.values()]);
   await expandMedia(rt, target, { docs: versions });
+  // As in Eve, an embedded version of a soft-deletable document says whether it was deleted.
+  const softDelete = softDeleteOf(rt, target);
+  for (const version of found.values()) softDelete.setFlag(version);
   for (const [holder, key, ref] of slots) holder[key] = found.get(versionKey(ref)) ?? null;
+}
+
+/**
+ * As a version read shows it (and Eve embeds it), an embedded version holds the current
+ * values of the fields that are not versioned and the creation date, read (in one query,
+ * under the target's read policy) from the current documents, soft-deleted ones included.
+ */
+async function withCurrent(
+  rt: Runtime,
+  ctx: RequestContext,
+  options: { target: Resource; versions: Doc[] },
+): Promise<void> {
+  const { target, versions } = options;
+  if (versions.length === 0) return;
+  const ids = versions.map((version) => version[target.idField]);
+  const owner = ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account);
+  const primaries = await rt.store.collection(target.source).find(
+    andFilters(target.filter, owner, { [target.idField]: { $in: ids } }),
+    { projection: defaultProjection(rt, target) },
+  );
+  const byId = new Map(primaries.map((doc) => [keyOf({ v: doc[target.idField] }), doc]));
+  for (const version of versions) {
+    const primary = byId.get(keyOf({ v: version[target.idField] }));
+    if (primary) withCurrentFields(rt, target, version, { primary });
+  }
 }
 
 /** `projection` widened to keep `field` (the reference being resolved), if it is inclusive. */

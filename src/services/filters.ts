@@ -25,6 +25,7 @@ export function endpointFilter(
   options: { includeDeleted?: boolean } = {},
 ): Filter {
   const { resource } = ctx;
+  if (!ctx.internal) rt.auth?.assertOwnRequest(ctx, [ctx.lookup, ctx.urlValues]);
   return andFilters(
     resource.filter,
     ctx.urlValues,

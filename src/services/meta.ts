@@ -49,6 +49,7 @@ export function metaFields(rt: Runtime, resource: Resource): string[] {
     s.LINKS,
     s.DELETED,
     ...versionFields(rt, resource),
+    ...(resource.versioning ? [resource.idField + s.VERSION_ID_SUFFIX] : []),
   ];
 }
 
@@ -72,10 +73,15 @@ export function stamp(
   return doc;
 }
 
-/** A new document id for the resource: ObjectId by default, a UUID for `uuid` id fields. */
+/**
+ * A new document id for the resource: ObjectId by default, a UUID for `uuid` id fields, and
+ * an ObjectId's hex string for `string` id fields (so the id reads back through the item URL,
+ * which types it as the schema says).
+ */
 export function newId(resource: Resource): unknown {
   const type = singleType(resource.schemaModel.fieldAt(resource.idField));
   if (type === "uuid") return crypto.randomUUID();
+  if (type === "string") return new ObjectId().toHexString();
   return new ObjectId();
 }
 

@@ -6,7 +6,7 @@
  *
  * An entry: `o` (POST, PATCH, PUT, DELETE), `r` (resource name), `i` (document id), `c`
  * (the changes, the whole document for DELETE; only for OPLOG_CHANGE_METHODS), `ip`
- * (OPLOG_AUDIT), `u` (the requester's account id, null without authentication), `extra`
+ * (OPLOG_AUDIT), `u` (the requester's account id; as in Eve, `"n/a"` without one), `extra`
  * (set by `on_oplog_push` callbacks), `_created`/`_updated` of the target document, and
  * the entry's own `_id` and `_etag`.
  */
@@ -34,11 +34,11 @@ export function oplogEnabled(rt: Runtime, method: OplogMethod): boolean {
 
 /**
  * The requester's account id. Authentication (when present) records the account on the
- * request context as `account`; without it there is no user and `u` is null.
+ * request context as `account`; without it there is no user and `u` is `"n/a"`, as in Eve.
  */
 function requester(ctx: RequestContext): unknown {
   const account = (ctx as { account?: { id?: unknown } | null }).account;
-  return account?.id ?? null;
+  return account?.id ?? "n/a";
 }
 
 /**

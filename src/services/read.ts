@@ -14,7 +14,14 @@ import type { Doc, Filter, Projection } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
 import { computeEtag, idToString } from "./meta.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
-import { collectionLinks, itemLink, itemLinks, type Link, relatedLinks } from "./links.ts";
+import {
+  collectionLink,
+  collectionLinks,
+  itemLink,
+  itemLinks,
+  type Link,
+  relatedLinks,
+} from "./links.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { embedDocuments, requestedFields } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
@@ -76,6 +83,11 @@ export interface DecorateOptions {
    * are marked JSON-ready, so rendering does not copy them.
    */
   unobserved?: boolean;
+  /**
+   * The items are stored versions of this document: each `self` link names the document
+   * and its version (`?version=<n>`).
+   */
+  version?: Doc;
 }
 
 /**
@@ -93,7 +105,11 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
     // Unset rather than deleted: `delete` would turn every returned document into a slow
     // dictionary object; rendering drops undefined members.
     if (!resource.ifMatch && doc[s.ETAG] !== undefined) doc[s.ETAG] = undefined;
-    if (resource.hateoas) {
+    if (resource.hateoas && options.version) {
+      const self = itemLink(ctx, options.version);
+      self.href = flatConcat([self.href, "?", s.VERSION_PARAM, "=", String(doc[s.VERSION])]);
+      doc[s.LINKS] = { self };
+    } else if (resource.hateoas) {
       const links: Doc = itemLinks(ctx, doc);
       const itemRelated = related?.[i];
       if (itemRelated) links.related = itemRelated;
@@ -164,6 +180,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   const s = rt.settings;
   if (resource.aggregation) return runAggregation(rt, ctx);
   const where = whereFilter(rt, ctx);
+  if (!ctx.internal) rt.auth?.assertOwnRequest(ctx, [where]);
   const showDeleted = softDeleteOf(rt, resource).showsDeleted({
     showDeleted: flag(query, s.SHOW_DELETED_PARAM),
     where,
@@ -304,7 +321,10 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   }
   if (softDeleteOf(rt, ctx.resource).isDeleted(doc)) {
     // As in Eve, the 404 carries the deleted document and its ETag and Last-Modified.
+    Object.assign(doc, versionStamp(rt, ctx.resource, { doc }));
     const headers = conditionalHeaders(rt, ctx, { doc });
+    // As in Eve, the 404 is cacheable: a client holding its ETag is answered 304.
+    if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
     decorateItems(rt, ctx, { docs });
     throw new ServiceError("not-found", "The requested item was deleted.", { body: doc, headers });
   }
@@ -351,16 +371,36 @@ async function getItemVersions(
       ? (wanted === 1 ? { ...legacy } : null)
       : await findVersion(rt, resource, { id, version: wanted, filter, projection });
     if (!doc) throw notFound(`version ${wanted} of this document does not exist`);
+    withCurrentFields(rt, resource, doc, { primary });
     showable(rt, resource, [doc]);
-    withCurrentFields(resource, doc, { primary });
     const docs = [doc];
     await completeMeta(rt, resource, { docs, projection: undefined });
     Object.assign(doc, versionStamp(rt, resource, { doc, latest }));
     const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, { doc }) };
+    // As in Eve, the ETag of a version names the latest version number too: a new version
+    // changes `_latest_version` in every older one, so a cached copy must not answer 304.
+    if (headers.etag) headers.etag = `"${doc[s.ETAG]}${latest}"`;
     if (lastModified) headers["last-modified"] = lastModified;
     if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
+    if (softDeleteOf(rt, resource).isDeleted(doc)) {
+      decorateItems(rt, ctx, { docs, version: primary });
+      throw new ServiceError("not-found", "The requested item was deleted.", {
+        body: doc,
+        headers,
+      });
+    }
     await expandMedia(rt, resource, { docs });
-    decorateItems(rt, ctx, { docs });
+    decorateItems(rt, ctx, { docs, version: primary });
+    if (resource.hateoas) {
+      const itemPath = itemLink(ctx, primary).href;
+      Object.assign(doc[s.LINKS] as Doc, {
+        parent: { href: itemPath, title: resource.itemTitle },
+        collection: {
+          href: flatConcat([itemPath, "?", s.VERSION_PARAM, "=all"]),
+          title: resource.resourceTitle,
+        },
+      });
+    }
     await rt.events.emitFor("on_fetched_item", resource.name, doc);
     return { status: 200, body: doc, headers };
   }
@@ -393,21 +433,25 @@ async function getItemVersions(
     const from = Math.max(0, skip - 1);
     const limit = paging ? paging.maxResults + (skip > 0 ? 1 : 0) : 0;
     const page = await versionPage(rt, resource, { id, skip: from, limit, filter, projection });
-    // Diffed once stripped: a change to a hidden field alone shows no change at all.
+    // Each version is whole (with the current unversioned fields) before it is stripped
+    // and diffed: a change to a hidden field alone shows no change at all.
+    for (const version of page.versions) withCurrentFields(rt, resource, version, { primary });
     const shown = showable(rt, resource, page.versions);
-    versions = diffVersions(rt, resource, { versions: shown }).slice(skip > 0 ? 1 : 0);
+    versions = diffVersions(rt, { versions: shown }).slice(skip > 0 ? 1 : 0);
     total = page.total;
   }
   await expandMedia(rt, resource, { docs: versions });
   if (wanted === "all") {
     await completeMeta(rt, resource, { docs: versions, projection: undefined });
     const current = { primary };
-    for (const version of versions) withCurrentFields(resource, version, current);
+    for (const version of versions) withCurrentFields(rt, resource, version, current);
   }
-  for (const version of versions) {
+  versions.forEach((version, i) => {
+    // A diff after the first holds only what changed (the latest number does not).
+    if (wanted === "diffs" && (i > 0 || skip > 0)) return;
     Object.assign(version, versionStamp(rt, resource, { doc: version, latest }));
-  }
-  decorateItems(rt, ctx, { docs: versions });
+  });
+  decorateItems(rt, ctx, { docs: versions, version: primary });
   const envelope: Doc = { [s.ITEMS]: versions };
   if (paging) {
     envelope[s.META] = { page: paging.page, max_results: paging.maxResults, total };
@@ -420,10 +464,18 @@ async function getItemVersions(
     });
     const self = flatConcat([itemPath, "?", s.VERSION_PARAM, "=", String(wanted)]);
     links.self = { href: self, title: resource.itemTitle };
+    // As in Eve: the versions' collection is the document, their parent its resource.
+    links.collection = { href: itemPath, title: resource.itemTitle };
+    links.parent = collectionLink(resource, ctx.resourcePath);
     envelope[s.LINKS] = links;
   }
-  const event = wanted === "diffs" ? "on_fetched_diffs" : "on_fetched_item";
-  await rt.events.emitFor(event, resource.name, envelope);
+  // As in Eve: `on_fetched_diffs` gets the list of diffs, `on_fetched_item` each version.
+  if (wanted === "diffs") await rt.events.emitFor("on_fetched_diffs", resource.name, versions);
+  else {
+    for (const version of versions) {
+      await rt.events.emitFor("on_fetched_item", resource.name, version);
+    }
+  }
   const headers: Record<string, string> = cacheHeaders(ctx);
   if (lastModified) headers["last-modified"] = lastModified;
   return { status: 200, body: envelope, headers };

@@ -47,6 +47,12 @@ export interface AccessControl {
   ownerField(resource: Resource): string | null;
   /** The condition "owned by `account`" on `resource`, when documents have an owner. */
   ownerFilter(resource: Resource, account: Account | null | undefined): Filter | undefined;
+  /**
+   * As in Eve: a request whose own conditions (`filters`: item lookup, URL variables, the
+   * top level of `where`) name the owner field with another value than the requester's is
+   * refused, 401 "Incompatible User-Restricted Resource request".
+   */
+  assertOwnRequest(ctx: RequestContext, filters: Array<Filter | undefined>): void;
   /** Sets (or checks) the owner field of documents `ctx` is about to write. */
   prepareWrite(
     ctx: RequestContext,

@@ -4,7 +4,9 @@
  */
 import { ServiceError } from "./errors.ts";
 import type { Issues } from "../validation/types.ts";
-import type { DataRelation } from "../domain/types.ts";
+import type { DataRelation, Resource } from "../domain/types.ts";
+import { singleType } from "../domain/schema.ts";
+import { DBRef, parseObjectId } from "../store/bson.ts";
 import type { Doc } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import { softDeleteOf } from "./soft-delete.ts";
@@ -12,6 +14,7 @@ import { versionExists, versionRef } from "./versions.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 import { showValue, type ValidationContext } from "../validation/mod.ts";
 import { getOwn, setOwn } from "../domain/keys.ts";
+import { isFormRequest } from "./forms.ts";
 
 /** Options of {@link validationContext}. */
 export interface ValidationContextOptions {
@@ -34,9 +37,15 @@ export function validationContext(
     original,
     mergeNested: resource.mergeNestedDocuments,
     normalizeDotted: resource.normalizeDotted,
-    async isDuplicate(field, value, excludeId) {
+    form: isFormRequest(ctx),
+    async isDuplicate(field, value, excludeId, options = {}) {
+      // unique_to_user: among the requester's documents (in-process calls: all of them).
+      const owner = options.owned && !ctx.internal
+        ? rt.auth?.ownerFilter(resource, ctx.account)
+        : undefined;
       const filter = andFilters(
         resource.filter,
+        owner,
         { [field]: value },
         excludeId === undefined ? undefined : { [resource.idField]: { $ne: excludeId } },
         softDeleteOf(rt, resource).liveOnly,
@@ -53,10 +62,22 @@ export function validationContext(
         const ref = versionRef(rt, { field, ref: value });
         return !!ref && await versionExists(rt, target, { field, ref, filter: live });
       }
-      const query = andFilters(target.filter, { [field]: value }, live);
+      const query = andFilters(target.filter, { [field]: referenced(target, field, value) }, live);
       return (await rt.store.collection(target.source).count(query, { limit: 1 })) > 0;
     },
   };
+}
+
+/**
+ * What a reference `value` to `target`'s `field` matches. A DBRef names the document by its
+ * id. As in Eve, an id string in an untyped field (a list with no member type) names an
+ * ObjectId when the referenced field is an ObjectId.
+ */
+function referenced(target: Resource, field: string, value: unknown): unknown {
+  if (value instanceof DBRef) return value.oid;
+  if (typeof value !== "string" || !/^[0-9a-fA-F]{24}$/.test(value)) return value;
+  if (singleType(target.schemaModel.fieldAt(field)) !== "objectid") return value;
+  return { $in: [value, parseObjectId(value)] };
 }
 
 /** VALIDATION_ERROR_AS_LIST: every message becomes a list of messages, nested fields nested. */

@@ -114,7 +114,9 @@ async function withVersions(
   const { docs, write } = options;
   if (!resource.versioning) return write();
   const idField = documentIdField(rt, resource);
-  const skipped = resource.schemaModel.unversioned;
+  // As in Eve, a shadow copy holds the versioned fields only: the creation date (and every
+  // field marked `versioned: false`) is read from the primary document.
+  const skipped = [...resource.schemaModel.unversioned, rt.settings.DATE_CREATED];
   const shadows = docs.map((doc) => {
     const { [resource.idField]: id, ...rest } = doc;
     for (const field of skipped) delete rest[field];
@@ -145,16 +147,17 @@ export function storedVersions(
 
 /**
  * As in Eve, an old version shows the current value of the fields that are not versioned
- * (`versioned: false`), taken from the primary document (`options.primary`). Changes
- * `version` in place and returns it.
+ * (`versioned: false`) and the creation date, taken from the primary document
+ * (`options.primary`). Changes `version` in place and returns it.
  */
 export function withCurrentFields(
+  rt: Runtime,
   resource: Resource,
   version: Doc,
   options: { primary: Doc },
 ): Doc {
   const { primary } = options;
-  for (const field of resource.schemaModel.unversioned) {
+  for (const field of [...resource.schemaModel.unversioned, rt.settings.DATE_CREATED]) {
     if (primary[field] !== undefined) version[field] = primary[field];
   }
   return version;
@@ -261,23 +264,71 @@ export function versionRef(
 }
 
 /**
+ * The reference by id that `options.ref`, a versioned reference through `options.field`,
+ * names; undefined when no document has it. As in Eve, a field that is not versioned is
+ * looked up on the current documents, and a document stored before versioning was enabled
+ * is its own version 1.
+ */
+export async function refById(
+  rt: Runtime,
+  target: Resource,
+  options: { field: string; ref: VersionRef },
+): Promise<VersionRef | undefined> {
+  const { field, ref } = options;
+  if (field === target.idField) return ref;
+  const s = rt.settings;
+  const idField = documentIdField(rt, target);
+  const unversioned = target.schemaModel.unversioned.includes(field);
+  if (!unversioned) {
+    const shadow = await rt.store.collection(versionsSource(rt, target)).findOne(
+      andFilters(
+        { [field]: ref.id, [s.VERSION]: ref.version },
+        onShadowFilter(rt, target, { filter: target.filter }),
+      ),
+      { projection: { [idField]: 1 } },
+    );
+    if (shadow) return { id: shadow[idField], version: ref.version };
+    if (ref.version !== 1) return undefined;
+  }
+  const primary = await rt.store.collection(target.source).findOne(
+    andFilters(
+      target.filter,
+      { [field]: ref.id },
+      unversioned ? undefined : { [s.VERSION]: { $exists: false } },
+    ),
+    { projection: { [target.idField]: 1 } },
+  );
+  return primary ? { id: primary[target.idField], version: ref.version } : undefined;
+}
+
+/**
  * Whether version `ref.version` of the `target` document whose `field` is `ref.id` exists
- * (under its predefined filter and `filter`).
+ * (under its predefined filter and `filter`); a document stored before versioning was
+ * enabled is its own version 1.
  */
 export async function versionExists(
   rt: Runtime,
   target: Resource,
   options: { field: string; ref: VersionRef; filter?: Filter },
 ): Promise<boolean> {
-  const { field, ref } = options;
+  const ref = await refById(rt, target, options);
+  if (!ref) return false;
   const query = andFilters(
     onShadowFilter(rt, target, {
-      filter: { [field]: ref.id, [rt.settings.VERSION]: ref.version },
+      filter: { [target.idField]: ref.id, [rt.settings.VERSION]: ref.version },
     }),
     onShadowFilter(rt, target, { filter: target.filter }),
     options.filter && onShadowFilter(rt, target, { filter: options.filter }),
   );
-  return (await rt.store.collection(versionsSource(rt, target)).count(query, { limit: 1 })) > 0;
+  if ((await rt.store.collection(versionsSource(rt, target)).count(query, { limit: 1 })) > 0) {
+    return true;
+  }
+  if (ref.version !== 1) return false;
+  const legacy = andFilters(target.filter, options.filter, {
+    [target.idField]: ref.id,
+    [rt.settings.VERSION]: { $exists: false },
+  });
+  return (await rt.store.collection(target.source).count(legacy, { limit: 1 })) > 0;
 }
 
 /**
@@ -403,13 +454,13 @@ export async function versionPage(
 
 /**
  * Diffs of consecutive versions (`options.versions`, in order): the first version whole,
- * then for each later version only the fields that changed (plus the id, version and update
- * time).
+ * then, as in Eve, for each later version only the fields that changed, its version number
+ * and the VERSION_DIFF_INCLUDE fields.
  */
-export function diffVersions(rt: Runtime, resource: Resource, options: { versions: Doc[] }): Doc[] {
+export function diffVersions(rt: Runtime, options: { versions: Doc[] }): Doc[] {
   const { versions } = options;
   const s = rt.settings;
-  const keep = new Set([resource.idField, s.VERSION, s.DATE_UPDATED, ...s.VERSION_DIFF_INCLUDE]);
+  const keep = new Set([s.VERSION, ...s.VERSION_DIFF_INCLUDE]);
   return versions.map((version, i) => {
     if (i === 0) return version;
     const before = versions[i - 1];

@@ -19,6 +19,9 @@ import {
   storeMedia,
   wrapSingleUploads,
 } from "./media.ts";
+import { formLists } from "./forms.ts";
+import { projected } from "../query/memory.ts";
+import { readProjection } from "./policy.ts";
 import { etagCondition, idToString, newId, now, stamp } from "./meta.ts";
 import { applyPatch } from "./patch.ts";
 import { oplogEnabled, oplogEntries } from "./oplog.ts";
@@ -60,7 +63,11 @@ async function writeResponse(
     if (doc[field] !== undefined) out[field] = doc[field];
   }
   if (!rt.settings.BANDWIDTH_SAVER) {
-    const [shown] = showable(rt, resource, [{ ...doc }]);
+    // The whole document as a read shows it: the resource's projection and hidden fields
+    // apply (as in Eve), and so does the owner field's hiding.
+    const [shown] = showable(rt, resource, [projected(doc, readProjection(rt, resource))]);
+    const owner = rt.auth?.ownerField(resource);
+    if (owner && !Object.hasOwn(resource.schema, owner)) delete shown[owner];
     await expandMedia(rt, resource, { docs: [shown] });
     Object.assign(out, shown);
   }
@@ -180,8 +187,10 @@ export async function postCollection(
 ): Promise<Reply> {
   const { presetId } = options;
   const { resource } = ctx;
-  const bulk = Array.isArray(ctx.body);
-  const inputs = bulk ? ctx.body as unknown[] : [ctx.body];
+  const list = Array.isArray(ctx.body);
+  const inputs = list ? ctx.body as unknown[] : [ctx.body];
+  // As in Eve, a list of one document is no bulk insert: it is answered as that document.
+  const bulk = inputs.length > 1;
   if (bulk && !resource.bulkEnabled) {
     throw new ServiceError("bad-request", "bulk inserts are disabled for this resource");
   }
@@ -194,8 +203,11 @@ export async function postCollection(
       `at most ${rt.settings.BULK_MAX_DOCUMENTS} documents per request`,
     );
   }
-  inputs.forEach((doc, i) => requireObject(doc, bulk ? `document ${i}` : undefined));
-  for (const input of inputs) wrapSingleUploads(rt, resource, { body: input });
+  inputs.forEach((doc, i) => requireObject(doc, list ? `document ${i}` : undefined));
+  for (const input of inputs) {
+    wrapSingleUploads(rt, resource, { body: input });
+    formLists(rt, ctx, { resource, body: input });
+  }
   const docs = await validateNew(rt, ctx, { inputs: inputs as Doc[], bulk });
   const files = await storeMedia(rt, resource, { docs });
   const created = now();
@@ -343,13 +355,13 @@ async function patch(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const { resource } = ctx;
   const updates = requireObject(ctx.body);
   wrapSingleUploads(rt, resource, { body: updates });
+  formLists(rt, ctx, { resource, body: updates });
   const original = await originalFor(rt, ctx);
   if (
     Object.hasOwn(updates, resource.idField) &&
     idToString(updates[resource.idField]) !== idToString(original[resource.idField])
   ) {
-    // As in Eve: the id of a document can't change.
-    throw new ServiceError("bad-request", `${resource.idField} cannot be changed`);
+    throw immutableId(resource);
   }
   checkIfMatch(rt, ctx, { doc: original });
   const schema = rt.schemas.get(resource.name)!;
@@ -372,6 +384,14 @@ async function patch(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   return editReply(rt, ctx, { doc });
 }
 
+/** As in Eve: the id of a stored document can't change (400, the message says "immutable"). */
+function immutableId(resource: Resource): ServiceError {
+  return new ServiceError(
+    "bad-request",
+    `${resource.idField} is immutable: the document's id cannot be changed`,
+  );
+}
+
 /** PUT on an item endpoint: replaces the document, or creates it when UPSERT_ON_PUT. */
 export function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   return oneWriteAtATime(rt, ctx, () => put(rt, ctx));
@@ -382,6 +402,7 @@ async function put(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const s = rt.settings;
   const input = requireObject(ctx.body);
   wrapSingleUploads(rt, resource, { body: input });
+  formLists(rt, ctx, { resource, body: input });
   const original = await findItem(rt, ctx);
   if (!original) {
     if (!resource.upsertOnPut) throw notFound();
@@ -392,7 +413,15 @@ async function put(rt: Runtime, ctx: RequestContext): Promise<Reply> {
     if (id !== undefined && await collection.count({ [resource.idField]: id }, { limit: 1 })) {
       throw notFound();
     }
-    return postCollection(rt, { ...ctx, body: input }, { presetId: id });
+    // As in Eve, the document takes the URL's id, whatever id the body names.
+    const { [resource.idField]: _ignored, ...body } = input;
+    return postCollection(rt, { ...ctx, body }, { presetId: id });
+  }
+  if (
+    Object.hasOwn(input, resource.idField) &&
+    idToString(input[resource.idField]) !== idToString(original[resource.idField])
+  ) {
+    throw immutableId(resource);
   }
   checkIfMatch(rt, ctx, { doc: original });
   const schema = rt.schemas.get(resource.name)!;

@@ -211,7 +211,7 @@ export const GLOBAL_KEYS = {
   SERVER_NAME: k("string?", null, { ignored: true }),
   URL_PROTOCOL: k("string", "", { ignored: true }),
   JSON_SORT_KEYS: k("bool", false, { ignored: true }),
-  JSON_REQUEST_CONTENT_TYPES: k("strings", ["application/json"], { ignored: true }),
+  JSON_REQUEST_CONTENT_TYPES: k("strings", ["application/json"]),
   MONGO_WRITE_CONCERN: k("object", { w: 1 }),
   MONGO_AUTH_MECHANISM: k("string?", null, { ignored: true }),
   MONGO_AUTH_MECHANISM_PROPERTIES: k("object?", null, { ignored: true }),
@@ -359,6 +359,7 @@ export const RESOURCE_KEYS = {
   if_match: overrides("bool", "IF_MATCH"),
   enforce_if_match: overrides("bool", "ENFORCE_IF_MATCH"),
   mongo_indexes: own("object"),
+  mongo_write_concern: own("object"),
   // Authentication, roles and user-restricted access (src/auth/)
   public_methods: overrides("methods", "PUBLIC_METHODS"),
   public_item_methods: overrides("methods", "PUBLIC_ITEM_METHODS"),

@@ -12,7 +12,15 @@ export function wantsMongo(settings: Settings, hostGiven: boolean): boolean {
   return !!settings.MONGO_URI || hostGiven;
 }
 
-export async function openStore(settings: Settings, hostGiven: boolean): Promise<Store> {
+/**
+ * Opens the store. `writeConcerns`: the resources' `mongo_write_concern` by collection
+ * (MongoDB only; the embedded store writes durably before it answers, whatever is asked).
+ */
+export async function openStore(
+  settings: Settings,
+  hostGiven: boolean,
+  writeConcerns: Record<string, Record<string, unknown>> = {},
+): Promise<Store> {
   if (wantsMongo(settings, hostGiven)) {
     const { openMongoStore } = await import("./mongo/mod.ts");
     return openMongoStore({
@@ -26,6 +34,7 @@ export async function openStore(settings: Settings, hostGiven: boolean): Promise
       dbName: settings.MONGO_URI ? undefined : settings.DB_DBNAME,
       options: { writeConcern: settings.MONGO_WRITE_CONCERN, ...settings.MONGO_OPTIONS },
       queryTimeoutMs: settings.QUERY_TIMEOUT_MS,
+      writeConcerns,
     });
   }
   const { openEmbeddedStore } = await import("./embedded/mod.ts");

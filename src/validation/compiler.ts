@@ -161,6 +161,13 @@ export class SchemaCompiler {
             }
           }
           break;
+        case "unique_to_user":
+          // Eve: unique among the requester's documents (AUTH_FIELD); checked by query only.
+          if (bool() && plainOnly()) {
+            node.uniqueToUser = true;
+            if (!w.inList) this.scopedUniqueFields.push(field.path);
+          }
+          break;
         case "empty":
           if (!bool()) json.eveNotEmpty = true;
           break;

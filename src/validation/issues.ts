@@ -83,9 +83,10 @@ function through(schemaPath: string, keywords: string[]): boolean {
 function describe(e: ErrorObject, show: (v: unknown) => string): [string[], string] | null {
   const at = pointer(e.instancePath);
   if (e.keyword !== "propertyNames" && through(e.schemaPath, ["propertyNames"])) {
-    // keysrules: ajv reports the key as the data (custom keywords get no propertyName)
+    // keysrules: ajv reports the key as the data (custom keywords get no propertyName). The
+    // message is Cerberus's, under the key's name, as Eve answers it.
     const inner = describe({ ...e, schemaPath: "", propertyName: undefined }, show);
-    return inner && [[...at, e.propertyName ?? String(e.data)], `invalid key: ${inner[1]}`];
+    return inner && [[...at, e.propertyName ?? String(e.data)], inner[1]];
   }
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {

@@ -59,7 +59,7 @@ export function normField(v: unknown, node: FieldNode, walk: NormalizeWalk): unk
   if (v === null || v === undefined) return v;
   v = normChildren(v, node, walk);
   // Checked with its sub-fields coerced (a versioned reference's `_id` is an ObjectId).
-  if (node.unique || node.relation || node.custom.length) {
+  if (node.unique || node.uniqueToUser || node.relation || node.custom.length) {
     env.checks.push({ path: [...walk.path], node, value: v });
   }
   return v;

@@ -60,6 +60,11 @@ export interface CompileOptions {
   allowCustomFieldsInGeojson: boolean;
   /** Top-level fields the service manages (`_created`, `_etag` ...); clients may not send them. */
   metaFields: string[];
+  /**
+   * Service-managed fields that, as in Eve, a client sending them is told are unknown rather
+   * than read-only (the version fields: they are no part of the schema).
+   */
+  unknownMetaFields?: string[];
   /** ID_FIELD. When the schema does not declare it, it is an optional `objectid` field. */
   idField: string;
   /** VERSION field name, used by `data_relation` with `version: true`; default `_version`. */
@@ -91,8 +96,18 @@ export interface ValidationContext {
    * NORMALIZE_DOTTED_FIELDS / `normalize_dotted_fields`); otherwise they are invalid names.
    */
   normalizeDotted?: boolean;
+  /**
+   * The document came from a form (urlencoded or multipart fields, all text): number and
+   * boolean fields read the text as Eve does.
+   */
+  form?: boolean;
   /** true if another live (non soft-deleted) document has field == value (excluding the given id). */
-  isDuplicate(field: string, value: unknown, excludeId?: unknown): Promise<boolean>;
+  isDuplicate(
+    field: string,
+    value: unknown,
+    excludeId?: unknown,
+    options?: { owned?: boolean },
+  ): Promise<boolean>;
   /** true if the referenced document (or version) exists and is not soft-deleted. */
   relationExists(relation: DataRelation, value: unknown): Promise<boolean>;
 }
@@ -108,7 +123,10 @@ export interface CompiledSchema {
   validate(doc: Doc, ctx: ValidationContext): Promise<{ doc: Doc; issues: Issues | null }>;
   /** Fields with `unique: true` (dotted paths), so the service can create unique indexes. */
   uniqueFields: string[];
-  /** Fields with `unique_within_resource`: checked by query only, never indexed. */
+  /**
+   * Fields with `unique_within_resource` or `unique_to_user`: checked by query only, never
+   * indexed.
+   */
   scopedUniqueFields: string[];
   /** Dotted path -> data_relation (the schema model's). */
   relations: Readonly<Record<string, DataRelation>>;
@@ -140,6 +158,8 @@ export interface FieldNode {
   readonly: boolean;
   required: boolean;
   unique: boolean;
+  /** `unique_to_user`: unique among the documents of the requester (AUTH_FIELD). */
+  uniqueToUser?: boolean;
   default?: { value: unknown };
   relation?: DataRelation;
   /** Custom rules as [name, argument]. */

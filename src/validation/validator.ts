@@ -6,7 +6,7 @@ import type { ValidateFunction } from "ajv";
 import type { ResourceSchema } from "../domain/types.ts";
 import type { SchemaModel } from "../domain/schema.ts";
 import type { Doc } from "../store/store.ts";
-import { Decimal128, ObjectId } from "../store/bson.ts";
+import { DBRef, Decimal128, ObjectId } from "../store/bson.ts";
 import { type DictNode, SchemaCompiler } from "./compiler.ts";
 import { checkDateFormat, formatDate, parseDate } from "./dates.ts";
 import { addIssue, ajvIssues, filterIssues, hasIssue, mergeIssues } from "./issues.ts";
@@ -152,8 +152,9 @@ class Compiled implements CompiledSchema {
     return missingDefaults(doc, this.root, { env: this.env(false) });
   }
 
-  private env(applyDefaults: boolean, original?: Doc): NormalizeEnv {
-    return { coerce: this.coerce, applyDefaults, original, checks: [] };
+  private env(applyDefaults: boolean, original?: Doc, form?: boolean): NormalizeEnv {
+    const coerce = form ? { ...this.coerce, form } : this.coerce;
+    return { coerce, applyDefaults, original, checks: [] };
   }
 
   async validate(input: Doc, ctx: ValidationContext): Promise<{ doc: Doc; issues: Issues | null }> {
@@ -169,7 +170,7 @@ class Compiled implements CompiledSchema {
     const sent = dotted ? expandDotted(input, issues) : input;
     const original = ctx.mode === "create" ? undefined : ctx.original;
     this.metaIssues(sent, original, issues);
-    const env = this.env(!patch, ctx.mode === "replace" ? original : undefined);
+    const env = this.env(!patch, ctx.mode === "replace" ? original : undefined, ctx.form);
     readonlyIssues(sent, this.root, { env, issues, original, path: [] });
 
     let doc = patch ? this.merge(input, original ?? {}, ctx.mergeNested ?? true) : sent;
@@ -197,7 +198,10 @@ class Compiled implements CompiledSchema {
   /** Meta fields are written by the service only; the id may be sent but not changed. */
   private metaIssues(sent: Doc, original: Doc | undefined, issues: Issues) {
     for (const k of Object.keys(sent)) {
-      if (this.meta.has(k)) addIssue(issues, [k], "field is read-only");
+      if (this.meta.has(k)) {
+        const unknown = this.opts.unknownMetaFields?.includes(k);
+        addIssue(issues, [k], unknown ? "unknown field" : "field is read-only");
+      }
     }
     const id = this.opts.idField;
     if (original && id in sent && id in original && canon(sent[id]) !== canon(original[id])) {
@@ -236,16 +240,35 @@ class Compiled implements CompiledSchema {
     // document's list holds it.
     if (node.unique && await ctx.isDuplicate(node.path, value, excludeId)) {
       problems.push(`value '${this.forms.show(value)}' is not unique`);
+    } else if (
+      node.uniqueToUser && await ctx.isDuplicate(node.path, value, excludeId, { owned: true })
+    ) {
+      problems.push(`value '${this.forms.show(value)}' is not unique`);
     }
     const rel = node.relation;
     if (rel) {
       const refs = Array.isArray(value) && !rel.version ? value : [value];
+      const versionField = this.opts.versionField ?? "_version";
       for (const ref of refs) {
+        if (
+          rel.version && isPlainObject(ref) &&
+          (ref[rel.field] === undefined || ref[versionField] === undefined)
+        ) {
+          // Eve's words for a versioned reference missing one of its two fields.
+          problems.push(
+            `versioned data_relation must be a dict with fields '${rel.field}' and '${versionField}'`,
+          );
+          continue;
+        }
         if (ref === null || await ctx.relationExists(rel, ref)) continue;
-        const versionField = this.opts.versionField ?? "_version";
-        const id = rel.version && isPlainObject(ref) ? ref[rel.field] : ref;
+        // A DBRef is named by its id, as in Eve.
+        const id = rel.version && isPlainObject(ref)
+          ? ref[rel.field]
+          : ref instanceof DBRef
+          ? ref.oid
+          : ref;
         const at = rel.version && isPlainObject(ref)
-          ? ` at version ${this.forms.show(ref[versionField])}`
+          ? ` at version '${this.forms.show(ref[versionField])}'.`
           : "";
         problems.push(
           `value '${

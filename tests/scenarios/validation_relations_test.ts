@@ -124,7 +124,7 @@ scenario("version: true references must name an existing version", SETTINGS, asy
   assert.ok((stored!.cited as Json)._id instanceof ObjectId);
   assert.equal((await api.get(`posts/${ok._id}`)).body.cited._version, 2);
   assert.deepEqual(issuesOf(await api.post("posts", { cited: { _id: ada._id, _version: 3 } })), {
-    cited: `${mustExist(ada._id)} at version 3`,
+    cited: `${mustExist(ada._id)} at version '3'.`,
   });
   assert.deepEqual(issuesOf(await api.post("posts", { cited: { _id: ada._id, _version: "x" } })), {
     cited: { _version: "must be of integer type" },

@@ -78,9 +78,11 @@ scenario("a soft delete is a new version; old versions stay readable", SETTINGS,
   const all = await api.get(`${path}?version=all`);
   assert.equal(all.status, 200);
   assert.deepEqual(all.body._items.map((v: Json) => v._deleted), [false, false, true]);
+  // As in Eve, the deleted version itself answers 404 with the document.
   const third = await api.get(`${path}?version=3`);
-  assert.equal(third.status, 200);
+  assert.equal(third.status, 404);
   assert.equal(third.body._deleted, true);
+  assert.equal(third.body._latest_version, 3);
   assert.equal((await api.get(`${path}?version=1`)).body.body, "one");
   const diffs = await api.get(`${path}?version=diffs`);
   assert.equal(diffs.status, 200);
@@ -138,7 +140,9 @@ scenario("version=all honours sort and paging, with _links", PAGED, async (api) 
   assert.deepEqual(first.body._meta, { page: 1, max_results: 2, total: 5 });
   const links = first.body._links;
   assert.equal(links.self.href, `${path}?version=all`);
-  assert.equal(links.parent.href, "/");
+  // As in Eve: the versions' collection is the document, their parent the resource.
+  assert.equal(links.collection.href, path);
+  assert.equal(links.parent.href, "docs");
   assert.match(links.next.href, new RegExp(`^${path}\\?.*page=2`));
   assert.match(links.last.href, /page=3/);
   const last = await api.get(links.last.href);

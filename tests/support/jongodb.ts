@@ -27,6 +27,7 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
   ["dropIndexes", "dropIndexes is not implemented"],
   ["decimal-scale", "Decimal128 values equal in number but not in scale (12.5, 12.50) differ"],
   ["$expr-operators", "most aggregation operators inside $expr ($size, $range, $reduce) fail"],
+  ["write-concern", "write concerns are not enforced: w: 2 on a single node succeeds"],
   [
     "array-sort",
     "a sort on a field holding arrays compares whole arrays (arrays after objects) instead of their smallest (ascending) or largest (descending) element",

@@ -61,7 +61,7 @@ Deno.test("data_relation with version: the value is {field, _version}", async ()
   const c = ctx("create", { exists: [`docs=${JSON.stringify({ _id: ID, _version: 2 })}`] });
   assert.equal(await issuesOf(s, { ref: { _id: ID, _version: 2 } }, c), null);
   assert.deepEqual(await issuesOf(s, { ref: { _id: ID, _version: 3 } }, c), {
-    ref: `value '${ID}' must exist in resource 'docs', field '_id' at version 3`,
+    ref: `value '${ID}' must exist in resource 'docs', field '_id' at version '3'.`,
   });
 });
 

@@ -25,6 +25,7 @@ class MongoStore implements Store {
   private readonly secret: string | undefined;
   private readonly transactions: boolean;
   private readonly maxTimeMS?: number;
+  private readonly writeConcerns: Record<string, Record<string, unknown>>;
 
   /**
    * `secret`: the password, scrubbed from error messages; `transactions`: whether the
@@ -33,8 +34,14 @@ class MongoStore implements Store {
   constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
-    options: { secret: string | undefined; transactions: boolean; maxTimeMS?: number },
+    options: {
+      secret: string | undefined;
+      transactions: boolean;
+      maxTimeMS?: number;
+      writeConcerns?: Record<string, Record<string, unknown>>;
+    },
   ) {
+    this.writeConcerns = options.writeConcerns ?? {};
     this.secret = options.secret;
     this.transactions = options.transactions;
     this.maxTimeMS = options.maxTimeMS;
@@ -44,7 +51,10 @@ class MongoStore implements Store {
   collection(name: string): Collection {
     let coll = this.collections.get(name);
     if (!coll) {
-      coll = new MongoCollection(this.db.collection(name), this.secret, {
+      const writeConcern = Object.hasOwn(this.writeConcerns, name)
+        ? this.writeConcerns[name]
+        : undefined;
+      coll = new MongoCollection(this.db.collection(name, { writeConcern }), this.secret, {
         client: this.client,
         db: this.db,
         transactions: this.transactions,
@@ -129,6 +139,7 @@ export async function openMongoStore(options: MongoOptions): Promise<Store> {
       secret,
       transactions: await supportsTransactions(db),
       maxTimeMS: options.queryTimeoutMs,
+      writeConcerns: options.writeConcerns,
     });
   } catch (err) {
     await client?.close().catch(() => {});

@@ -17,6 +17,11 @@ export interface MongoOptions {
   options?: Record<string, unknown>;
   /** `maxTimeMS` of every read and aggregation (QUERY_TIMEOUT_MS); 0 or absent: none. */
   queryTimeoutMs?: number;
+  /**
+   * Write concerns by collection (a resource's `mongo_write_concern`), over the client's
+   * (MONGO_WRITE_CONCERN) for every write to that collection.
+   */
+  writeConcerns?: Record<string, Record<string, unknown>>;
 }
 
 /** The resolved connection target. */

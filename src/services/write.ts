@@ -351,7 +351,7 @@ async function patch(rt: Runtime, ctx: RequestContext): Promise<Reply> {
     // As in Eve: the id of a document can't change.
     throw new ServiceError("bad-request", `${resource.idField} cannot be changed`);
   }
-  checkIfMatch(rt, ctx, { doc: original });
+  await checkIfMatch(rt, ctx, { doc: original });
   const schema = rt.schemas.get(resource.name)!;
   const { doc: clean, issues } = await schema.validate(
     updates,
@@ -394,7 +394,7 @@ async function put(rt: Runtime, ctx: RequestContext): Promise<Reply> {
     }
     return postCollection(rt, { ...ctx, body: input }, { presetId: id });
   }
-  checkIfMatch(rt, ctx, { doc: original });
+  await checkIfMatch(rt, ctx, { doc: original });
   const schema = rt.schemas.get(resource.name)!;
   const { doc: clean, issues } = await schema.validate(
     { ...input, ...ctx.urlValues },
@@ -422,7 +422,7 @@ async function deleteOne(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const softDelete = softDeleteOf(rt, resource);
   const original = await originalFor(rt, ctx);
   if (softDelete.isDeleted(original)) throw notFound();
-  checkIfMatch(rt, ctx, { doc: original });
+  await checkIfMatch(rt, ctx, { doc: original });
   await rt.events.emitFor("on_delete_item", resource.name, original);
   if (softDelete.enabled) {
     const doc = softDelete.marked(original);

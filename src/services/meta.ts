@@ -1,7 +1,8 @@
 /**
  * Meta fields the service keeps on every stored document: id, dates, ETag, soft-delete
- * flag. The ETag is drawn at random on every write and kept in the document, so it reveals
- * nothing of the content and conditional requests cost no recomputation (see etag.ts).
+ * flag. The ETag, a hash of the document keyed with a value drawn at random for the write,
+ * reveals nothing of the content (see etag.ts) and is kept in the document, so conditional
+ * requests cost no recomputation.
  */
 import { ObjectId, parseObjectId } from "../store/bson.ts";
 import type { Doc } from "../store/store.ts";
@@ -10,7 +11,7 @@ import { singleType } from "../domain/schema.ts";
 import type { Runtime } from "./runtime.ts";
 import { softDeleteOf } from "./soft-delete.ts";
 import { versionFields } from "./versions.ts";
-import { derivedEtag, newEtag } from "./etag.ts";
+import { derivedEtag, freshEtag } from "./etag.ts";
 
 /** The current time truncated to whole seconds, as dates travel in DATE_FORMAT. */
 export function now(): Date {
@@ -48,8 +49,8 @@ export function metaFields(rt: Runtime, resource: Resource): string[] {
 }
 
 /**
- * Sets `_updated`, `_created` (when `options.created` is given), `_deleted` and a new
- * random `_etag` on `options.doc`, in that order, and returns it.
+ * Sets `_updated`, `_created` (when `options.created` is given), `_deleted` and a fresh
+ * `_etag` (see {@link freshEtag}) on `options.doc`, in that order, and returns it.
  */
 export function stamp(
   rt: Runtime,
@@ -63,7 +64,7 @@ export function stamp(
   doc[s.DATE_UPDATED] = time;
   softDeleteOf(rt, resource).setFlag(doc);
   delete doc[s.ETAG];
-  doc[s.ETAG] = newEtag();
+  doc[s.ETAG] = freshEtag(rt, doc);
   return doc;
 }
 

@@ -152,14 +152,14 @@ scenario("a document written outside the API: a keyed ETag instances agree on", 
 
 scenario("ETAG_SECRET keys the ETags of documents written outside the API", {
   ...SETTINGS,
-  ETAG_SECRET: "a shared secret",
+  ETAG_SECRET: "a shared secret key",
 }, async (api, running) => {
   const id = new ObjectId();
   await running.service.store.collection("staff").insertMany([{ _id: id, name: "di", pin: "7" }]);
   const whole = await stored(running, id.toHexString());
   const shown = await read(api, `staff/${id.toHexString()}`);
   const { _etag, ...rest } = whole;
-  const keyed = createHmac("sha256", "a shared secret").update(canonicalEjson(rest)).digest("hex");
+  const keyed = createHmac("sha256", "a shared secret key").update(canonicalEjson(rest)).digest("hex");
   assert.equal(shown._etag, keyed.slice(0, 40));
   // No key was generated into the store: the setting is the key.
   assert.equal(await running.service.store.collection("_service_keys").count({}), 0);

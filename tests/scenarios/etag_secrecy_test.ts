@@ -148,6 +148,9 @@ scenario("a document written outside the API: a keyed ETag instances agree on", 
   const patched = await api.patch(path, { name: "cyd" }, { "if-match": changed._etag });
   assert.equal(patched.status, 200, patched.text);
   assert.equal((await read(api, path))._etag, patched.body._etag);
+  // It predated versioning: its version 1 keeps the ETag it was edited with.
+  assert.equal((await read(api, `${path}?version=1`))._etag, changed._etag);
+  assert.equal((await read(api, `${path}?version=2`))._etag, patched.body._etag);
 });
 
 scenario("ETAG_SECRET keys the ETags of documents written outside the API", {
@@ -159,7 +162,9 @@ scenario("ETAG_SECRET keys the ETags of documents written outside the API", {
   const whole = await stored(running, id.toHexString());
   const shown = await read(api, `staff/${id.toHexString()}`);
   const { _etag, ...rest } = whole;
-  const keyed = createHmac("sha256", "a shared secret key").update(canonicalEjson(rest)).digest("hex");
+  const keyed = createHmac("sha256", "a shared secret key").update(canonicalEjson(rest)).digest(
+    "hex",
+  );
   assert.equal(shown._etag, keyed.slice(0, 40));
   // No key was generated into the store: the setting is the key.
   assert.equal(await running.service.store.collection("_service_keys").count({}), 0);

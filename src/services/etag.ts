@@ -5,8 +5,8 @@
  * Eve's ETag (`document_etag`) is a SHA-1 of the whole stored document, hidden fields
  * included. Whoever reads every other field of a document (and its `_updated`) can then
  * hash the visible part with each candidate value of a hidden one (a salary, a PIN, a
- * short token) and recover that value offline from the ETag. Deliberately, this service
- * does not compute ETags from content:
+ * short token) and recover that value offline from the ETag. Deliberately, no ETag here is
+ * a hash anyone could recompute:
  *
  * - A write through the API stores with the document a hash of it keyed with a fresh random
  *   value (160 bits, drawn for this write and kept nowhere): still a hash of the

@@ -52,7 +52,11 @@ export function notModified(
  * precondition-required when it is required and missing, precondition-failed when it names
  * another representation.
  */
-export function checkIfMatch(rt: Runtime, ctx: RequestContext, options: { doc: Doc }): void {
+export async function checkIfMatch(
+  rt: Runtime,
+  ctx: RequestContext,
+  options: { doc: Doc },
+): Promise<void> {
   if (!ctx.resource.ifMatch) return;
   const ifMatch = ctx.preconditions?.ifMatch;
   if (ifMatch === undefined) {
@@ -65,7 +69,7 @@ export function checkIfMatch(rt: Runtime, ctx: RequestContext, options: { doc: D
     return;
   }
   // As in Eve, only the document's own ETag will do: `*` is no proof of what was read.
-  if (!ifMatch.includes(etagOf(rt, options.doc))) {
+  if (!ifMatch.includes(await etagOf(rt, options.doc))) {
     throw new ServiceError("precondition-failed", "Client and server etags don't match");
   }
 }

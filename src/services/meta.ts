@@ -1,35 +1,31 @@
 /**
  * Meta fields the service keeps on every stored document: id, dates, ETag, soft-delete
- * flag. The ETag is a hash of the stored representation, kept in the document so
- * conditional requests cost no recomputation.
+ * flag. The ETag, a hash of the document keyed with a value drawn at random for the write,
+ * reveals nothing of the content (see etag.ts) and is kept in the document, so conditional
+ * requests cost no recomputation.
  */
-import { createHash } from "node:crypto";
-import { canonicalEjson, ObjectId, parseObjectId } from "../store/bson.ts";
+import { ObjectId, parseObjectId } from "../store/bson.ts";
 import type { Doc } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
 import { singleType } from "../domain/schema.ts";
 import type { Runtime } from "./runtime.ts";
 import { softDeleteOf } from "./soft-delete.ts";
 import { versionFields } from "./versions.ts";
+import { derivedEtag, freshEtag } from "./etag.ts";
 
 /** The current time truncated to whole seconds, as dates travel in DATE_FORMAT. */
 export function now(): Date {
   return new Date(Math.floor(Date.now() / 1000) * 1000);
 }
 
-/** Computes the ETag of a document (meta ETag and links excluded). */
-export function computeEtag(doc: Doc, etagField: string): string {
-  const { [etagField]: _etag, _links, ...rest } = doc;
-  return createHash("sha1").update(canonicalEjson(rest)).digest("hex");
-}
-
 /**
- * The ETag of a stored document: the stored one, or, for a document written outside the
- * API (no `_etag`), one computed from the document as Eve does, so it can still be edited.
+ * The ETag of a whole stored document: the stored one, or, for a document written outside
+ * the API (no `_etag`), a keyed hash of it (see {@link derivedEtag}), so it can still be
+ * cached and edited.
  */
-export function etagOf(rt: Runtime, doc: Doc): string {
+export function etagOf(rt: Runtime, doc: Doc): Promise<string> {
   const stored = doc[rt.settings.ETAG];
-  return typeof stored === "string" ? stored : computeEtag(doc, rt.settings.ETAG);
+  return typeof stored === "string" ? Promise.resolve(stored) : derivedEtag(rt, doc);
 }
 
 /** The ETag condition of a compare-and-swap on `original` (which may have none stored). */
@@ -54,8 +50,8 @@ export function metaFields(rt: Runtime, resource: Resource): string[] {
 }
 
 /**
- * Sets `_updated`, `_created` (when `options.created` is given), `_deleted` and `_etag` on
- * `options.doc`, in that order, and returns it.
+ * Sets `_updated`, `_created` (when `options.created` is given), `_deleted` and a fresh
+ * `_etag` (see {@link freshEtag}) on `options.doc`, in that order, and returns it.
  */
 export function stamp(
   rt: Runtime,
@@ -69,7 +65,7 @@ export function stamp(
   doc[s.DATE_UPDATED] = time;
   softDeleteOf(rt, resource).setFlag(doc);
   delete doc[s.ETAG];
-  doc[s.ETAG] = computeEtag(doc, s.ETAG);
+  doc[s.ETAG] = freshEtag(rt, doc);
   return doc;
 }
 

@@ -8,13 +8,21 @@
  * (the changes, the whole document for DELETE; only for OPLOG_CHANGE_METHODS), `ip`
  * (OPLOG_AUDIT), `u` (the requester's account id; as in Eve, `"n/a"` without one), `extra`
  * (set by `on_oplog_push` callbacks), `_created`/`_updated` of the target document, and
- * the entry's own `_id` and `_etag`.
+ * the entry's own `_id` and `_etag` (made as a document's: see etag.ts).
+ *
+ * `c` shows no more than a read of the resource the write went through: its `hidden`
+ * fields and, for a view with an inclusive `datasource.projection`, every field outside
+ * it are removed (the read paths' own helper, `showable`), so the log, the OPLOG_ENDPOINT
+ * and what is derived from them never carry a field that resource keeps from its readers.
  */
 import type { Method } from "../domain/types.ts";
 import { ObjectId } from "../store/bson.ts";
 import type { Alongside, Doc } from "../store/store.ts";
-import { computeEtag, now } from "./meta.ts";
+import { now } from "./meta.ts";
+import { freshEtag } from "./etag.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
+import type { Resource } from "../domain/types.ts";
+import { showable } from "./visible.ts";
 
 /** A written method the oplog records. */
 export type OplogMethod = Extract<Method, "POST" | "PATCH" | "PUT" | "DELETE">;
@@ -58,7 +66,6 @@ export async function oplogEntries(
   const withChanges = (s.OPLOG_CHANGE_METHODS as string[]).includes(op);
   const time = now();
   const user = requester(ctx);
-  const without = { hidden: resource.hidden };
   const entries = items.map(({ doc, changes }) => {
     const entry: Doc = {
       _id: new ObjectId(),
@@ -66,7 +73,7 @@ export async function oplogEntries(
       r: resource.name,
       i: doc[resource.idField],
     };
-    if (withChanges) entry.c = withoutMeta(rt, changes ?? doc, without);
+    if (withChanges) entry.c = visibleChanges(rt, resource, { doc: changes ?? doc });
     if (s.OPLOG_AUDIT && ctx.ip) entry.ip = ctx.ip;
     entry.u = user;
     // A hard delete leaves no document: the entry's time is the time of the removal.
@@ -79,22 +86,17 @@ export async function oplogEntries(
   await rt.events.emit("on_oplog_push", resource.name, entries);
   for (const entry of entries) {
     delete entry[s.ETAG];
-    entry[s.ETAG] = computeEtag(entry, s.ETAG);
+    entry[s.ETAG] = freshEtag(rt, entry);
   }
   return { collection: s.OPLOG_NAME as string, docs: entries };
 }
 
 /**
- * A copy of `doc` without the ETag and links (the entry has its own), nor the resource's
- * hidden fields (`options.hidden`: password hashes and other secrets never reach the log).
+ * A copy of `options.doc` without the ETag and links (the entry has its own) and without
+ * what a read of `resource` may not show (password hashes and other secrets, fields its
+ * projection leaves out).
  */
-function withoutMeta(
-  rt: Runtime,
-  doc: Doc,
-  options: { hidden?: readonly string[] } = {},
-): Doc {
-  const { hidden = [] } = options;
-  const { [rt.settings.ETAG]: _etag, [rt.settings.LINKS]: _links, ...rest } = doc;
-  for (const field of hidden) delete rest[field.split(".")[0]];
-  return rest;
+function visibleChanges(rt: Runtime, resource: Resource, options: { doc: Doc }): Doc {
+  const { [rt.settings.ETAG]: _etag, [rt.settings.LINKS]: _links, ...rest } = options.doc;
+  return showable(rt, resource, [rest])[0];
 }

@@ -12,7 +12,7 @@ import { parseProjection } from "../query/projection.ts";
 import { requestPaging } from "./paging.ts";
 import type { Doc, Filter, Projection } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
-import { computeEtag, idToString } from "./meta.ts";
+import { etagOf, idToString } from "./meta.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
 import {
   collectionLink,
@@ -141,8 +141,8 @@ export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefine
 /**
  * Documents written outside the API may lack `_etag`, `_created` and `_updated`. As in Eve,
  * the ETag is computed from the whole stored document (fetched again, in one query, when
- * the read was projected) and the dates read as the epoch, so such documents can be cached
- * and edited like any other.
+ * the read was projected), but as a keyed hash (see etag.ts), and the dates read as the
+ * epoch, so such documents can be cached and edited like any other.
  * @param options.docs the documents read, completed in place.
  * @param options.projection the projection they were read with; undefined: whole documents.
  */
@@ -165,7 +165,7 @@ async function completeMeta(
     }
     for (const doc of missing) {
       const stored = whole.get(idToString(doc[resource.idField]));
-      if (stored) doc[s.ETAG] = computeEtag(stored, s.ETAG);
+      if (stored) doc[s.ETAG] = await etagOf(rt, stored);
     }
   }
   for (const doc of docs) {

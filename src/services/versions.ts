@@ -12,6 +12,7 @@ import type { Doc, Filter, Projection, Sort } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Runtime } from "./runtime.ts";
+import { derivedEtag } from "./etag.ts";
 
 /** The version fields a versioned resource's documents carry (key fields, service-written). */
 export function versionFields(rt: Runtime, resource: Resource): string[] {
@@ -78,9 +79,10 @@ export function legacyVersion(
 /**
  * Stores new or edited documents with their versions: numbers each `doc` (after its
  * `original`), lets `stamp` finish it (its ETag covers the number), then runs `write`
- * keeping the version copies, the original's too when it predates versioning.
+ * keeping the version copies, the original's too when it predates versioning (with the ETag
+ * it was read with, computed when it has none stored, so version 1 keeps it).
  */
-export function storeVersioned(
+export async function storeVersioned(
   rt: Runtime,
   resource: Resource,
   options: {
@@ -95,7 +97,12 @@ export function storeVersioned(
     nextVersion(rt, resource, edit);
     options.stamp(doc);
     const legacy = original && legacyVersion(rt, resource, { original });
-    if (legacy) copies.push(legacy);
+    if (original && legacy) {
+      if (typeof legacy[rt.settings.ETAG] !== "string") {
+        legacy[rt.settings.ETAG] = await derivedEtag(rt, original);
+      }
+      copies.push(legacy);
+    }
     copies.push(doc);
   }
   return withVersions(rt, resource, { docs: copies, write: options.write });

@@ -363,7 +363,7 @@ async function patch(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   ) {
     throw immutableId(resource);
   }
-  checkIfMatch(rt, ctx, { doc: original });
+  await checkIfMatch(rt, ctx, { doc: original });
   const schema = rt.schemas.get(resource.name)!;
   const { doc: clean, issues } = await schema.validate(
     updates,
@@ -423,7 +423,7 @@ async function put(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   ) {
     throw immutableId(resource);
   }
-  checkIfMatch(rt, ctx, { doc: original });
+  await checkIfMatch(rt, ctx, { doc: original });
   const schema = rt.schemas.get(resource.name)!;
   const { doc: clean, issues } = await schema.validate(
     { ...input, ...ctx.urlValues },
@@ -451,7 +451,7 @@ async function deleteOne(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const softDelete = softDeleteOf(rt, resource);
   const original = await originalFor(rt, ctx);
   if (softDelete.isDeleted(original)) throw notFound();
-  checkIfMatch(rt, ctx, { doc: original });
+  await checkIfMatch(rt, ctx, { doc: original });
   await rt.events.emitFor("on_delete_item", resource.name, original);
   if (softDelete.enabled) {
     const doc = softDelete.marked(original);

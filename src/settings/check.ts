@@ -160,6 +160,10 @@ export function checkSettings(raw: Record<string, unknown>): {
   ) {
     if ((out[key] as number) < 0) problems.push(`${key}: must be 0 or more`);
   }
+  // A short key could be guessed together with a hidden value (see services/etag.ts).
+  if (typeof out.ETAG_SECRET === "string" && out.ETAG_SECRET.length < 16) {
+    problems.push("ETAG_SECRET: must be at least 16 characters (or unset: a generated key)");
+  }
   if ((out.TLS_CERT_FILE === null) !== (out.TLS_KEY_FILE === null)) {
     problems.push("TLS_CERT_FILE, TLS_KEY_FILE: give both (TLS) or neither");
   }

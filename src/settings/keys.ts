@@ -139,6 +139,11 @@ export const GLOBAL_KEYS = {
   DATE_CREATED: k("string", "_created"),
   DATE_UPDATED: k("string", "_updated"),
   ETAG: k("string", "_etag"),
+  /**
+   * The key of the ETags computed for documents written outside the API (see
+   * services/etag.ts); unset: a random key kept in the database, shared by every instance.
+   */
+  ETAG_SECRET: k("string?", null),
   ITEM_LOOKUP: k("bool", true),
   ITEM_LOOKUP_FIELD: k("string?", null),
   ITEM_URL: k("string", 'regex("[a-f0-9]{24}")'),

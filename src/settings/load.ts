@@ -37,6 +37,7 @@ const ENV_OVERRIDES: Record<string, "string" | "int"> = {
   DATA_DIR: "string",
   REDIS_URL: "string",
   METRICS_TOKEN: "string",
+  ETAG_SECRET: "string",
   TLS_CERT_FILE: "string",
   TLS_KEY_FILE: "string",
 };

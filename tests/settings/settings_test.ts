@@ -232,3 +232,11 @@ Deno.test("default_sort text is read by the ?sort parser; a malformed one refuse
     assert.match(found[0], /^DOMAIN\.people\.default_sort: /, bad);
   }
 });
+
+Deno.test("ETAG_SECRET: a short key is refused, a long one accepted", () => {
+  assert.deepEqual(problems({ ETAG_SECRET: "short", DOMAIN: {} }), [
+    "ETAG_SECRET: must be at least 16 characters (or unset: a generated key)",
+  ]);
+  assert.deepEqual(problems({ ETAG_SECRET: "a".repeat(16), DOMAIN: {} }), []);
+  assert.deepEqual(problems({ DOMAIN: {} }), []);
+});

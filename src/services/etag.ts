@@ -1,0 +1,101 @@
+/**
+ * Document ETags, made so that an ETag tells nothing about a document's content, hidden
+ * fields above all.
+ *
+ * Eve's ETag (`document_etag`) is a SHA-1 of the whole stored document, hidden fields
+ * included. Whoever reads every other field of a document (and its `_updated`) can then
+ * hash the visible part with each candidate value of a hidden one (a salary, a PIN, a
+ * short token) and recover that value offline from the ETag. Deliberately, no ETag here is
+ * a hash anyone could recompute:
+ *
+ * - A write through the API stores with the document a hash of it keyed with a fresh random
+ *   value (160 bits, drawn for this write and kept nowhere): still a hash of the
+ *   representation, computed once per write as Eve's is, but as unpredictable as a random
+ *   number, so no guess can be checked against it. It changes with every write, a change
+ *   to a hidden field alone included (rewriting identical content too), and every instance
+ *   reading the document sees the same one, since they all read it from the store.
+ *   Versions keep the ETag they had when current: the shadow copies store it with them.
+ * - A document written outside the API has no stored ETag: it gets one computed from the
+ *   whole stored document, hidden fields included (so any change to it changes the ETag),
+ *   as a keyed hash (HMAC-SHA-256, 160 bits kept) rather than a plain one, so that without
+ *   the key no candidate can be checked. The key is ETAG_SECRET when set (every instance
+ *   must then share it); unset, it is a random key created once and kept in the database
+ *   (collection {@link KEY_COLLECTION}), so every instance sharing a database agrees with
+ *   no setting at all and no default key anyone could know. A per-process random key would
+ *   keep the secret as well but would make instances (and restarts) disagree.
+ *
+ * A per-write random key rather than the shared key for API writes: the ETags clients see
+ * most never depend on a long-lived key, so no key that leaks (a settings file, a backup)
+ * ever opens them.
+ */
+import { createHmac } from "node:crypto";
+import { canonicalEjson } from "../store/bson.ts";
+import type { Doc } from "../store/store.ts";
+import type { Runtime } from "./runtime.ts";
+
+/** Where the generated key lives when ETAG_SECRET is unset (one document, `_id` "etag"). */
+export const KEY_COLLECTION = "_service_keys";
+
+const KEY_ID = "etag";
+
+/** 160 random bits as 40 hex digits. */
+function randomHex(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(20));
+  let out = "";
+  for (const byte of bytes) out += byte.toString(16).padStart(2, "0");
+  return out;
+}
+
+/** HMAC-SHA-256 of `doc` but its ETag and links, 160 bits as 40 hex digits (Eve's length). */
+function keyedHash(rt: Runtime, doc: Doc, key: string): string {
+  const s = rt.settings;
+  const { [s.ETAG]: _etag, [s.LINKS]: _links, ...rest } = doc;
+  return createHmac("sha256", key).update(canonicalEjson(rest)).digest("hex").slice(0, 40);
+}
+
+/**
+ * The ETag of `doc`, about to be stored by a write: its hash keyed with a random value
+ * drawn for this write alone.
+ */
+export function freshEtag(rt: Runtime, doc: Doc): string {
+  return keyedHash(rt, doc, randomHex());
+}
+
+/**
+ * The ETag of `doc`, a whole stored document that has none stored (written outside the
+ * API): its hash keyed with the service's ETag key.
+ */
+export async function derivedEtag(rt: Runtime, doc: Doc): Promise<string> {
+  return keyedHash(rt, doc, await etagKey(rt));
+}
+
+const keys = new WeakMap<Runtime, Promise<string>>();
+
+/** The key of {@link derivedEtag}: read (or created) once per runtime. */
+function etagKey(rt: Runtime): Promise<string> {
+  let key = keys.get(rt);
+  if (!key) {
+    key = loadKey(rt);
+    keys.set(rt, key);
+    // A store failure is not remembered: the next request tries again.
+    key.catch(() => keys.delete(rt));
+  }
+  return key;
+}
+
+async function loadKey(rt: Runtime): Promise<string> {
+  const secret = rt.settings.ETAG_SECRET;
+  if (typeof secret === "string" && secret !== "") return secret;
+  const collection = rt.store.collection(KEY_COLLECTION);
+  const stored = await collection.findOne({ _id: KEY_ID });
+  if (typeof stored?.key === "string") return stored.key;
+  try {
+    await collection.insertMany([{ _id: KEY_ID, key: randomHex() + randomHex() }]);
+  } catch (error) {
+    // Another instance created it first (a duplicate `_id`): its key is the one.
+    rt.log.log("debug", "etag key: created by another instance", { error: String(error) });
+  }
+  const created = await collection.findOne({ _id: KEY_ID });
+  if (typeof created?.key !== "string") throw new Error("the ETag key could not be stored");
+  return created.key;
+}

@@ -75,6 +75,17 @@ function applyReadPolicy(resource: Resource, domain: Map<string, Resource>) {
     fields.length > 0
   ) {
     resource.projection = Object.fromEntries(fields.map((f) => [f, 1 as const]));
+    const siblings = new Set<string>();
+    for (const other of domain.values()) {
+      if (other === resource || other.source !== resource.source) continue;
+      for (const f of Object.keys(other.schema)) {
+        if (!Object.hasOwn(resource.schema, f)) siblings.add(f);
+      }
+      for (const f of Object.keys(other.projection ?? {})) {
+        if (!Object.hasOwn(resource.schema, f)) siblings.add(f);
+      }
+    }
+    resource.siblingFields = siblings;
   }
   const projection = resource.projection ?? {};
   if (Object.values(projection).includes(1)) {

@@ -6,7 +6,9 @@
  *   and  := not (("and" | "&&") not)*
  *   not  := ("not" | "!") not | "(" or ")" | cmp
  *   cmp  := NAME ("==" | "!=" | "<" | "<=" | ">" | ">=") value | NAME ["not"] "in" list
- *   value:= STRING | NUMBER | true | false | null | list | datetime "(" STRING ")"
+ *   value:= STRING | NUMBER | true | false | null | list | datetime "(" STRING ")" | NAME
+ *
+ * A bare NAME as a value is its text, a string (`role == agent`), as Eve's parser reads it.
  *   list := "[" [value ("," value)* [","]] "]"
  */
 import { forbiddenSegment } from "../domain/keys.ts";
@@ -152,6 +154,10 @@ class Parser {
         return this.list(depth);
       case "datetime":
         return this.datetime();
+      case "name":
+        // As in Eve's parser, a bare name stands for its own text.
+        this.i++;
+        return tok.text;
     }
     throw this.fail("expected a value");
   }

@@ -27,6 +27,9 @@ import {
   REGEX_EXPRESSION_OPERATORS,
 } from "./sandbox.ts";
 import { compileLinear, RegexError } from "../store/regex.ts";
+import { parseObjectId } from "../store/bson.ts";
+
+const HEX24 = /^[0-9a-fA-F]{24}$/;
 
 /** Settings the checker applies; see `WhereOptions` for their meaning. */
 export type FilterCheckOptions =
@@ -112,11 +115,9 @@ class Checker {
   private readonly coerce: CoerceContext;
 
   constructor(private readonly o: FilterCheckOptions) {
-    this.coerce = {
-      parseDate: o.parseDate,
-      objectIdAsString: o.objectIdAsString,
-      compared: true,
-    };
+    // Fields typed `objectid` (the id field among them) always read 24-hex strings as
+    // ObjectIds, as in Eve; `query_objectid_as_string` concerns untyped fields only.
+    this.coerce = { parseDate: o.parseDate, compared: true };
   }
 
   private fail(message: string): QueryError {
@@ -164,7 +165,7 @@ class Checker {
     for (let n = 1; n <= parts.length; n++) {
       if (allowed.includes(parts.slice(0, n).join("."))) return;
     }
-    throw this.fail(`filter on '${path}' is not allowed`);
+    throw this.fail(`filter on '${path}' not allowed`);
   }
 
   /** The value given for one field: an operator document or a value to match. */
@@ -243,7 +244,10 @@ class Checker {
 
   /** Coerces a value to the field's type (dates, ObjectIds ...) and checks it fits. */
   private value(v: unknown, rules: FieldAt, path: string): unknown {
-    if (!rules || rules === "free" || v === null) return v;
+    if (v === null) return v;
+    if (!rules || rules === "free" || (rules.types.length === 0 && !rules.member)) {
+      return this.untyped(v);
+    }
     if (rules.isList) {
       const member = rules.member;
       if (Array.isArray(v)) return member ? v.map((x) => this.value(x, member, path)) : v;
@@ -257,8 +261,23 @@ class Checker {
         ? ` (DATE_FORMAT ${this.o.dateFormat})`
         : "";
       const names = types.map((t) => t.name).join(" or ");
-      throw this.fail(`value of '${path}' is not a valid ${names}${hint}`);
+      throw this.fail(`filter on '${path}' is invalid: not a valid ${names}${hint}`);
     }
     return coerced;
+  }
+
+  /**
+   * A value for a field the schema does not type (undeclared, schemaless, `{}` rules), read
+   * as Eve reads it: a date in DATE_FORMAT becomes a date and a 24-hex string an ObjectId
+   * (unless `query_objectid_as_string`), in lists too. Fields typed `string` never get here,
+   * so their values stay strings.
+   */
+  private untyped(v: unknown): unknown {
+    if (Array.isArray(v)) return v.map((x) => this.untyped(x));
+    if (typeof v !== "string") return v;
+    const date = this.o.parseDate(v);
+    if (date) return date;
+    if (this.o.objectIdAsString || !HEX24.test(v)) return v;
+    return parseObjectId(v) ?? v;
   }
 }

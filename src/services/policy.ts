@@ -94,7 +94,16 @@ export function assertReadable(
   query: { where?: Filter; sort?: Sort },
 ): void {
   if (!resource.readable && !resource.hidden?.length) return;
+  const siblings = resource.siblingFields;
   const check = (param: string) => (path: string) => {
+    // Under the projection a shared collection implies, names no resource on the collection
+    // declares may be filtered on (as in Eve); another resource's fields may not.
+    const top = path.split(".")[0];
+    if (
+      siblings && !top.startsWith("$") && !siblings.has(top) &&
+      !Object.hasOwn(resource.schema, top) &&
+      !(resource.hidden ?? []).some((h) => h === top || h.startsWith(top + "."))
+    ) return;
     if (!isReadable(rt, resource, { path })) {
       throw new QueryError(`${param}: the field "${path}" is not available`, param);
     }

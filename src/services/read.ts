@@ -108,6 +108,11 @@ export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefine
   if (raw === null || raw === "") return undefined;
   const { resource } = ctx;
   const s = rt.settings;
+  if (resource.allowedFilters.length === 0) {
+    // As in Eve, an empty ALLOWED_FILTERS turns filtering off: `where` is ignored.
+    rt.log.log("debug", "where ignored: filtering is off", { resource: resource.name });
+    return undefined;
+  }
   return parseWhere(raw, {
     model: resource.schemaModel,
     dateFormat: rt.settings.DATE_FORMAT,

@@ -11,7 +11,7 @@ import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
 import { parseJsonParam } from "../query/json.ts";
 import type { Resource } from "../domain/types.ts";
-import { collectionLinks } from "./links.ts";
+import { collectionLinks, pageMeta } from "./links.ts";
 
 const DROP = Symbol("drop");
 
@@ -139,10 +139,14 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
     const total = (counted[0]?.n ?? 0) as number;
     await rt.events.emitFor("after_aggregation", resource.name, documents);
     body[s.ITEMS] = documents;
-    body[s.META] = { page: paging.page, max_results: paging.maxResults, total };
+    body[s.META] = pageMeta(
+      { page: s.QUERY_PAGE, maxResults: s.QUERY_MAX_RESULTS },
+      { ...paging, total },
+    );
     if (resource.hateoas) {
       body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, {
         query,
+        found: total > 0,
         paging: { ...paging, total, pageParam: s.QUERY_PAGE },
       });
     }
@@ -150,7 +154,12 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
     const documents = await rt.store.collection(resource.source).aggregate(pipeline);
     await rt.events.emitFor("after_aggregation", resource.name, documents);
     body[s.ITEMS] = documents;
-    if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, { query });
+    if (resource.hateoas) {
+      body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, {
+        query,
+        found: documents.length > 0,
+      });
+    }
   }
   return { status: 200, body };
 }

@@ -149,7 +149,16 @@ export async function readBody(
         taken.add(key);
         if (!options.multipartFieldsAsJson) return value;
         const what = `multipart field "${key}" (MULTIPART_FORM_FIELDS_AS_JSON)`;
-        return parseJson(new TextEncoder().encode(value), budget, { field: what });
+        const bytes = new TextEncoder().encode(value);
+        // As in Eve, a value that is not JSON text is the string itself (the schema then
+        // judges it); the budget scan still bounds what is parsed.
+        scanJson(bytes, budget, { field: true });
+        try {
+          JSON.parse(value);
+        } catch {
+          return value;
+        }
+        return parseJson(bytes, budget, { field: what });
       },
       wants: (key) => {
         if (!collapse && taken.has(key)) return false;

@@ -56,7 +56,11 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
     text = renderXml(reply.body, { pretty, formatDate: options.formatDate });
     headers["content-type"] = "application/xml; charset=utf-8";
   } else {
-    text = renderJson(reply.body, { pretty, formatDate: options.formatDate });
+    text = renderJson(reply.body, {
+      pretty,
+      formatDate: options.formatDate,
+      sortKeys: settings.JSON_SORT_KEYS,
+    });
     if (callback) {
       text = wrapJsonp(callback, text);
       headers["content-type"] = "application/javascript; charset=utf-8";

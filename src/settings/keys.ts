@@ -204,7 +204,7 @@ export const GLOBAL_KEYS = {
   INFO: k("string?", null),
   SERVER_NAME: k("string?", null, { ignored: true }),
   URL_PROTOCOL: k("string", "", { ignored: true }),
-  JSON_SORT_KEYS: k("bool", false, { ignored: true }),
+  JSON_SORT_KEYS: k("bool", false),
   JSON_REQUEST_CONTENT_TYPES: k("strings", ["application/json"], { ignored: true }),
   MONGO_WRITE_CONCERN: k("object", { w: 1 }),
   MONGO_AUTH_MECHANISM: k("string?", null, { ignored: true }),

@@ -128,8 +128,18 @@ function buildResource(
   const additional = raw.additional_lookup as Doc | undefined;
   let additionalLookup: Resource["additionalLookup"];
   if (additional) {
-    if (typeof additional.url !== "string" || typeof additional.field !== "string") {
-      problems.push(`${path}.additional_lookup: needs "url" (regex) and "field" strings`);
+    const fieldRules = typeof additional.field === "string" &&
+        Object.hasOwn(schema, additional.field)
+      ? schema[additional.field]
+      : undefined;
+    if (fieldRules?.type === "integer") {
+      // As in Eve, an integer field is looked up by digits, whatever `url` says.
+      additionalLookup = { url: "[0-9]+", field: additional.field as string };
+    } else if (typeof additional.url !== "string" || typeof additional.field !== "string") {
+      problems.push(
+        `${path}.additional_lookup: needs "url" (regex) and "field" strings ("url" may be ` +
+          `left out for an integer field)`,
+      );
     } else {
       try {
         const pattern = /^regex\(/.test(additional.url)

@@ -7,6 +7,7 @@ import type { Doc } from "../store/store.ts";
 import { idToString } from "./meta.ts";
 import { relationOf } from "./embed.ts";
 import { flatConcat } from "../util/strings.ts";
+import { DBRef } from "../store/bson.ts";
 
 export interface Link {
   href: string;
@@ -76,7 +77,8 @@ export function relatedLinks(
     // A sub-resource target has no single address for its items.
     if (!target || target.internal || target.urlParts.some((p) => typeof p !== "string")) continue;
     const link = (ref: unknown): Link | null => {
-      let id = ref;
+      // A DBRef links to the document it names.
+      let id = ref instanceof DBRef ? ref.oid : ref;
       let suffix = "";
       if (relation.version && ref !== null && typeof ref === "object" && !Array.isArray(ref)) {
         const versioned = ref as Doc;

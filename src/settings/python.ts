@@ -440,10 +440,11 @@ class Parser {
     if (tok.text === "True") return true;
     if (tok.text === "False") return false;
     if (tok.text === "None") return null;
+    if (KEYWORDS.has(tok.text)) this.fail(`expected a literal value, found '${tok.text}'`, tok);
     if (tok.text === "os" && this.isOp(".")) return this.environment(tok, depth);
-    if (this.isOp("(")) this.fail(`calls are not accepted (${tok.text}(...))`);
-    if (this.isOp(".")) this.fail(`attribute access is not accepted (${tok.text}.)`);
-    if (this.isOp("[")) this.fail(`subscripts are not accepted (${tok.text}[...])`);
+    if (this.isOp("(")) this.fail(`calls are not accepted (${tok.text}(...))`, tok);
+    if (this.isOp(".")) this.fail(`attribute access is not accepted (${tok.text}.)`, tok);
+    if (this.isOp("[")) this.fail(`subscripts are not accepted (${tok.text}[...])`, tok);
     if (!this.names.has(tok.text)) this.fail(`name '${tok.text}' is not assigned before`, tok);
     return structuredClone(this.names.get(tok.text));
   }

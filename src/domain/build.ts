@@ -218,6 +218,7 @@ function buildResource(
     allowedFilters: get("allowed_filters"),
     validateFiltering: get("validate_filtering"),
     queryBlacklist: get("query_blacklist"),
+    queryWhitelist: get("mongo_query_whitelist"),
     projectionEnabled: get("projection"),
     ifMatch: get("if_match"),
     enforceIfMatch: get("enforce_if_match"),

@@ -92,6 +92,8 @@ export interface Resource {
   allowedFilters: string[];
   validateFiltering: boolean;
   queryBlacklist: string[];
+  /** `mongo_query_whitelist`: operators allowed in `where` beyond Eve's own set. */
+  queryWhitelist: string[];
   projectionEnabled: boolean;
   ifMatch: boolean;
   enforceIfMatch: boolean;

@@ -40,6 +40,7 @@ export type FilterCheckOptions =
     | "allowedFilters"
     | "validateFiltering"
     | "blacklist"
+    | "whitelist"
     | "objectIdAsString"
   >
   & Partial<Pick<WhereOptions, "expressionLimits">>
@@ -68,6 +69,9 @@ interface Target {
 export function checkFilter(filter: unknown, opts: FilterCheckOptions): Filter {
   const limits = opts.expressionLimits ?? DEFAULT_EXPRESSION_LIMITS;
   scanOperators(filter, blacklistOf(opts.blacklist), { limits, param: opts.param });
+  if (opts.whitelist) {
+    checkWhitelist(filter, new Set([...EVE_OPERATORS, ...opts.whitelist]), opts.param);
+  }
   return new Checker(opts).query(filter, "", (path) => opts.model.fieldAt(path));
 }
 
@@ -108,6 +112,42 @@ function scanOperators(
       }
     }
     scanOperators(v[key], black, opts);
+  }
+}
+
+/**
+ * Eve's query operators: with MONGO_QUERY_WHITELIST, every operator at any depth (inside
+ * `$expr` too) must be one of these or whitelisted, as Eve checks a query. The service's own
+ * checks (blacklist, known operators, the expression allowlist) apply besides.
+ */
+const EVE_OPERATORS: readonly string[] = [
+  ...["$gt", "$gte", "$in", "$lt", "$lte", "$ne", "$nin", "$eq"],
+  ...["$or", "$and", "$not", "$nor"],
+  ...["$mod", "$regex", "$text", "$where"],
+  ...["$options", "$search", "$language", "$caseSensitive"],
+  ...["$diacriticSensitive", "$exists", "$type"],
+  ...["$geoWithin", "$geoIntersects", "$near", "$nearSphere", "$centerSphere"],
+  ...["$geometry", "$maxDistance", "$minDistance", "$box"],
+  ...["$all", "$elemMatch", "$size"],
+  ...["$bitsAllClear", "$bitsAllSet", "$bitsAnyClear", "$bitsAnySet"],
+  ...["$center", "$expr"],
+];
+
+function checkWhitelist(v: unknown, known: ReadonlySet<string>, param: string): void {
+  if (Array.isArray(v)) {
+    for (const x of v) checkWhitelist(x, known, param);
+    return;
+  }
+  if (!isPlainObject(v)) return;
+  for (const key of Object.keys(v)) {
+    if (key.startsWith("$") && !known.has(key)) {
+      throw new QueryError(
+        `${param}: Query contains unknown or unsupported operators: ${key} ` +
+          "(allow it with mongo_query_whitelist)",
+        param,
+      );
+    }
+    checkWhitelist(v[key], known, param);
   }
 }
 

@@ -133,6 +133,7 @@ export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefine
     allowedFilters: resource.allowedFilters,
     validateFiltering: resource.validateFiltering,
     blacklist: resource.queryBlacklist,
+    whitelist: resource.queryWhitelist,
     expressionLimits: { maxRange: s.QUERY_MAX_RANGE, maxElements: s.QUERY_EXPR_MAX_ELEMENTS },
     objectIdAsString: resource.queryObjectIdAsString,
   });

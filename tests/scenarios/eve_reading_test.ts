@@ -509,3 +509,36 @@ scenario(
     });
   },
 );
+
+scenario(
+  "TestGet.test_get_mongo_query_whitelist*: operators beyond Eve's need whitelisting",
+  SETTINGS,
+  async (api) => {
+    const where = '{"$expr": {"$eq": [{"$year": "$_created"}, 2020]}}';
+    for (const w of [where, `{"$or": [${where}]}`]) {
+      const res = await api.get(`arbitraryurl?where=${q(w)}`);
+      assert.equal(res.status, 400);
+      assert.match(res.body._error.message, /unknown or unsupported operators: \$year/);
+    }
+  },
+);
+
+scenario(
+  "TestGet.test_get_mongo_query_whitelist*: mongo_query_whitelist allows them",
+  {
+    ...SETTINGS,
+    DOMAIN: { contacts: { ...CONTACTS, mongo_query_whitelist: ["$year"] } },
+  },
+  async (api) => {
+    await api.create("arbitraryurl", { ref: ref(1) });
+    const year = new Date().getUTCFullYear();
+    const where = `{"$expr": {"$eq": [{"$year": "$_created"}, ${year}]}}`;
+    for (const w of [where, `{"$or": [${where}]}`]) {
+      assert.equal((await items(api, `arbitraryurl?where=${q(w)}`)).length, 1);
+    }
+    // The service's own checks stay: a blacklisted operator is refused whatever the list.
+    const code = await api.get(`arbitraryurl?where=${q('{"$where": "1"}')}`);
+    assert.equal(code.status, 400);
+  },
+  { gaps: ["$expr-operators"] },
+);

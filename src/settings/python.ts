@@ -12,7 +12,7 @@
  *
  * Anything else (calls, other imports, operators, subscripts, conditionals ...) is refused
  * with its line and column. As in Eve (Flask reads upper-case attributes only), the settings
- * are the upper-case names; lower-case ones are helpers for composing them
+ * are the upper-case names; lower-case ones only serve to compose them
  * (`DOMAIN = {"people": people}`).
  *
  * Bounded: at most 1 MiB of text, nesting 64 levels deep, 200 000 tokens.
@@ -256,7 +256,7 @@ function readString(
 
 class Parser {
   private i = 0;
-  /** Every name assigned so far (settings and helpers). */
+  /** Every name assigned so far (settings and the names composing them). */
   private readonly names = new Map<string, unknown>();
   private osImported = false;
 

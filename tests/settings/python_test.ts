@@ -148,7 +148,7 @@ DOMAIN = {"contacts": contacts, "payments": {"resource_methods": ["GET"]}}
   const domain = s.DOMAIN as Record<string, Record<string, Record<string, unknown>>>;
   assert.equal(domain.contacts.additional_lookup.url, 'regex("[\\w]+")');
   assert.deepEqual(domain.payments, { resource_methods: ["GET"] });
-  // Lower-case names are helpers, not settings (Flask reads upper-case names only).
+  // Lower-case names compose settings but are none (Flask reads upper-case names only).
   assert.equal("contacts" in s, false);
 });
 

@@ -145,21 +145,25 @@ export interface CollectionLinksOptions {
 export function linkQuery(params: URLSearchParams): string {
   const parts: string[] = [];
   for (const [name, value] of params) {
-    parts.push(
-      `${encodeLinkPart(name, /[%&#+=\x00-\x20\x7f]/g)}=${encodeLinkPart(value, LINK_VALUE)}`,
-    );
+    parts.push(`${encodeLinkPart(name, true)}=${encodeLinkPart(value, false)}`);
   }
   return parts.join("&");
 }
 
-/** Characters a link's query value must encode: those that would change how it parses. */
-const LINK_VALUE = /[%&#+\x00-\x1f\x7f]/g;
-
-function encodeLinkPart(text: string, chars: RegExp): string {
-  return text.replace(
-    chars,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
-  );
+/** `text` with what would change how a link's query parses percent-encoded. */
+function encodeLinkPart(text: string, isName: boolean): string {
+  let out = "";
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const c = text[i];
+    const special = code < 0x20 || code === 0x7f || c === "%" || c === "&" || c === "#" ||
+      c === "+" || (isName && (c === "=" || c === " "));
+    if (!special) continue;
+    out += text.slice(start, i) + `%${code.toString(16).toUpperCase().padStart(2, "0")}`;
+    start = i + 1;
+  }
+  return start === 0 ? text : out + text.slice(start);
 }
 
 /**

@@ -197,7 +197,11 @@ Deno.test("where JSON: $elemMatch walks list member schemas", () => {
   const o = opts({ validateFiltering: true });
   const f = parseWhere('{"rows": {"$elemMatch": {"sku": "a", "qty": {"$gt": 2}}}}', o);
   assert.deepEqual(f, { rows: { $elemMatch: { sku: "a", qty: { $gt: 2 } } } });
-  refused('{"rows": {"$elemMatch": {"qty": "x"}}}', /'rows.qty' is invalid: not a valid integer/, o);
+  refused(
+    '{"rows": {"$elemMatch": {"qty": "x"}}}',
+    /'rows.qty' is invalid: not a valid integer/,
+    o,
+  );
   refused('{"rows": {"$elemMatch": {"nope": 1}}}', /'rows.nope' is invalid/, o);
   const v = parseWhere(`{"visits": {"$elemMatch": {"$gt": "${DATE}"}}}`, o);
   const em = (v.visits as Record<string, Record<string, unknown>>).$elemMatch;

@@ -19,8 +19,8 @@ const DEFAULT_SETTINGS = new URL("../config/settings.json", import.meta.url).pat
 const USAGE = `usage: deno task start [options]
 
 options:
-  -s, --settings FILE   settings: a JSON file or a TS/JS module (default: env SETTINGS,
-                        else config/settings.json)
+  -s, --settings FILE   settings: a JSON file, an Eve settings.py (its literal subset) or a
+                        TS/JS module (default: env SETTINGS, else config/settings.json)
       --check           check the settings and schemas, then exit (opens no store, writes
                         nothing; safe while the service runs)
   -h, --help            show this help

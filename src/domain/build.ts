@@ -75,6 +75,17 @@ function applyReadPolicy(resource: Resource, domain: Map<string, Resource>) {
     fields.length > 0
   ) {
     resource.projection = Object.fromEntries(fields.map((f) => [f, 1 as const]));
+    const siblings = new Set<string>();
+    for (const other of domain.values()) {
+      if (other === resource || other.source !== resource.source) continue;
+      for (const f of Object.keys(other.schema)) {
+        if (!Object.hasOwn(resource.schema, f)) siblings.add(f);
+      }
+      for (const f of Object.keys(other.projection ?? {})) {
+        if (!Object.hasOwn(resource.schema, f)) siblings.add(f);
+      }
+    }
+    resource.siblingFields = siblings;
   }
   const projection = resource.projection ?? {};
   if (Object.values(projection).includes(1)) {
@@ -117,8 +128,18 @@ function buildResource(
   const additional = raw.additional_lookup as Doc | undefined;
   let additionalLookup: Resource["additionalLookup"];
   if (additional) {
-    if (typeof additional.url !== "string" || typeof additional.field !== "string") {
-      problems.push(`${path}.additional_lookup: needs "url" (regex) and "field" strings`);
+    const fieldRules = typeof additional.field === "string" &&
+        Object.hasOwn(schema, additional.field)
+      ? schema[additional.field]
+      : undefined;
+    if (fieldRules?.type === "integer") {
+      // As in Eve, an integer field is looked up by digits, whatever `url` says.
+      additionalLookup = { url: "[0-9]+", field: additional.field as string };
+    } else if (typeof additional.url !== "string" || typeof additional.field !== "string") {
+      problems.push(
+        `${path}.additional_lookup: needs "url" (regex) and "field" strings ("url" may be ` +
+          `left out for an integer field)`,
+      );
     } else {
       try {
         const pattern = /^regex\(/.test(additional.url)
@@ -197,6 +218,7 @@ function buildResource(
     allowedFilters: get("allowed_filters"),
     validateFiltering: get("validate_filtering"),
     queryBlacklist: get("query_blacklist"),
+    queryWhitelist: get("mongo_query_whitelist"),
     projectionEnabled: get("projection"),
     ifMatch: get("if_match"),
     enforceIfMatch: get("enforce_if_match"),

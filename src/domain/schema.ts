@@ -256,15 +256,34 @@ export function fieldBelow(field: SchemaField, path: string): FieldAt {
   for (const part of path.split(".")) {
     if (at === undefined || at === "free") return at;
     if (at.isList) {
-      if (!at.member) return "free";
-      at = /^\d+$/.test(part) ? at.member : childOf(at.member, part);
+      if (!at.member) {
+        if (!at.items) return "free";
+        at = /^\d+$/.test(part) ? at.items[Number(part)] : itemsChild(at.items, part);
+      } else at = /^\d+$/.test(part) ? at.member : childOf(at.member, part);
     } else at = childOf(at, part);
   }
   return at;
 }
 
+/**
+ * A name below a fixed-size list (`items`): the first item rules that declare it (as Eve
+ * tries each item's dict schema); undefined when none does.
+ */
+function itemsChild(items: readonly SchemaField[], key: string): FieldAt {
+  let found: FieldAt;
+  for (const item of items) {
+    const child = childOf(item, key);
+    if (child !== undefined && child !== "free") return child;
+    found ??= child;
+  }
+  return found;
+}
+
 function childOf(field: SchemaField, key: string): FieldAt {
-  if (field.isList) return field.member ? childOf(field.member, key) : "free";
+  if (field.isList) {
+    if (field.member) return childOf(field.member, key);
+    return field.items ? itemsChild(field.items, key) : "free";
+  }
   const dictOnly = field.types.every((t) => t.base === "dict");
   if (field.types.length > 0 && !dictOnly) return undefined;
   if (field.dict) {

@@ -39,6 +39,12 @@ export interface Resource {
    */
   readable?: readonly string[];
   /**
+   * When `readable` comes only from sharing the collection (no projection was written): the
+   * fields the other resources on the collection declare and this one does not. Filters and
+   * sorts may name any other field, as in Eve; these stay out of reach.
+   */
+  siblingFields?: ReadonlySet<string>;
+  /**
    * Fields no read may ever return or name, whatever the client asks (for example a
    * password hash); see services/policy.ts.
    */
@@ -86,6 +92,8 @@ export interface Resource {
   allowedFilters: string[];
   validateFiltering: boolean;
   queryBlacklist: string[];
+  /** `mongo_query_whitelist`: operators allowed in `where` beyond Eve's own set. */
+  queryWhitelist: string[];
   projectionEnabled: boolean;
   ifMatch: boolean;
   enforceIfMatch: boolean;

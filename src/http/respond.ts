@@ -35,11 +35,7 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
   const head = method === "HEAD";
   const bodiless = reply.status === 204 || reply.status === 304 || reply.body === undefined;
   const { settings } = options;
-  // Every answer rendered here has a compressible type: with compression on, each says it
-  // varies with Accept-Encoding (the compression middleware then has nothing to add).
-  if (settings.COMPRESS_MIN_BYTES > 0) {
-    headers.vary = headers.vary ? `${headers.vary}, Accept-Encoding` : "Accept-Encoding";
-  }
+  const minBytes = settings.COMPRESS_MIN_BYTES;
   const query = options.query !== undefined ? options.query : queryOf(request.url);
   const pretty = query?.has("pretty") ?? false;
   let callback: string | null = null;
@@ -50,13 +46,21 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
   }
   const format = negotiate(request.headers.get("accept"), settings.RENDERERS) ??
     settings.RENDERERS[0];
-  if (bodiless) return answer(null, { status: reply.status, headers });
+  if (bodiless) {
+    // A 304 says what its 200 may: caches keep the stored answer's Vary or widen it.
+    if (minBytes > 0 && reply.status === 304) varyEncoding(headers);
+    return answer(null, { status: reply.status, headers });
+  }
   let text: string;
   if (format === "xml" && !callback) {
     text = renderXml(reply.body, { pretty, formatDate: options.formatDate });
     headers["content-type"] = "application/xml; charset=utf-8";
   } else {
-    text = renderJson(reply.body, { pretty, formatDate: options.formatDate });
+    text = renderJson(reply.body, {
+      pretty,
+      formatDate: options.formatDate,
+      sortKeys: settings.JSON_SORT_KEYS,
+    });
     if (callback) {
       text = wrapJsonp(callback, text);
       headers["content-type"] = "application/javascript; charset=utf-8";
@@ -66,10 +70,17 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
   // Deno sends a text body with its Content-Length: the bytes are counted here only when a
   // HEAD must tell them, or when compression may apply (it skips short answers by the header).
   // Otherwise the text goes to Deno as it is, with no buffer of its own to allocate and free.
-  const counted = head ||
-    (settings.COMPRESS_MIN_BYTES > 0 && request.headers.has("accept-encoding"));
+  // Every answer rendered here has a compressible type: with compression on, each one long
+  // enough to be compressed says it varies with Accept-Encoding (the compression middleware
+  // then has nothing to add). A shorter one is never compressed: it varies with nothing, and
+  // carries its Content-Length so the middleware sees it is short.
+  let bytes: Uint8Array<ArrayBuffer> | undefined;
+  const short = minBytes > 0 && text.length < minBytes &&
+    (text.length * 3 < minBytes || (bytes = encoder.encode(text)).byteLength < minBytes);
+  if (minBytes > 0 && !short) varyEncoding(headers);
+  const counted = head || short || (minBytes > 0 && request.headers.has("accept-encoding"));
   if (!counted) return answer(text, { status: reply.status, headers });
-  const bytes = encoder.encode(text);
+  bytes ??= encoder.encode(text);
   headers["content-length"] = String(bytes.byteLength);
   return answer(head ? null : bytes, { status: reply.status, headers });
 }
@@ -89,4 +100,9 @@ function answer(
   const fields = response.headers;
   for (const name in init.headers) fields.set(name, init.headers[name]);
   return response;
+}
+
+/** Adds `Accept-Encoding` to the answer's `Vary`. */
+function varyEncoding(headers: Record<string, string>): void {
+  headers.vary = headers.vary ? `${headers.vary}, Accept-Encoding` : "Accept-Encoding";
 }

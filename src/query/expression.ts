@@ -7,7 +7,9 @@
  *   not  := ("not" | "!") not | "(" or ")" | cmp
  *   cmp  := NAME ("==" | "!=" | "<" | "<=" | ">" | ">=") value | NAME ["not"] "in" list
  *   value:= STRING | NUMBER | true | false | null | list | datetime "(" STRING ")"
- *         | ObjectId "(" STRING ")"
+ *         | ObjectId "(" STRING ")" | NAME
+ *
+ * A bare NAME as a value is its text, a string (`role == agent`), as Eve's parser reads it.
  *   list := "[" [value ("," value)* [","]] "]"
  */
 import { forbiddenSegment } from "../domain/keys.ts";
@@ -156,6 +158,10 @@ class Parser {
         return this.datetime();
       case "objectid":
         return this.objectId();
+      case "name":
+        // As in Eve's parser, a bare name stands for its own text.
+        this.i++;
+        return tok.text;
     }
     throw this.fail("expected a value");
   }

@@ -28,6 +28,9 @@ import {
 } from "./sandbox.ts";
 import { compileLinear, RegexError } from "../store/regex.ts";
 import { visitReferences } from "./references.ts";
+import { parseObjectId } from "../store/bson.ts";
+
+const HEX24 = /^[0-9a-fA-F]{24}$/;
 
 /** Settings the checker applies; see `WhereOptions` for their meaning. */
 export type FilterCheckOptions =
@@ -38,6 +41,7 @@ export type FilterCheckOptions =
     | "allowedFilters"
     | "validateFiltering"
     | "blacklist"
+    | "whitelist"
     | "objectIdAsString"
     | "references"
   >
@@ -68,6 +72,9 @@ export function checkFilter(filter: unknown, opts: FilterCheckOptions): Filter {
   const limits = opts.expressionLimits ?? DEFAULT_EXPRESSION_LIMITS;
   scanOperators(filter, blacklistOf(opts.blacklist), { limits, param: opts.param });
   if (opts.references) visitReferences(filter, opts.param, opts.references);
+  if (opts.whitelist) {
+    checkWhitelist(filter, new Set([...EVE_OPERATORS, ...opts.whitelist]), opts.param);
+  }
   return new Checker(opts).query(filter, "", (path) => opts.model.fieldAt(path));
 }
 
@@ -111,15 +118,49 @@ function scanOperators(
   }
 }
 
+/**
+ * Eve's query operators: with MONGO_QUERY_WHITELIST, every operator at any depth (inside
+ * `$expr` too) must be one of these or whitelisted, as Eve checks a query. The service's own
+ * checks (blacklist, known operators, the expression allowlist) apply besides.
+ */
+const EVE_OPERATORS: readonly string[] = [
+  ...["$gt", "$gte", "$in", "$lt", "$lte", "$ne", "$nin", "$eq"],
+  ...["$or", "$and", "$not", "$nor"],
+  ...["$mod", "$regex", "$text", "$where"],
+  ...["$options", "$search", "$language", "$caseSensitive"],
+  ...["$diacriticSensitive", "$exists", "$type"],
+  ...["$geoWithin", "$geoIntersects", "$near", "$nearSphere", "$centerSphere"],
+  ...["$geometry", "$maxDistance", "$minDistance", "$box"],
+  ...["$all", "$elemMatch", "$size"],
+  ...["$bitsAllClear", "$bitsAllSet", "$bitsAnyClear", "$bitsAnySet"],
+  ...["$center", "$expr"],
+];
+
+function checkWhitelist(v: unknown, known: ReadonlySet<string>, param: string): void {
+  if (Array.isArray(v)) {
+    for (const x of v) checkWhitelist(x, known, param);
+    return;
+  }
+  if (!isPlainObject(v)) return;
+  for (const key of Object.keys(v)) {
+    if (key.startsWith("$") && !known.has(key)) {
+      throw new QueryError(
+        `${param}: Query contains unknown or unsupported operators: ${key} ` +
+          "(allow it with mongo_query_whitelist)",
+        param,
+      );
+    }
+    checkWhitelist(v[key], known, param);
+  }
+}
+
 class Checker {
   private readonly coerce: CoerceContext;
 
   constructor(private readonly o: FilterCheckOptions) {
-    this.coerce = {
-      parseDate: o.parseDate,
-      objectIdAsString: o.objectIdAsString,
-      compared: true,
-    };
+    // Fields typed `objectid` (the id field among them) always read 24-hex strings as
+    // ObjectIds, as in Eve; `query_objectid_as_string` concerns untyped fields only.
+    this.coerce = { parseDate: o.parseDate, compared: true };
   }
 
   private fail(message: string): QueryError {
@@ -167,7 +208,7 @@ class Checker {
     for (let n = 1; n <= parts.length; n++) {
       if (allowed.includes(parts.slice(0, n).join("."))) return;
     }
-    throw this.fail(`filter on '${path}' is not allowed`);
+    throw this.fail(`filter on '${path}' not allowed`);
   }
 
   /** The value given for one field: an operator document or a value to match. */
@@ -246,7 +287,10 @@ class Checker {
 
   /** Coerces a value to the field's type (dates, ObjectIds ...) and checks it fits. */
   private value(v: unknown, rules: FieldAt, path: string): unknown {
-    if (!rules || rules === "free" || v === null) return v;
+    if (v === null) return v;
+    if (!rules || rules === "free" || (rules.types.length === 0 && !rules.member)) {
+      return this.untyped(v);
+    }
     if (rules.isList) {
       const member = rules.member;
       if (Array.isArray(v)) return member ? v.map((x) => this.value(x, member, path)) : v;
@@ -260,8 +304,23 @@ class Checker {
         ? ` (DATE_FORMAT ${this.o.dateFormat})`
         : "";
       const names = types.map((t) => t.name).join(" or ");
-      throw this.fail(`value of '${path}' is not a valid ${names}${hint}`);
+      throw this.fail(`filter on '${path}' is invalid: not a valid ${names}${hint}`);
     }
     return coerced;
+  }
+
+  /**
+   * A value for a field the schema does not type (undeclared, schemaless, `{}` rules), read
+   * as Eve reads it: a date in DATE_FORMAT becomes a date and a 24-hex string an ObjectId
+   * (unless `query_objectid_as_string`), in lists too. Fields typed `string` never get here,
+   * so their values stay strings.
+   */
+  private untyped(v: unknown): unknown {
+    if (Array.isArray(v)) return v.map((x) => this.untyped(x));
+    if (typeof v !== "string") return v;
+    const date = this.o.parseDate(v);
+    if (date) return date;
+    if (this.o.objectIdAsString || !HEX24.test(v)) return v;
+    return parseObjectId(v) ?? v;
   }
 }

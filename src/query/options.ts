@@ -20,6 +20,11 @@ export interface WhereOptions {
   validateFiltering: boolean;
   /** DB_QUERY_BLACKLIST, e.g. `["$where", "$regex"]`. */
   blacklist: string[];
+  /**
+   * MONGO_QUERY_WHITELIST / `mongo_query_whitelist`: operators accepted at any depth besides
+   * Eve's own query operators; absent: no check by that list.
+   */
+  whitelist?: string[];
   /** `$expr` limits (QUERY_MAX_RANGE, QUERY_EXPR_MAX_ELEMENTS); defaults when absent. */
   expressionLimits?: ExpressionLimits;
   /** Maximum length of the raw parameter (default 10 000). */

@@ -3,7 +3,7 @@
  */
 import { QueryError } from "./errors.ts";
 import { parseJsonParam } from "./json.ts";
-import { toFlagObject } from "./projection.ts";
+import { isPlainObject } from "../util/plain.ts";
 
 /** Page number (1-based) and page size of a collection GET. */
 export interface Paging {
@@ -46,5 +46,28 @@ function readInt(param: string, raw: string | undefined): number | undefined {
  * @throws QueryError (400) when it is not such an object.
  */
 export function parseEmbedded(raw: string): Record<string, 0 | 1> {
-  return toFlagObject("embedded", parseJsonParam("embedded", raw, { maxDepth: 1 }), 100);
+  let parsed: unknown;
+  try {
+    parsed = parseJsonParam("embedded", raw, { maxDepth: 1 });
+  } catch (error) {
+    if (!(error instanceof QueryError)) throw error;
+    throw new QueryError("Unable to parse `embedded` clause: " + error.message, "embedded");
+  }
+  if (!isPlainObject(parsed)) {
+    throw new QueryError("Unable to parse `embedded` clause: not a JSON object", "embedded");
+  }
+  const entries = Object.entries(parsed);
+  if (entries.length > MAX_EMBEDDED_FIELDS) {
+    throw new QueryError(`embedded has more than ${MAX_EMBEDDED_FIELDS} fields`, "embedded");
+  }
+  // As in Eve, only 1 and 0 count; other values, like unknown names, are ignored.
+  const flags: Record<string, 0 | 1> = {};
+  for (const [field, flag] of entries) {
+    if (field.split(".").some((p) => p === "" || p.startsWith("$"))) continue;
+    if (flag === 1 || flag === true) flags[field] = 1;
+    else if (flag === 0 || flag === false) flags[field] = 0;
+  }
+  return flags;
 }
+
+const MAX_EMBEDDED_FIELDS = 100;

@@ -43,6 +43,7 @@ export function parseWhere(raw: string, opts: WhereOptions): Filter {
     allowedFilters: opts.allowedFilters,
     validateFiltering: opts.validateFiltering,
     blacklist: opts.blacklist,
+    whitelist: opts.whitelist,
     objectIdAsString: opts.objectIdAsString,
     expressionLimits: opts.expressionLimits,
     references: opts.references,

@@ -9,12 +9,57 @@ export interface RenderOptions {
   pretty: boolean;
   /** Formats dates (DATE_FORMAT). */
   formatDate: DateFormatter;
+  /**
+   * JSON_SORT_KEYS: render as Eve does with it on: keys sorted at every level, `, ` and
+   * `: ` between items, non-ASCII characters escaped.
+   */
+  sortKeys?: boolean;
 }
 
 /** Renders a body as JSON: ObjectId as hex, dates formatted, Decimal128 as a string. */
 export function renderJson(body: unknown, opts: RenderOptions): string {
   const plain = toPlain(body, opts.formatDate);
+  if (opts.sortKeys) {
+    return opts.pretty ? JSON.stringify(sortedCopy(plain), null, 4) : sortedText(plain);
+  }
   // No replacer or indent argument (not even `null, undefined`): V8 then serializes plain data
   // on its fast path, a page of 25 in ~9 us instead of ~14 (see flatConcat for what keeps it).
   return (opts.pretty ? JSON.stringify(plain, null, 4) : JSON.stringify(plain)) ?? "null";
+}
+
+/** A copy of plain JSON data with every object's keys in sorted order. */
+function sortedCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedCopy);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  const source = value as Record<string, unknown>;
+  for (const key of Object.keys(source).sort(byCodeUnits)) {
+    if (source[key] !== undefined) out[key] = sortedCopy(source[key]);
+  }
+  return out;
+}
+
+/** Python's `json.dumps(data, sort_keys=True)` text of plain JSON data (Eve's rendering). */
+function sortedText(value: unknown): string {
+  if (Array.isArray(value)) {
+    return `[${value.map((v) => v === undefined ? "null" : sortedText(v)).join(", ")}]`;
+  }
+  if (value === null || typeof value !== "object") return asciiJson(JSON.stringify(value));
+  const source = value as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const key of Object.keys(source).sort(byCodeUnits)) {
+    if (source[key] === undefined) continue;
+    parts.push(`${asciiJson(JSON.stringify(key))}: ${sortedText(source[key])}`);
+  }
+  return `{${parts.join(", ")}}`;
+}
+
+const byCodeUnits = (a: string, b: string) => a < b ? -1 : a > b ? 1 : 0;
+
+/** JSON text with every non-ASCII character as a `\uXXXX` escape (Python's ensure_ascii). */
+function asciiJson(text: string): string {
+  return text.replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

@@ -1,4 +1,7 @@
-/** The home endpoint: a link to every public resource (an empty body with HATEOAS off). */
+/**
+ * The home endpoint: a link to every public resource (an empty body with HATEOAS off), and
+ * under the INFO key (when set) what serves the API.
+ */
 import { methodNotAllowed } from "../services/errors.ts";
 import { isRead } from "../domain/methods.ts";
 import type { Reply, Runtime } from "../services/runtime.ts";
@@ -24,10 +27,22 @@ function homeReply(rt: Runtime, method: string, links: Record<string, unknown>):
   if (!isRead(method)) {
     throw methodNotAllowed(["GET", "HEAD"]);
   }
-  if (!rt.settings.HATEOAS) return { status: 200, body: {} };
+  const body: Record<string, unknown> = {};
+  const info = rt.settings.INFO;
+  if (info) {
+    // As in Eve: `server` and `version` name the Eve API served, `api_version` API_VERSION.
+    const about: Record<string, string> = { server: "Eve", version: EVE_VERSION };
+    if (rt.settings.API_VERSION) about.api_version = rt.settings.API_VERSION;
+    body[info] = about;
+  }
+  if (!rt.settings.HATEOAS) return { status: 200, body };
   const child = [...rt.domain.values()].filter((r) => !r.internal)
     .map((r) => ({ href: r.url, title: r.resourceTitle }));
   const schema = rt.settings.SCHEMA_ENDPOINT as string | null;
   if (schema) child.push({ href: schema, title: schema });
-  return { status: 200, body: { [rt.settings.LINKS]: { child, ...links } } };
+  body[rt.settings.LINKS] = { child, ...links };
+  return { status: 200, body };
 }
+
+/** The Eve release whose API the service implements (INFO's `version`). */
+const EVE_VERSION = "2.3.1";

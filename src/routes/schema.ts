@@ -43,11 +43,17 @@ export function schemaRoute(
   if (target === "") {
     const body: Doc = Object.create(null);
     for (const resource of rt.domain.values()) {
-      if (schemaVisible(rt, resource, request)) body[resource.name] = resource.schema;
+      if (schemaVisible(rt, resource, request)) body[resource.name] = shownSchema(resource);
     }
     return { status: 200, body: { ...body } };
   }
   const resource = rt.domain.get(target);
   if (!resource || !schemaVisible(rt, resource, request)) throw notFound();
-  return { status: 200, body: resource.schema };
+  return { status: 200, body: shownSchema(resource) };
+}
+
+/** A resource's schema as Eve shows it: the id field listed (`objectid` unless declared). */
+function shownSchema(resource: Resource): Doc {
+  if (Object.hasOwn(resource.schema, resource.idField)) return resource.schema;
+  return { ...resource.schema, [resource.idField]: { type: "objectid" } };
 }

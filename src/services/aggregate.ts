@@ -1,7 +1,8 @@
 /**
  * Aggregation endpoints: a resource with `datasource.aggregation.pipeline`. `$<name>`
  * strings in stages are replaced by values from the `aggregate` query parameter; a value
- * of `{}` drops that key, and a stage left empty is skipped.
+ * of `{}` drops that key, objects left empty are dropped as well, and a stage left empty is
+ * skipped (Eve's pruning).
  */
 import { ServiceError } from "./errors.ts";
 import { isPlainObject } from "../util/plain.ts";
@@ -11,8 +12,9 @@ import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
 import { parseJsonParam } from "../query/json.ts";
 import type { Resource } from "../domain/types.ts";
-import { collectionLinks } from "./links.ts";
+import { collectionLinks, pageMeta } from "./links.ts";
 import { showable } from "./visible.ts";
+import { parseObjectId } from "../store/bson.ts";
 
 const DROP = Symbol("drop");
 
@@ -67,19 +69,66 @@ const SHAPE = 'aggregate: must be a JSON object of {"$name": value}';
  * resource with hidden fields, no key of a value may name one (at its own depth or as a
  * top-level name), since a value used as a query or a sort would read it.
  */
-function parseValues(resource: Resource, raw: string | null): Map<string, unknown> {
+function parseValues(
+  resource: Resource,
+  raw: string | null,
+  options: CastOptions,
+): Map<string, unknown> {
   const values = new Map<string, unknown>();
   if (raw === null || raw === "") return values;
   const parsed = parseJsonParam("aggregate", raw, { maxDepth: MAX_VALUE_DEPTH + 1 });
   if (!isPlainObject(parsed)) throw new ServiceError("bad-request", SHAPE);
   const placeholders = placeholdersOf(resource);
   for (const [name, value] of Object.entries(parsed)) {
-    if (!name.startsWith("$")) throw new ServiceError("bad-request", SHAPE);
+    // As in Eve, names that are not `$name` placeholders are ignored.
+    if (!name.startsWith("$")) continue;
     checkPlainData(name, value);
     if (resource.hidden?.length) checkKeys(resource.hidden, { name, value, path: "" });
-    if (placeholders.has(name)) values.set(name, value);
+    if (placeholders.has(name)) values.set(name, cast(value, options));
   }
   return values;
+}
+
+/**
+ * A client's value as Eve passes it to the engine: a string in DATE_FORMAT becomes a date,
+ * a 24-hex string an ObjectId (unless `query_objectid_as_string`), in lists and objects too.
+ */
+function cast(value: unknown, options: CastOptions): unknown {
+  if (typeof value === "string") {
+    const date = options.parseDate(value);
+    if (date) return date;
+    if (!options.objectIdAsString && HEX24.test(value)) return parseObjectId(value) ?? value;
+    return value;
+  }
+  if (Array.isArray(value)) return value.map((v) => cast(v, options));
+  if (isPlainObject(value)) {
+    const out: Doc = {};
+    for (const [key, inner] of Object.entries(value)) out[key] = cast(inner, options);
+    return out;
+  }
+  return value;
+}
+
+interface CastOptions {
+  parseDate(text: string): Date | null;
+  objectIdAsString: boolean;
+}
+
+const HEX24 = /^[0-9a-fA-F]{24}$/;
+
+/**
+ * Eve's pruning: keys whose value is (or, pruned, becomes) an empty object are removed, at
+ * any depth of objects; a stage left empty is then skipped.
+ */
+function prune(node: Doc): Doc {
+  const out: Doc = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (isPlainObject(value)) {
+      const inner = prune(value);
+      if (Object.keys(inner).length > 0) out[key] = inner;
+    } else out[key] = value;
+  }
+  return out;
 }
 
 function checkPlainData(name: string, value: unknown): void {
@@ -147,9 +196,13 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
     // As in Eve: client sorting is unsupported here and the parameter is ignored.
     rt.log.log("debug", "sort ignored on an aggregation endpoint", { resource: resource.name });
   }
-  const values = parseValues(resource, query.get(s.QUERY_AGGREGATION));
+  const values = parseValues(resource, query.get(s.QUERY_AGGREGATION), {
+    parseDate: rt.parseDate,
+    objectIdAsString: resource.queryObjectIdAsString,
+  });
   const stages = (substitute(resource.aggregation!.pipeline, values) as Doc[])
-    .filter((stage) => Object.keys(stage).length > 0 && !Object.values(stage).every(isEmpty));
+    .map(prune)
+    .filter((stage) => Object.keys(stage).length > 0);
   // The read policy: predefined filter, URL variables and soft delete first; the
   // endpoint's own default projection (if any) last.
   const pipeline = withBase(stages, endpointFilter(rt, ctx));
@@ -171,10 +224,14 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
     const total = (counted[0]?.n ?? 0) as number;
     await rt.events.emitFor("after_aggregation", resource.name, documents);
     body[s.ITEMS] = documents;
-    body[s.META] = { page: paging.page, max_results: paging.maxResults, total };
+    body[s.META] = pageMeta(
+      { page: s.QUERY_PAGE, maxResults: s.QUERY_MAX_RESULTS },
+      { ...paging, total },
+    );
     if (resource.hateoas) {
       body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, {
         query,
+        found: total > 0,
         paging: { ...paging, total, pageParam: s.QUERY_PAGE },
       });
     }
@@ -186,11 +243,12 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
     );
     await rt.events.emitFor("after_aggregation", resource.name, documents);
     body[s.ITEMS] = documents;
-    if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, { query });
+    if (resource.hateoas) {
+      body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, {
+        query,
+        found: documents.length > 0,
+      });
+    }
   }
   return { status: 200, body };
-}
-
-function isEmpty(value: unknown): boolean {
-  return isPlainObject(value) && Object.keys(value).length === 0;
 }

@@ -4,7 +4,6 @@
  */
 import { expandMedia } from "./media.ts";
 import { parseEmbedded } from "../query/paging.ts";
-import { QueryError } from "../query/errors.ts";
 import { EJSON } from "../store/bson.ts";
 import type { DataRelation, Resource } from "../domain/types.ts";
 import type { FieldAt } from "../domain/schema.ts";
@@ -41,14 +40,7 @@ export function requestedFields(rt: Runtime, ctx: RequestContext): string[] {
     }
     return [];
   }
-  let asked: Record<string, 0 | 1> = {};
-  try {
-    if (raw !== null && raw !== "") asked = parseEmbedded(raw);
-  } catch (error) {
-    // As in Eve, a malformed `embedded` is ignored.
-    if (!(error instanceof QueryError)) throw error;
-    rt.log.log("debug", "embedded ignored: malformed", { resource: resource.name });
-  }
+  const asked = raw !== null && raw !== "" ? parseEmbedded(raw) : {};
   const fields = new Set(resource.embeddedFields);
   for (const [field, on] of Object.entries(asked)) {
     if (on) fields.add(field);

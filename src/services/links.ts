@@ -7,6 +7,7 @@ import type { Doc } from "../store/store.ts";
 import { idToString } from "./meta.ts";
 import { relationOf } from "./embed.ts";
 import { flatConcat } from "../util/strings.ts";
+import { DBRef } from "../store/bson.ts";
 
 export interface Link {
   href: string;
@@ -76,7 +77,8 @@ export function relatedLinks(
     // A sub-resource target has no single address for its items.
     if (!target || target.internal || target.urlParts.some((p) => typeof p !== "string")) continue;
     const link = (ref: unknown): Link | null => {
-      let id = ref;
+      // A DBRef links to the document it names.
+      let id = ref instanceof DBRef ? ref.oid : ref;
       let suffix = "";
       if (relation.version && ref !== null && typeof ref === "object" && !Array.isArray(ref)) {
         const versioned = ref as Doc;
@@ -120,16 +122,54 @@ function relationFields(resource: Resource): Array<[string, DataRelation]> {
 export interface CollectionLinksOptions {
   /** The request's query parameters, kept in the page links. */
   query: URLSearchParams;
+  /** Whether the request found documents (`self` keeps the query only then); default true. */
+  found?: boolean;
   /**
    * The page shown (`page`, `maxResults`), the `total` when counted, else whether there are
    * `more`, and the page parameter's name; without it, no page links.
    */
-  paging?: { page: number; maxResults: number; total?: number; more?: boolean; pageParam: string };
+  paging?: {
+    page: number;
+    maxResults: number;
+    total?: number;
+    more?: boolean;
+    pageParam: string;
+  };
+}
+
+/**
+ * A query string for links, encoded as little as a link needs: `%`, `&`, `#`, `+`, `=` in
+ * names and control characters only, so `where=role == agent` reads in the link as the
+ * client wrote it (as in Eve) while every parameter still parses back to what was sent.
+ */
+export function linkQuery(params: URLSearchParams): string {
+  const parts: string[] = [];
+  for (const [name, value] of params) {
+    parts.push(`${encodeLinkPart(name, true)}=${encodeLinkPart(value, false)}`);
+  }
+  return parts.join("&");
+}
+
+/** `text` with what would change how a link's query parses percent-encoded. */
+function encodeLinkPart(text: string, isName: boolean): string {
+  let out = "";
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const c = text[i];
+    const special = code < 0x20 || code === 0x7f || c === "%" || c === "&" || c === "#" ||
+      c === "+" || (isName && (c === "=" || c === " "));
+    if (!special) continue;
+    out += text.slice(start, i) + `%${code.toString(16).toUpperCase().padStart(2, "0")}`;
+    start = i + 1;
+  }
+  return start === 0 ? text : out + text.slice(start);
 }
 
 /**
  * Collection `_links` of `resource` at `resourcePath`, with next / previous / last only when
- * they apply.
+ * they apply. As in Eve, `self` keeps the request's query when documents were found, and
+ * `last` is given only where there is a next page.
  */
 export function collectionLinks(
   resource: Resource,
@@ -141,19 +181,38 @@ export function collectionLinks(
     parent: HOME_LINK,
     self: collectionLink(resource, resourcePath),
   };
+  if (options.found !== false && query.size > 0) {
+    links.self = {
+      href: flatConcat([resourcePath, "?", linkQuery(query)]),
+      title: resource.resourceTitle,
+    };
+  }
   if (!paging) return links;
   // One copy of the query for every link: `set` keeps the page parameter where it is.
   let params: URLSearchParams | undefined;
   const hrefFor = (page: number) => {
     params ??= new URLSearchParams(query);
     params.set(paging.pageParam, String(page));
-    return flatConcat([resourcePath, "?", params.toString()]);
+    return flatConcat([resourcePath, "?", linkQuery(params)]);
   };
   const { page, maxResults, total } = paging;
   const last = total === undefined ? undefined : Math.max(1, Math.ceil(total / maxResults));
   const hasNext = last !== undefined ? page < last : !!paging.more;
   if (hasNext) links.next = { href: hrefFor(page + 1), title: "next page" };
   if (page > 1) links.prev = { href: hrefFor(page - 1), title: "previous page" };
-  if (last !== undefined && last > 1) links.last = { href: hrefFor(last), title: "last page" };
+  if (hasNext && last !== undefined) links.last = { href: hrefFor(last), title: "last page" };
   return links;
+}
+
+/**
+ * The `_meta` of a page, its keys named as the query parameters are (QUERY_PAGE,
+ * QUERY_MAX_RESULTS), as in Eve; `total` when counted.
+ */
+export function pageMeta(
+  names: { page: string; maxResults: string },
+  paging: { page: number; maxResults: number; total?: number },
+): Doc {
+  const meta: Doc = { [names.page]: paging.page, [names.maxResults]: paging.maxResults };
+  if (paging.total !== undefined) meta.total = paging.total;
+  return meta;
 }

@@ -92,6 +92,19 @@ export function hasUnreadable(resource: Resource): boolean {
 }
 
 /**
+ * Whether `path` lies in a field no resource on `resource`'s shared collection declares: the
+ * projection a shared collection implies keeps such fields out of answers, but filters and
+ * sorts may name them, as in Eve. Fields another resource declares, and hidden ones, stay out
+ * of reach.
+ */
+function isUndeclared(resource: Resource, path: string): boolean {
+  const siblings = resource.siblingFields;
+  const top = path.split(".")[0];
+  return siblings !== undefined && !siblings.has(top) && !Object.hasOwn(resource.schema, top) &&
+    !(resource.hidden ?? []).some((h) => h === top || h.startsWith(top + "."));
+}
+
+/**
  * What refuses (400) a reference to a field `resource` does not let a read see, for the
  * filter checker (`WhereOptions.references`): a field that is not readable, or a whole-
  * document read on a resource with any such field. Undefined when every field is readable.
@@ -106,7 +119,7 @@ export function referenceGuard(
   const { param } = options;
   return {
     field(path) {
-      if (!isReadable(rt, resource, { path })) {
+      if (!isReadable(rt, resource, { path }) && !isUndeclared(resource, path)) {
         throw new QueryError(
           `${param}: names a field that is not readable on this resource`,
           param,

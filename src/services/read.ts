@@ -20,6 +20,8 @@ import {
   itemLink,
   itemLinks,
   type Link,
+  linkQuery,
+  pageMeta,
   relatedLinks,
 } from "./links.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
@@ -119,12 +121,22 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
   }
 }
 
+/** The `_meta` keys of a page: the names of the page and max-results parameters. */
+export function metaNames(rt: Runtime): { page: string; maxResults: string } {
+  return { page: rt.settings.QUERY_PAGE, maxResults: rt.settings.QUERY_MAX_RESULTS };
+}
+
 /** The request's `where`, parsed and checked for the resource; undefined when absent. */
 export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefined {
   const raw = ctx.query.get(rt.settings.QUERY_WHERE);
   if (raw === null || raw === "") return undefined;
   const { resource } = ctx;
   const s = rt.settings;
+  if (resource.allowedFilters.length === 0) {
+    // As in Eve, an empty ALLOWED_FILTERS turns filtering off: `where` is ignored.
+    rt.log.log("debug", "where ignored: filtering is off", { resource: resource.name });
+    return undefined;
+  }
   return parseWhere(raw, {
     model: resource.schemaModel,
     dateFormat: rt.settings.DATE_FORMAT,
@@ -132,6 +144,7 @@ export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefine
     allowedFilters: resource.allowedFilters,
     validateFiltering: resource.validateFiltering,
     blacklist: resource.queryBlacklist,
+    whitelist: resource.queryWhitelist,
     expressionLimits: { maxRange: s.QUERY_MAX_RANGE, maxElements: s.QUERY_EXPR_MAX_ELEMENTS },
     objectIdAsString: resource.queryObjectIdAsString,
     references: referenceGuard(rt, resource, { param: "where" }),
@@ -211,12 +224,11 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
     ]);
     const more = found.length > paging.maxResults;
     docs = showable(rt, resource, more ? found.slice(0, paging.maxResults) : found);
-    body[s.META] = total === undefined
-      ? { page: paging.page, max_results: paging.maxResults }
-      : { page: paging.page, max_results: paging.maxResults, total };
+    body[s.META] = pageMeta(metaNames(rt), { ...paging, total });
     if (resource.hateoas) {
       body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, {
         query,
+        found: total === undefined ? docs.length > 0 : total > 0,
         paging: { ...paging, total, more, pageParam: s.QUERY_PAGE },
       });
     }
@@ -226,7 +238,12 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       resource,
       await rt.store.collection(resource.source).find(filter, { sort, projection, shared }),
     );
-    if (resource.hateoas) body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, { query });
+    if (resource.hateoas) {
+      body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, {
+        query,
+        found: docs.length > 0,
+      });
+    }
   }
   await completeMeta(rt, resource, { docs, projection });
   for (const doc of docs) Object.assign(doc, versionStamp(rt, resource, { doc }));
@@ -242,8 +259,8 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
   const headers = cacheHeaders(ctx);
   const total = (body[s.META] as Doc | undefined)?.total;
-  // As in Eve, a HEAD on a collection tells the total in a header.
-  if (ctx.method === "HEAD" && typeof total === "number") headers["x-total-count"] = String(total);
+  // As in Eve, a collection read (GET or HEAD) tells the total in a header when counted.
+  if (typeof total === "number") headers["x-total-count"] = String(total);
   return { status: 200, body: envelope, headers };
 }
 
@@ -339,7 +356,18 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
     related,
     unobserved: unobserved(rt, ctx, { hook: "on_fetched_item" }),
   });
-  await rt.events.emitFor("on_fetched_item", ctx.resource.name, doc);
+  const { resource } = ctx;
+  if (resource.hateoas && resource.pagination && resource.optimizePagination) {
+    // As in Eve: with the count skipped, an item's links name the collection's next page.
+    const paging = requestPaging(rt, ctx);
+    const params = new URLSearchParams(ctx.query);
+    params.set(s.QUERY_PAGE, String(paging.page + 1));
+    (doc[s.LINKS] as Doc).next = {
+      href: flatConcat([ctx.resourcePath, "?", linkQuery(params)]),
+      title: "next page",
+    };
+  }
+  await rt.events.emitFor("on_fetched_item", resource.name, doc);
   return { status: 200, body: doc, headers };
 }
 
@@ -454,7 +482,7 @@ async function getItemVersions(
   decorateItems(rt, ctx, { docs: versions, version: primary });
   const envelope: Doc = { [s.ITEMS]: versions };
   if (paging) {
-    envelope[s.META] = { page: paging.page, max_results: paging.maxResults, total };
+    envelope[s.META] = pageMeta(metaNames(rt), { ...paging, total });
   }
   if (resource.hateoas) {
     const itemPath = itemLink(ctx, primary).href;

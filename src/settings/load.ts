@@ -1,5 +1,5 @@
 /**
- * Loads settings from a JSON file or a TypeScript/JavaScript module, then applies
+ * Loads settings from a JSON file, an Eve settings.py or a TypeScript/JavaScript module, then applies
  * environment overrides. A module exports the settings as `default` (or `settings`), and
  * may export `extensions` (custom validation rules and types, see the README).
  */
@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { isPlainObject } from "../util/plain.ts";
 import { ALIASES } from "./keys.ts";
+import { PythonSettingsError, readPythonSettings } from "./python.ts";
 
 /** What a settings source yields before checking. */
 export interface RawSettings {
@@ -42,7 +43,13 @@ const ENV_OVERRIDES: Record<string, "string" | "int"> = {
   TLS_KEY_FILE: "string",
 };
 
-/** Reads a settings file; `.json` is parsed, anything else is imported as a module. */
+/** Largest Eve settings.py read, in bytes. */
+const MAX_PYTHON_BYTES = 1024 * 1024;
+
+/**
+ * Reads a settings file; `.json` is parsed, `.py` read as an Eve settings module (its
+ * literal subset, see python.ts), anything else is imported as a module.
+ */
 export async function loadSettingsFile(path: string): Promise<RawSettings> {
   const absolute = resolve(path);
   if (absolute.endsWith(".json")) {
@@ -60,6 +67,26 @@ export async function loadSettingsFile(path: string): Promise<RawSettings> {
     }
     if (!isPlainObject(parsed)) throw new Error(`settings file ${path} must hold a JSON object`);
     return { settings: parsed, exports: {}, source: path };
+  }
+  if (absolute.endsWith(".py")) {
+    let text: string;
+    try {
+      const info = await Deno.stat(absolute);
+      if (info.size > MAX_PYTHON_BYTES) {
+        throw new Error(`it is larger than ${MAX_PYTHON_BYTES} bytes`);
+      }
+      text = await Deno.readTextFile(absolute);
+    } catch (error) {
+      throw new Error(`cannot read settings file ${path}: ${(error as Error).message}`);
+    }
+    try {
+      return { settings: readPythonSettings(text, { env: Deno.env }), exports: {}, source: path };
+    } catch (error) {
+      if (error instanceof PythonSettingsError) {
+        throw new Error(`settings file ${path}, ${error.message}`);
+      }
+      throw error;
+    }
   }
   const module = await import(pathToFileURL(absolute).href);
   const { default: byDefault, settings: named, ...exports } = module;

@@ -105,7 +105,14 @@ Deno.test("expression: errors carry the position", () => {
 
 Deno.test("expression: no code evaluation is possible", () => {
   refused("this.constructor.constructor('return 1')()", /QueryError|position/);
-  refused("a == process.exit(1)", /expected a value/);
+  refused("a == process.exit(1)", /expected end of expression, found "\(" at position 17/);
+});
+
+Deno.test("expression: a bare name as a value is its text, as in Eve", () => {
+  assert.deepEqual(x("ref == abc"), { ref: "abc" });
+  assert.deepEqual(x("role == agent and a.b != c.d"), {
+    $and: [{ role: "agent" }, { "a.b": { $ne: "c.d" } }],
+  });
 });
 
 Deno.test("expression: nesting is bounded", () => {

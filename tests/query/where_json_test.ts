@@ -154,9 +154,9 @@ Deno.test("where JSON: ALLOWED_FILTERS restricts fields, dotted paths and inside
     name: "x",
     "address.city": "R",
   });
-  refused('{"age": 3}', /filter on 'age' is not allowed/, o);
-  refused('{"$or": [{"name": "x"}, {"age": 3}]}', /filter on 'age' is not allowed/, o);
-  refused('{"name.first": "x", "tags": "a"}', /'tags' is not allowed/, o);
+  refused('{"age": 3}', /filter on 'age' not allowed/, o);
+  refused('{"$or": [{"name": "x"}, {"age": 3}]}', /filter on 'age' not allowed/, o);
+  refused('{"name.first": "x", "tags": "a"}', /'tags' not allowed/, o);
 });
 
 Deno.test("where JSON: ALLOWED_FILTERS empty refuses every field", () => {
@@ -166,7 +166,7 @@ Deno.test("where JSON: ALLOWED_FILTERS empty refuses every field", () => {
 Deno.test("where JSON: VALIDATE_FILTERING refuses unknown fields and bad values", () => {
   const o = opts({ validateFiltering: true });
   refused('{"nope": 1}', /filter on 'nope' is invalid/, o);
-  refused('{"age": "3"}', /value of 'age' is not a valid integer/, o);
+  refused('{"age": "3"}', /filter on 'age' is invalid: not a valid integer/, o);
   refused('{"age": 3.5}', /not a valid integer/, o);
   refused('{"age": {"$in": [1, "2"]}}', /not a valid integer/, o);
   refused('{"name": 3}', /not a valid string/, o);
@@ -176,7 +176,7 @@ Deno.test("where JSON: VALIDATE_FILTERING refuses unknown fields and bad values"
   refused('{"address.zip": "x"}', /'address.zip'/, o);
   refused('{"address.nope": 1}', /'address.nope' is invalid/, o);
   refused('{"rows.qty": "x"}', /'rows.qty'/, o);
-  refused('{"tags": 3}', /'tags' is not a valid string/, o);
+  refused('{"tags": 3}', /'tags' is invalid: not a valid string/, o);
   refused('{"$or": [{"age": 1}, {"zzz": 1}]}', /'zzz' is invalid/, o);
 });
 
@@ -197,7 +197,11 @@ Deno.test("where JSON: $elemMatch walks list member schemas", () => {
   const o = opts({ validateFiltering: true });
   const f = parseWhere('{"rows": {"$elemMatch": {"sku": "a", "qty": {"$gt": 2}}}}', o);
   assert.deepEqual(f, { rows: { $elemMatch: { sku: "a", qty: { $gt: 2 } } } });
-  refused('{"rows": {"$elemMatch": {"qty": "x"}}}', /'rows.qty' is not a valid integer/, o);
+  refused(
+    '{"rows": {"$elemMatch": {"qty": "x"}}}',
+    /'rows.qty' is invalid: not a valid integer/,
+    o,
+  );
   refused('{"rows": {"$elemMatch": {"nope": 1}}}', /'rows.nope' is invalid/, o);
   const v = parseWhere(`{"visits": {"$elemMatch": {"$gt": "${DATE}"}}}`, o);
   const em = (v.visits as Record<string, Record<string, unknown>>).$elemMatch;

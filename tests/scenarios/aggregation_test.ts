@@ -50,7 +50,8 @@ scenario("the aggregation envelope carries _links with paging", SETTINGS, async 
   const agg = q('{"$tag": {}, "$n": {}, "$extra": {}}');
   const res = await api.get(`picked?aggregate=${agg}`);
   const links = res.body._links;
-  assert.equal(links.self.href, "picked");
+  // As in Eve, `self` keeps the request's query.
+  assert.equal(links.self.href, `picked?aggregate={"$tag": {}, "$n": {}, "$extra": {}}`);
   assert.equal(links.parent.href, "/");
   assert.match(links.next.href, /^picked\?.*page=2/);
   assert.match(links.last.href, /page=2/);
@@ -89,6 +90,6 @@ scenario("with pagination off all results come back with links", {
   await seed(api);
   const res = await api.get(`picked?aggregate=${q('{"$tag": "a", "$n": {}, "$extra": {}}')}`);
   assert.equal(res.body._items.length, 3);
-  assert.equal(res.body._links.self.href, "picked");
+  assert.ok(res.body._links.self.href.startsWith("picked?aggregate="), res.text);
   assert.ok(!("_meta" in res.body));
 });

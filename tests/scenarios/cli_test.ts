@@ -62,6 +62,46 @@ Deno.test("cli: --check checks without opening the store", async () => {
   }
 });
 
+const CONVERTER = new URL("../../src/settings/from_python.ts", import.meta.url).pathname;
+
+Deno.test("cli: an Eve settings.py is read as settings, or refused with line and column", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const good = `${dir}/settings.py`;
+    await Deno.writeTextFile(
+      good,
+      "import os\n# Eve settings\nPORT = 5000\n" +
+        'DOMAIN = {"people": {"schema": {"name": {"type": "string"}}}}\n' +
+        'MONGO_DBNAME = os.environ.get("EVE_TEST_DB", "apitest")\n',
+    );
+    const ok = await run(["--check", "--settings", good], { DATA_DIR: dir, STORE: "embedded" });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /settings are valid/);
+    const bad = `${dir}/bad.py`;
+    await Deno.writeTextFile(bad, "DOMAIN = {}\nimport copy\n");
+    const refused = await run(["--check", "--settings", bad], { DATA_DIR: dir });
+    assert.equal(refused.code, 1);
+    oneLine(refused.stderr);
+    assert.match(refused.stderr, /bad\.py, line 2, column 8: only `import os` is accepted/);
+    // The converter prints the JSON settings, the environment read.
+    const converted = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-read", "--allow-env", CONVERTER, good],
+      env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1", EVE_TEST_DB: "fromenv" },
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(30_000),
+    }).output();
+    assert.equal(converted.code, 0, new TextDecoder().decode(converted.stderr));
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(converted.stdout)), {
+      PORT: 5000,
+      DOMAIN: { people: { schema: { name: { type: "string" } } } },
+      MONGO_DBNAME: "fromenv",
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("cli: a port in use is one line and exit 1", async () => {
   const port = freePort();
   const taken = Deno.listen({ hostname: "127.0.0.1", port });

@@ -18,6 +18,9 @@ const SALARY = 987654;
 const IBAN = "DE-IBAN-SECRET-1234";
 
 const SETTINGS = {
+  // Every expression operator is allowed past Eve's operator whitelist, so what refuses a
+  // vector here is the hidden-field guard itself.
+  MONGO_QUERY_WHITELIST: [...EXPRESSION_OPERATORS],
   RESOURCE_METHODS: ["GET", "POST"],
   ITEM_METHODS: ["GET", "PATCH"],
   JSONP_ARGUMENT: "callback",

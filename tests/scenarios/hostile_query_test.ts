@@ -12,6 +12,18 @@ import { createService, SettingsError } from "../../src/mod.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST"],
+  // As in Eve, expression operators beyond its query operators need whitelisting; these
+  // scenarios exercise the expression sandbox behind it.
+  MONGO_QUERY_WHITELIST: [
+    "$add",
+    "$concatArrays",
+    "$map",
+    "$range",
+    "$reduce",
+    "$regexFind",
+    "$regexFindAll",
+    "$regexMatch",
+  ],
   DOMAIN: {
     people: { schema: { name: { type: "string" }, age: { type: "integer" } } },
     codes: { schema: { code: { type: "string", regex: "(a+)+" } } },

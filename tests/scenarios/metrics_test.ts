@@ -16,6 +16,7 @@ const DOMAIN = {
 };
 const SETTINGS = {
   METRICS: true,
+  MONGO_QUERY_WHITELIST: ["$toInt"],
   RESOURCE_METHODS: ["GET", "POST"],
   ITEM_METHODS: ["GET"],
   DOMAIN,

@@ -107,12 +107,18 @@ scenario(
     const list = await api.get(`invoices?embedded=${q('{"plain": 1, "person": 1}')}`);
     assert.equal(list.body._items[0].plain, s.bob);
     assert.equal(list.body._items[0].person.name, "ann", "embeddable fields still embed");
-    // As in Eve, a malformed `embedded` is ignored: nothing is embedded.
-    for (const raw of ["{'person': 1}", '{"person": 2}', '{"person": 1', "not-a-dict"]) {
-      const res = await api.get(`invoices/${s.invoice}?embedded=${q(raw)}`);
-      assert.equal(res.status, 200, raw);
-      assert.equal(res.body.person, s.ann, raw);
+    // As in Eve, an `embedded` that is not a JSON object is 400; values other than 0 and 1
+    // are ignored.
+    for (const raw of ["{'person': 1}", '{"person": 1', "not-a-dict", "[1]"]) {
+      for (const path of [`invoices/${s.invoice}`, "invoices"]) {
+        const res = await api.get(`${path}?embedded=${q(raw)}`);
+        assert.equal(res.status, 400, raw);
+        assert.match(res.body._error.message, /Unable to parse `embedded` clause/);
+      }
     }
+    const two = await api.get(`invoices/${s.invoice}?embedded=${q('{"person": 2}')}`);
+    assert.equal(two.status, 200);
+    assert.equal(two.body.person, s.ann);
   },
 );
 

@@ -20,7 +20,12 @@ const SETTINGS = {
 scenario("GET /schema lists every public resource's schema", SETTINGS, async (api) => {
   const res = await api.get("schema");
   assert.equal(res.status, 200);
-  assert.deepEqual(res.body, { people: PEOPLE, notes: { text: { type: "string" } } });
+  // As in Eve, the id field is listed (objectid unless declared).
+  const id = { _id: { type: "objectid" } };
+  assert.deepEqual(res.body, {
+    people: { ...PEOPLE, ...id },
+    notes: { text: { type: "string" }, ...id },
+  });
 });
 
 scenario(
@@ -29,7 +34,7 @@ scenario(
   async (api) => {
     const one = await api.get("schema/people");
     assert.equal(one.status, 200);
-    assert.deepEqual(one.body, PEOPLE);
+    assert.deepEqual(one.body, { ...PEOPLE, _id: { type: "objectid" } });
     assert.equal((await api.get("schema/secrets")).status, 404);
     assert.equal((await api.get("schema/nope")).status, 404);
     assert.equal((await api.get("schema/__proto__")).status, 404);

@@ -5,9 +5,11 @@
  * The middleware runs around every route and decorates whatever the route (or the error
  * handler) answered, so it works for any endpoint, errors included. A preflight's allowed
  * methods come from the endpoint's own `Allow` header. An allowed origin is echoed (never
- * `*`) with `Vary: Origin`; a disallowed origin gets no CORS header at all; credentials are
- * allowed only for origins listed explicitly (X_DOMAINS entries or X_DOMAINS_RE), never for
- * an origin let in by `*`.
+ * `*`) with `Vary: Origin`; a disallowed origin gets an empty Access-Control-Allow-Origin
+ * (as in Eve: no browser accepts it); credentials are allowed only for origins listed
+ * explicitly (X_DOMAINS entries or X_DOMAINS_RE), never for an origin let in by `*` nor
+ * for a refused one. Access-Control-Max-Age (and Allow-Headers, Expose-Headers) go with
+ * every answer to an origin, as in Eve; Access-Control-Allow-Methods with OPTIONS answers.
  *
  * Hono's own `cors()` is not used: it sends Access-Control-Allow-Credentials to disallowed
  * origins, echoes any requested header when none are configured, and answers every
@@ -137,20 +139,23 @@ export function cors(config: CorsConfig | null): MiddlewareHandler<AppEnv> {
     const headers = c.res.headers;
     // Answers differ by Origin whenever CORS is on, so shared caches must key on it.
     appendToken(headers, { name: "vary", token: "Origin" });
-    if (!origin || !match) return;
-    headers.set("access-control-allow-origin", origin);
-    if (config.credentials && match === "listed") {
+    if (!origin) return;
+    // As in Eve, a refused origin is told so with an empty Access-Control-Allow-Origin
+    // (which no browser accepts); credentials are never allowed to it.
+    headers.set("access-control-allow-origin", match ? origin : "");
+    if (match && config.credentials && match === "listed") {
       headers.set("access-control-allow-credentials", "true");
     }
     if (config.exposeHeaders.length) {
       headers.set("access-control-expose-headers", config.exposeHeaders.join(", "));
     }
-    if (c.req.method !== "OPTIONS") return;
-    const allow = headers.get("allow");
-    if (allow) headers.set("access-control-allow-methods", allow);
     if (config.allowHeaders.length) {
       headers.set("access-control-allow-headers", config.allowHeaders.join(", "));
     }
+    // As in Eve, every answer to an origin tells how long a preflight may be cached.
     headers.set("access-control-max-age", String(config.maxAge));
+    if (c.req.method !== "OPTIONS") return;
+    const allow = headers.get("allow");
+    if (allow) headers.set("access-control-allow-methods", allow);
   };
 }

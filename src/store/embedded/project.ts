@@ -1,0 +1,72 @@
+/**
+ * Projections of top-level fields without the query engine. Most projections the service
+ * runs are a resource's default one (its schema fields plus the meta fields) or a client's
+ * list of fields: plain top-level names, all included or all excluded. Those are applied
+ * here field by field, with the engine's result exactly (its field order included); any
+ * other projection (dotted paths, positional or operator ones, mixed modes) returns null
+ * and is left to the engine.
+ */
+import type { Doc, Projection } from "../store.ts";
+import { cloneValue } from "./clone.ts";
+
+/** A compiled top-level projection: makes the projected copy of one stored document. */
+export type TopLevelProjection = (doc: Doc, options: { shared: boolean }) => Doc;
+
+/**
+ * Compiles `projection` when every field is a top-level name and it is one inclusion (`_id`
+ * may be excluded from it) or one exclusion; else null.
+ */
+export function compileTopLevel(projection: Projection): TopLevelProjection | null {
+  const names = Object.keys(projection);
+  let included = 0;
+  let excluded = 0;
+  for (const name of names) {
+    if (name === "" || name.includes(".") || name.includes("$")) return null;
+    const flag = projection[name] as unknown;
+    if (flag === 1 || flag === true) included++;
+    else if (flag === 0 || flag === false) {
+      if (name !== "_id") excluded++;
+    } else return null;
+  }
+  if (included > 0 && excluded > 0) return null;
+  if (included > 0) return inclusion(projection);
+  return exclusion(new Set(names));
+}
+
+/**
+ * The included fields in the document's order, skipping undefined values; `_id`, unless
+ * excluded, comes where the document has it when the projection names it, else last (as the
+ * engine does).
+ */
+function inclusion(projection: Projection): TopLevelProjection {
+  const keep = new Set<string>();
+  for (const [name, flag] of Object.entries(projection)) {
+    if ((flag as unknown) === 1 || (flag as unknown) === true) keep.add(name);
+  }
+  const idFlag = projection._id as unknown;
+  const idLast = idFlag === undefined;
+  if (idLast) keep.delete("_id");
+  return (doc, { shared }) => {
+    const out: Doc = {};
+    for (const key in doc) {
+      if (!keep.has(key) || !Object.hasOwn(doc, key)) continue;
+      const value = doc[key];
+      if (value !== undefined) out[key] = shared ? value : cloneValue(value);
+    }
+    if (idLast && doc._id !== undefined) out._id = shared ? doc._id : cloneValue(doc._id);
+    return out;
+  };
+}
+
+/** Every field but the excluded ones, in the document's order. */
+function exclusion(drop: Set<string>): TopLevelProjection {
+  return (doc, { shared }) => {
+    const out: Doc = {};
+    for (const key in doc) {
+      if (drop.has(key) || !Object.hasOwn(doc, key)) continue;
+      const value = doc[key];
+      out[key] = shared ? value : cloneValue(value);
+    }
+    return out;
+  };
+}

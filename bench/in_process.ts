@@ -114,11 +114,12 @@ async function start(d: (typeof DOMAINS)[number]) {
   return { ...d, dir, service, url, rounds: [] as number[] };
 }
 
-const runs = [];
+type Run = Awaited<ReturnType<typeof start>>;
+const runs: Run[] = [];
 for (const d of DOMAINS) runs.push(await start(d));
 
 /** One request as the server would hand it over, its answer's body read. */
-async function once(run: (typeof runs)[number]): Promise<void> {
+async function once(run: Run): Promise<void> {
   const request = toRequest({
     method: "GET",
     url: run.url,

@@ -17,6 +17,18 @@ export type TopLevelProjection = (doc: Doc, options: { shared: boolean }) => Doc
  * may be excluded from it) or one exclusion; else null.
  */
 export function compileTopLevel(projection: Projection): TopLevelProjection | null {
+  let known = COMPILED.get(projection);
+  if (known === undefined) {
+    known = compile(projection);
+    COMPILED.set(projection, known);
+  }
+  return known;
+}
+
+/** Compiled projections by projection object: a resource's default one is compiled once. */
+const COMPILED = new WeakMap<Projection, TopLevelProjection | null>();
+
+function compile(projection: Projection): TopLevelProjection | null {
   const names = Object.keys(projection);
   let included = 0;
   let excluded = 0;

@@ -319,7 +319,9 @@ async function seedShop(base: string, path: string, docs: unknown[]) {
       body: JSON.stringify(docs.slice(start, start + 1000)),
     });
     const body = await res.json();
-    if (res.status !== 201) throw new Error(`seeding ${path}: ${res.status} ${JSON.stringify(body)}`);
+    if (res.status !== 201) {
+      throw new Error(`seeding ${path}: ${res.status} ${JSON.stringify(body)}`);
+    }
     items.push(...(Array.isArray(body._items) ? body._items : [body]));
   }
   return items;
@@ -408,7 +410,10 @@ end
     ["POST customer", postCustomer],
     ["PATCH customer, If-Match", luaPatchIfMatch("customers", customers)],
     ["POST order (2 relations)", postOrder],
-    ["GET order, embedded customer", luaGet(orders.map((o) => `/orders/${o._id}?embedded=${embedded}`))],
+    [
+      "GET order, embedded customer",
+      luaGet(orders.map((o) => `/orders/${o._id}?embedded=${embedded}`)),
+    ],
     ["aggregation endpoint", luaGet([`/sales_by_status?aggregate=${aggregate}`])],
   ];
 }
@@ -433,14 +438,21 @@ async function throughput(domain: string): Promise<void> {
   const direct = await denoServe();
   const service = domain === "people"
     ? await startService(dir, direct)
-    : await startService(dir, direct, { STORE: "embedded" }, { ...await shopSettings(), ...direct });
+    : await startService(dir, direct, { STORE: "embedded" }, {
+      ...await shopSettings(),
+      ...direct,
+    });
   try {
-    const loads = domain === "people" ? await peopleLoads(service.base) : await shopLoads(service.base);
+    const loads = domain === "people"
+      ? await peopleLoads(service.base)
+      : await shopLoads(service.base);
     const only = Deno.env.get("BENCH_ONLY");
     const chosen = loads.filter(([name]) => !only || name.includes(only));
     // Warm-up (JIT) for every process.
     await wrk(hello.base + "/", "");
-    for (const [name, lua] of chosen) if (name.startsWith("GET")) await wrk(service.base + "/", lua);
+    for (const [name, lua] of chosen) {
+      if (name.startsWith("GET")) await wrk(service.base + "/", lua);
+    }
     const before = await wrk(hello.base + "/", "");
     const results: Array<[string, WrkResult]> = [];
     for (const [name, lua] of chosen) results.push([name, await wrk(service.base + "/", lua)]);

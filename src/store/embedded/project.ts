@@ -46,22 +46,20 @@ function compile(projection: Projection): TopLevelProjection | null {
 }
 
 /**
- * The included fields in the document's order, skipping undefined values; `_id`, unless
- * excluded, comes where the document has it when the projection names it, else last (as the
- * engine does).
+ * The included fields, skipping missing and undefined ones, in the engine's order: the named
+ * fields sorted by name, then `_id` (unless excluded) when the projection does not name it.
  */
 function inclusion(projection: Projection): TopLevelProjection {
-  const keep = new Set<string>();
+  const keep: string[] = [];
   for (const [name, flag] of Object.entries(projection)) {
-    if ((flag as unknown) === 1 || (flag as unknown) === true) keep.add(name);
+    if ((flag as unknown) === 1 || (flag as unknown) === true) keep.push(name);
   }
-  const idFlag = projection._id as unknown;
-  const idLast = idFlag === undefined;
-  if (idLast) keep.delete("_id");
+  keep.sort();
+  const idLast = (projection._id as unknown) === undefined;
   return (doc, { shared }) => {
     const out: Doc = {};
-    for (const key in doc) {
-      if (!keep.has(key) || !Object.hasOwn(doc, key)) continue;
+    for (const key of keep) {
+      if (!Object.hasOwn(doc, key)) continue;
       const value = doc[key];
       if (value !== undefined) out[key] = shared ? value : cloneValue(value);
     }

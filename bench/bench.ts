@@ -427,10 +427,28 @@ async function denoServe(): Promise<Record<string, unknown>> {
   return keys.includes("SERVER_FRONT:") ? { SERVER_FRONT: false } : {};
 }
 
+/** CPU time (user + system) a process has used so far, in microseconds. */
+async function cpuMicros(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  // Fields after the command name (which may hold spaces): utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** A wrk run with the CPU time the serving process spent per answered request. */
+async function measured(server: Server, lua: string): Promise<WrkResult & { cpu: number }> {
+  const before = await cpuMicros(server.process.pid);
+  const result = await wrk(server.base + "/", lua);
+  const used = await cpuMicros(server.process.pid) - before;
+  return { ...result, cpu: used / (result.rps * SECONDS) };
+}
+
 /**
  * The throughput table of one domain (`shop`, the default, or `people`): each load against the
- * service on `Deno.serve`, next to the hello-world ceiling on `Deno.serve` measured before and
- * after in the same run. Ratios are to the mean of those two.
+ * service on `Deno.serve`, with the hello-world ceiling on `Deno.serve` measured right before
+ * and after it; a load's ratio is to the mean of those two, so a machine whose load drifts
+ * during the run skews every row alike. Beside it, the CPU time the serving process spent per
+ * request, and its ratio to the hello world's: steadier than throughput on a shared machine.
  */
 async function throughput(domain: string): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "restsvc-bench-" });
@@ -453,33 +471,82 @@ async function throughput(domain: string): Promise<void> {
     for (const [name, lua] of chosen) {
       if (name.startsWith("GET")) await wrk(service.base + "/", lua);
     }
-    const before = await wrk(hello.base + "/", "");
-    const results: Array<[string, WrkResult]> = [];
-    for (const [name, lua] of chosen) results.push([name, await wrk(service.base + "/", lua)]);
-    const after = await wrk(hello.base + "/", "");
-    const ceiling = (before.rps + after.rps) / 2;
+    const hellos = [await measured(hello, "")];
+    const results: Array<[string, WrkResult & { cpu: number }, number, number]> = [];
+    for (const [name, lua] of chosen) {
+      const result = await measured(service, lua);
+      hellos.push(await measured(hello, ""));
+      const [before, after] = hellos.slice(-2);
+      results.push([name, result, (before.rps + after.rps) / 2, (before.cpu + after.cpu) / 2]);
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const rows = [
-      ["hello (ceiling)", fmt(ceiling, 0), fmt(before.p50), fmt(before.p99), "1.000", "0"],
-      ...results.map(([name, r]) => [
+      [
+        "hello (ceiling)",
+        `${fmt(Math.min(...hellos.map((h) => h.rps)), 0)}-${
+          fmt(Math.max(...hellos.map((h) => h.rps)), 0)
+        }`,
+        fmt(hellos[0].p50),
+        fmt(hellos[0].p99),
+        "1.000",
+        fmt(mean(hellos.map((h) => h.cpu)), 1),
+        "1.000",
+        "0",
+      ],
+      ...results.map(([name, r, ceiling, ceilingCpu]) => [
         name,
         fmt(r.rps, 0),
         fmt(r.p50),
         fmt(r.p99),
         fmt(r.rps / ceiling, 3),
+        fmt(r.cpu, 1),
+        fmt(ceilingCpu / r.cpu, 3),
         String(r.errors),
       ]),
     ];
+    const fsync = await fsyncMs(dir);
     console.log(
       `\n${domain} domain, embedded store, Deno.serve; ${THREADS} threads, ${CONNECTIONS} ` +
-        `connections, ${SECONDS}s per load (hello before/after: ${fmt(before.rps, 0)}/` +
-        `${fmt(after.rps, 0)} req/s)\n`,
+        `connections, ${SECONDS}s per load; fdatasync p50 ${fmt(fsync)} ms in the data ` +
+        `directory after the run\n`,
     );
-    console.log(table(["operation", "req/s", "p50 ms", "p99 ms", "ratio", "errors"], rows));
+    console.log(table([
+      "operation",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "ratio",
+      "CPU us/req",
+      "CPU ratio",
+      "errors",
+    ], rows));
   } finally {
     await service.stop();
     await hello.stop();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/**
+ * Median time of a 4 KiB write's fdatasync in `dir`: what bounds acknowledged writes, which
+ * wait for theirs (one sync serves every write that arrived during the previous one).
+ */
+async function fsyncMs(dir: string): Promise<number> {
+  const path = `${dir}/fsync-probe`;
+  const file = await Deno.open(path, { write: true, create: true });
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < 21; i++) {
+      await file.write(new Uint8Array(4096));
+      const t0 = performance.now();
+      await file.syncData();
+      samples.push(performance.now() - t0);
+    }
+  } finally {
+    file.close();
+    await Deno.remove(path);
+  }
+  return median(samples);
 }
 
 /**

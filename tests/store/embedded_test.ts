@@ -427,6 +427,13 @@ Deno.test("embedded: the simple-filter fast path agrees with mingo", async () =>
     filters.push({ a: x }, { b: x });
     for (const op of ops) filters.push({ a: { [op]: x } }, { b: { [op]: x }, a: { $ne: 2 } });
     filters.push({ a: { $in: [x, 5] } }, { b: { $nin: [x, "a"] } });
+    filters.push(
+      { $and: [{ a: x }, { b: { $ne: true } }] },
+      { b: { $exists: true }, $and: [{ a: { $gte: x } }, { $and: [{ b: { $nin: [x] } }] }] },
+    );
+  }
+  for (const refused of [{ $and: [] }, { $and: [{ a: 1 }, { "a.b": 1 }] }, { $and: {} }]) {
+    assert.equal(compileSimple(refused), null, `left to mingo: ${JSON.stringify(refused)}`);
   }
   for (const filter of filters) {
     const fast = compileSimple(filter);

@@ -2,16 +2,18 @@
  * `deno task bench`: throughput of the service against a Hono hello-world ceiling, and cost
  * as the collection grows. Not part of the test suite.
  *
- *   deno task bench                      # throughput table (1,000 documents, wrk), with and
- *                                        # with the service's HTTP server and with Deno.serve (SERVER_FRONT)
+ *   deno task bench                      # throughput table of the shop domain
+ *                                        # (bench/shop-settings.json, 1,000 customers and orders)
+ *   deno task bench --domain=people      # the same for a domain of one resource
  *   deno task bench --scale              # scale runs at 1,000 and 100,000 documents
  *   deno task bench --scale --sizes=1000,1000000 # chosen sizes (heap per document: bench/heap.ts)
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=32 deno task bench
- *   BENCH_ONLY=POST BENCH_PROFILE=/tmp/prof deno task bench   # one load, CPU profile of the service
+ *   BENCH_ONLY=POST BENCH_PROFILE=/tmp/prof deno task bench   # chosen loads, CPU profile of the service
  *   deno task bench --mongo              # MongoDB path against the raw driver (jongodb or MONGO_URI)
  *
  * Every service runs in its own process on the embedded store in a temporary data directory
- * (`--mongo`: on the MongoDB server, a fresh database per run).
+ * (`--mongo`: on the MongoDB server, a fresh database per run); the throughput table serves
+ * it with `Deno.serve`, as the hello world is served.
  */
 import { parseArgs } from "node:util";
 import { startJongodb } from "../tests/support/jongodb.ts";
@@ -127,9 +129,10 @@ async function startService(
   dir: string,
   extra: Record<string, unknown> = {},
   env: Record<string, string> = { STORE: "embedded" },
+  whole: Record<string, unknown> = settings(extra),
 ): Promise<Server> {
   const file = `${dir}/settings.json`;
-  await Deno.writeTextFile(file, JSON.stringify(settings(extra)));
+  await Deno.writeTextFile(file, JSON.stringify(whole));
   const port = freePort();
   const profile = Deno.env.get("BENCH_PROFILE");
   const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
@@ -149,28 +152,6 @@ async function startHello(front = false): Promise<Server> {
     {},
     port,
   );
-}
-
-/**
- * A trivial Deno.serve handler answering what the service answered at `url` (its body and
- * headers but Date and Content-Length, which Deno sets): the ceiling for an answer of that
- * size and shape. The file is removed once the server has read it.
- */
-async function startSameAnswer(url: string): Promise<Server> {
-  const res = await fetch(url);
-  const body = await res.text();
-  const headers: Record<string, string> = {};
-  res.headers.forEach((value, name) => {
-    if (name !== "date" && name !== "content-length") headers[name] = value;
-  });
-  const file = await Deno.makeTempFile({ suffix: ".json" });
-  await Deno.writeTextFile(file, JSON.stringify({ body, headers }));
-  const port = freePort();
-  try {
-    return await startProcess(["bench/hello.ts", String(port), `--answer=${file}`], {}, port);
-  } finally {
-    await Deno.remove(file);
-  }
 }
 
 /** Inserts `count` documents with bulk POSTs of up to 1,000; returns the ids. */
@@ -290,114 +271,282 @@ function table(header: string[], rows: string[][]): string {
     .concat(rows.map(line)).join("\n");
 }
 
-/** The throughput loads over the seeded service at `base`. */
-async function loadsOf(base: string): Promise<Array<[string, string, string]>> {
+/** One throughput load: a name, and the wrk script run against the service's root. */
+type Load = [name: string, lua: string];
+
+/** The one-resource domain's loads over the seeded service at `base`. */
+async function peopleLoads(base: string): Promise<Load[]> {
   const ids = await seed(base, 1000);
   const pages = Array.from({ length: 40 }, (_, i) => `/people?page=${i + 1}`);
   const where = encodeURIComponent(JSON.stringify({ age: { $gt: 50 } }));
   const wheres = Array.from({ length: 10 }, (_, i) => `/people?where=${where}&page=${i + 1}`);
   const run = `r${Date.now()}${Math.random().toString(36).slice(2, 6)}`;
   return [
-    ["GET item", base + "/", luaGetItem(ids)],
-    ["GET page of 25", base + "/", luaGet(pages)],
-    ["where age > 50, 25", base + "/", luaGet(wheres)],
-    ["POST one document", base + "/", luaPost(run)],
-    ["PATCH one field", base + "/", luaPatch(ids)],
+    ["GET item", luaGetItem(ids)],
+    ["GET page of 25", luaGet(pages)],
+    ["where age > 50, 25", luaGet(wheres)],
+    ["POST one document", luaPost(run)],
+    ["PATCH one field", luaPatch(ids)],
+  ];
+}
+
+/** The shop domain (bench/shop-settings.json): settings as shipped there. */
+async function shopSettings(): Promise<Record<string, unknown>> {
+  return JSON.parse(await Deno.readTextFile(new URL("shop-settings.json", import.meta.url)));
+}
+
+const COUNTRIES = ["FR", "DE", "IT", "ES", "NL", "SE", "PL", "PT"];
+
+function customer(n: number, prefix = "c") {
+  return {
+    name: `Customer ${n}`,
+    email: `${prefix}${n}@shop.example.org`,
+    age: 18 + (n * 37) % 70,
+    country: COUNTRIES[n % COUNTRIES.length],
+    vip: n % 10 === 0,
+    tags: ["newsletter", `t${n % 10}`],
+    address: { street: `${n} Main Street`, city: "Lyon", zip: "69001" },
+  };
+}
+
+/** POSTs `docs` to `base/path` in batches of up to 1,000; returns the created items. */
+async function seedShop(base: string, path: string, docs: unknown[]) {
+  const items: Array<{ _id: string; _etag: string }> = [];
+  for (let start = 0; start < docs.length; start += 1000) {
+    const res = await fetch(`${base}/${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(docs.slice(start, start + 1000)),
+    });
+    const body = await res.json();
+    if (res.status !== 201) {
+      throw new Error(`seeding ${path}: ${res.status} ${JSON.stringify(body)}`);
+    }
+    items.push(...(Array.isArray(body._items) ? body._items : [body]));
+  }
+  return items;
+}
+
+/**
+ * PATCH of one field with the If-Match of the document's previous answer. Each wrk thread
+ * takes its own share of the documents, in turn, so no two requests in flight race on one
+ * document; every answer's `_etag` is kept for the next PATCH of its document.
+ */
+function luaPatchIfMatch(path: string, items: Array<{ _id: string; _etag: string }>): string {
+  return LUA_THREADS + `
+ids = {${items.map((i) => `"${i._id}"`).join(",")}}
+etags = {${items.map((i) => `["${i._id}"]="${i._etag}"`).join(",")}}
+local i = 0
+request = function()
+  i = i + 1
+  local id = ids[((i * 2 + tid) % #ids) + 1]
+  return wrk.format("PATCH", "/${path}/" .. id,
+    {["Content-Type"] = "application/json", ["If-Match"] = etags[id]},
+    string.format('{"age":%d}', 18 + i % 70))
+end
+response = function(status, headers, body)
+  local id = string.match(body, '"_id":%s*"(%x+)"')
+  local etag = string.match(body, '"_etag":%s*"(%x+)"')
+  if id and etag then etags[id] = etag end
+end
+`;
+}
+
+/** The shop domain's loads over the seeded service at `base`. */
+async function shopLoads(base: string): Promise<Load[]> {
+  const customers = await seedShop(
+    base,
+    "customers",
+    Array.from({ length: 1000 }, (_, n) => customer(n)),
+  );
+  const products = await seedShop(
+    base,
+    "products",
+    Array.from({ length: 100 }, (_, n) => ({
+      sku: `SKU-${n}`,
+      title: `Product ${n}`,
+      category: ["books", "music", "games", "tools", "garden"][n % 5],
+      price: 5 + n % 50,
+      stock: 100,
+    })),
+  );
+  const order = (n: number) => ({
+    customer: customers[n % customers.length]._id,
+    items: [{ product: products[n % products.length]._id, quantity: 1 + n % 3, price: 10 }],
+    total: 10 * (1 + n % 3),
+    status: ["new", "paid", "shipped", "cancelled"][n % 4],
+  });
+  const orders = await seedShop(base, "orders", Array.from({ length: 1000 }, (_, n) => order(n)));
+  const emails = Array.from({ length: 1000 }, (_, n) => `/customers/c${n}@shop.example.org`);
+  const pages = Array.from({ length: 40 }, (_, i) => `/customers?page=${i + 1}`);
+  const where = encodeURIComponent(JSON.stringify({ age: { $gt: 50 } }));
+  const wheres = Array.from({ length: 10 }, (_, i) => `/customers?where=${where}&page=${i + 1}`);
+  const embedded = encodeURIComponent(JSON.stringify({ customer: 1 }));
+  const aggregate = encodeURIComponent(JSON.stringify({ $min_total: 15 }));
+  const run = `r${Date.now()}${Math.random().toString(36).slice(2, 6)}`;
+  const postCustomer = LUA_THREADS + `
+local i = 0
+request = function()
+  i = i + 1
+  local body = string.format('{"name":"W %d","email":"${run}-%d-%d@shop.example.org","age":%d,"country":"FR","tags":["a","b"],"address":{"street":"1 Quay","city":"Oslo","zip":"0150"}}', i, tid, i, 18 + i % 70)
+  return wrk.format("POST", "/customers", {["Content-Type"] = "application/json"}, body)
+end
+`;
+  const postOrder = `
+customers = {${customers.map((c) => `"${c._id}"`).join(",")}}
+products = {${products.map((p) => `"${p._id}"`).join(",")}}
+local i = 0
+request = function()
+  i = i + 1
+  local body = string.format('{"customer":"%s","items":[{"product":"%s","quantity":2,"price":12.5}],"total":25,"note":"bench"}', customers[math.random(#customers)], products[math.random(#products)])
+  return wrk.format("POST", "/orders", {["Content-Type"] = "application/json"}, body)
+end
+`;
+  return [
+    ["GET customer", luaGet(customers.map((c) => `/customers/${c._id}`))],
+    ["GET customer by email", luaGet(emails)],
+    ["GET page of 25", luaGet(pages)],
+    ["where age > 50, 25", luaGet(wheres)],
+    ["POST customer", postCustomer],
+    ["PATCH customer, If-Match", luaPatchIfMatch("customers", customers)],
+    ["POST order (2 relations)", postOrder],
+    [
+      "GET order, embedded customer",
+      luaGet(orders.map((o) => `/orders/${o._id}?embedded=${embedded}`)),
+    ],
+    ["aggregation endpoint", luaGet([`/sales_by_status?aggregate=${aggregate}`])],
   ];
 }
 
 /**
- * The throughput table: each load against the service behind its own HTTP server (the default)
- * and with SERVER_FRONT false (`Deno.serve` on TCP), next to the hello-world ceiling served
- * directly and through the same front. Ratios are to the direct hello, measured before and
- * after in the same run.
+ * Settings serving with `Deno.serve` directly: SERVER_FRONT false while the service still
+ * has its own HTTP server (the setting), nothing once `Deno.serve` is its only one.
  */
-async function throughput(): Promise<void> {
-  const dirs = [
-    await Deno.makeTempDir({ prefix: "restsvc-bench-" }),
-    await Deno.makeTempDir({ prefix: "restsvc-bench-" }),
-  ];
+async function denoServe(): Promise<Record<string, unknown>> {
+  const keys = await Deno.readTextFile(new URL("../src/settings/keys.ts", import.meta.url));
+  return keys.includes("SERVER_FRONT:") ? { SERVER_FRONT: false } : {};
+}
+
+/** CPU time (user + system) a process has used so far, in microseconds. */
+async function cpuMicros(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  // Fields after the command name (which may hold spaces): utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** A wrk run with the CPU time the serving process spent per answered request. */
+async function measured(server: Server, lua: string): Promise<WrkResult & { cpu: number }> {
+  const before = await cpuMicros(server.process.pid);
+  const result = await wrk(server.base + "/", lua);
+  const used = await cpuMicros(server.process.pid) - before;
+  return { ...result, cpu: used / (result.rps * SECONDS) };
+}
+
+/**
+ * The throughput table of one domain (`shop`, the default, or `people`): each load against the
+ * service on `Deno.serve`, with the hello-world ceiling on `Deno.serve` measured right before
+ * and after it; a load's ratio is to the mean of those two, so a machine whose load drifts
+ * during the run skews every row alike. Beside it, the CPU time the serving process spent per
+ * request, and its ratio to the hello world's: steadier than throughput on a shared machine.
+ */
+async function throughput(domain: string): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "restsvc-bench-" });
   const hello = await startHello();
-  const helloFront = await startHello(true);
-  const services = [
-    await startService(dirs[0]),
-    await startService(dirs[1], {}),
-  ];
+  const direct = await denoServe();
+  const service = domain === "people"
+    ? await startService(dir, direct)
+    : await startService(dir, direct, { STORE: "embedded" }, {
+      ...await shopSettings(),
+      ...direct,
+    });
   try {
-    const [front, direct] = [await loadsOf(services[0].base), await loadsOf(services[1].base)];
+    const loads = domain === "people"
+      ? await peopleLoads(service.base)
+      : await shopLoads(service.base);
     const only = Deno.env.get("BENCH_ONLY");
-    const chosen = (name: string) => !only || name.includes(only);
+    const chosen = loads.filter(([name]) => !only || name.includes(only));
     // Warm-up (JIT) for every process.
     await wrk(hello.base + "/", "");
-    await wrk(helloFront.base + "/", "");
-    for (const loads of [front, direct]) {
-      for (const [name, url, lua] of loads.slice(0, 3)) if (chosen(name)) await wrk(url, lua);
+    for (const [name, lua] of chosen) {
+      if (name.startsWith("GET")) await wrk(service.base + "/", lua);
     }
-    // The same answers as a GET item and a page of 25, from a handler doing nothing else.
-    const listed = await (await fetch(`${services[1].base}/people?max_results=1`)).json();
-    const firstId = listed._items[0]._id;
-    const sameItem = await startSameAnswer(`${services[1].base}/people/${firstId}`);
-    const samePage = await startSameAnswer(`${services[1].base}/people?page=3`);
-    let sameAnswers: WrkResult[];
-    try {
-      await wrk(sameItem.base + "/", "");
-      await wrk(samePage.base + "/", "");
-      sameAnswers = [await wrk(sameItem.base + "/", ""), await wrk(samePage.base + "/", "")];
-    } finally {
-      await sameItem.stop();
-      await samePage.stop();
+    const hellos = [await measured(hello, "")];
+    const results: Array<[string, WrkResult & { cpu: number }, number, number]> = [];
+    for (const [name, lua] of chosen) {
+      const result = await measured(service, lua);
+      hellos.push(await measured(hello, ""));
+      const [before, after] = hellos.slice(-2);
+      results.push([name, result, (before.rps + after.rps) / 2, (before.cpu + after.cpu) / 2]);
     }
-    const before = await wrk(hello.base + "/", "");
-    const throughFront = await wrk(helloFront.base + "/", "");
-    const results: Array<[string, WrkResult, WrkResult]> = [];
-    for (let i = 0; i < front.length; i++) {
-      const [name, url, lua] = front[i];
-      if (!chosen(name)) continue;
-      const viaFront = await wrk(url, lua);
-      results.push([name, viaFront, await wrk(direct[i][1], direct[i][2])]);
-    }
-    const after = await wrk(hello.base + "/", "");
-    const ceiling = (before.rps + after.rps) / 2;
-    const cells = (
-      r: WrkResult,
-    ) => [fmt(r.rps, 0), fmt(r.p50), fmt(r.p99), fmt(r.rps / ceiling, 3)];
-    const none = ["", "", "", ""];
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const rows = [
-      ["hello (ceiling)", ...none, fmt(ceiling, 0), fmt(before.p50), fmt(before.p99), "1.000", "0"],
-      ["hello through the front", ...cells(throughFront), ...none, String(throughFront.errors)],
       [
-        "GET item's answer, no work",
-        ...none,
-        ...cells(sameAnswers[0]),
-        String(sameAnswers[0].errors),
+        "hello (ceiling)",
+        `${fmt(Math.min(...hellos.map((h) => h.rps)), 0)}-${
+          fmt(Math.max(...hellos.map((h) => h.rps)), 0)
+        }`,
+        fmt(hellos[0].p50),
+        fmt(hellos[0].p99),
+        "1.000",
+        fmt(mean(hellos.map((h) => h.cpu)), 1),
+        "1.000",
+        "0",
       ],
-      ["page's answer, no work", ...none, ...cells(sameAnswers[1]), String(sameAnswers[1].errors)],
-      ...results.map((
-        [name, f, d],
-      ) => [name, ...cells(f), ...cells(d), String(f.errors + d.errors)]),
+      ...results.map(([name, r, ceiling, ceilingCpu]) => [
+        name,
+        fmt(r.rps, 0),
+        fmt(r.p50),
+        fmt(r.p99),
+        fmt(r.rps / ceiling, 3),
+        fmt(r.cpu, 1),
+        fmt(ceilingCpu / r.cpu, 3),
+        String(r.errors),
+      ]),
     ];
+    const fsync = await fsyncMs(dir);
     console.log(
-      `\n${THREADS} threads, ${CONNECTIONS} connections, ${SECONDS}s per load, 1,000 documents,` +
-        ` embedded store (hello before/after: ${fmt(before.rps, 0)}/${fmt(after.rps, 0)} req/s)\n`,
+      `\n${domain} domain, embedded store, Deno.serve; ${THREADS} threads, ${CONNECTIONS} ` +
+        `connections, ${SECONDS}s per load; fdatasync p50 ${fmt(fsync)} ms in the data ` +
+        `directory after the run\n`,
     );
     console.log(table([
       "operation",
-      "front req/s",
+      "req/s",
       "p50 ms",
       "p99 ms",
       "ratio",
-      "no front req/s",
-      "p50 ms",
-      "p99 ms",
-      "ratio",
+      "CPU us/req",
+      "CPU ratio",
       "errors",
     ], rows));
   } finally {
-    for (const service of services) await service.stop();
+    await service.stop();
     await hello.stop();
-    await helloFront.stop();
-    for (const dir of dirs) await Deno.remove(dir, { recursive: true });
+    await Deno.remove(dir, { recursive: true });
   }
+}
+
+/**
+ * Median time of a 4 KiB write's fdatasync in `dir`: what bounds acknowledged writes, which
+ * wait for theirs (one sync serves every write that arrived during the previous one).
+ */
+async function fsyncMs(dir: string): Promise<number> {
+  const path = `${dir}/fsync-probe`;
+  const file = await Deno.open(path, { write: true, create: true });
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < 21; i++) {
+      await file.write(new Uint8Array(4096));
+      const t0 = performance.now();
+      await file.syncData();
+      samples.push(performance.now() - t0);
+    }
+  } finally {
+    file.close();
+    await Deno.remove(path);
+  }
+  return median(samples);
 }
 
 /**
@@ -419,7 +568,7 @@ async function mongoComparison(): Promise<void> {
   // The service behind its own HTTP server (the default) and listening itself (SERVER_FRONT
   // false), as the raw driver's app does.
   const service = await startService(dirs[0], {}, mongo);
-  const direct = await startService(dirs[1], {}, mongo);
+  const direct = await startService(dirs[1], { SERVER_FRONT: false }, mongo);
   const rawPort = freePort();
   const raw = await startProcess(
     ["bench/raw_driver.ts", String(rawPort), uri],
@@ -623,14 +772,18 @@ if (import.meta.main) {
       scale: { type: "boolean" },
       sizes: { type: "string" },
       mongo: { type: "boolean" },
+      domain: { type: "string", default: "shop" },
     },
   });
+  if (values.domain !== "shop" && values.domain !== "people") {
+    throw new Error(`--domain: shop (the default) or people, not ${values.domain}`);
+  }
   if (values.mongo) {
     await mongoComparison();
   } else if (values.scale) {
     const sizes = values.sizes ? values.sizes.split(",").map(Number) : [1000, 100_000];
     await scale(sizes);
   } else {
-    await throughput();
+    await throughput(values.domain);
   }
 }

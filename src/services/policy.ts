@@ -53,6 +53,27 @@ export function readProjection(
   options: { client?: Projection } = {},
 ): Projection | undefined {
   const { client } = options;
+  if (client === undefined) {
+    // Without a client projection the answer is the resource's alone: worked out once.
+    let known = DEFAULTS.get(resource);
+    if (!known) {
+      const value = combine(rt, resource, undefined);
+      known = { value: value && Object.freeze(value) };
+      DEFAULTS.set(resource, known);
+    }
+    return known.value;
+  }
+  return combine(rt, resource, client);
+}
+
+/** Each resource's projection when the client asks for none (see {@link readProjection}). */
+const DEFAULTS = new WeakMap<Resource, { value: Projection | undefined }>();
+
+function combine(
+  rt: Runtime,
+  resource: Resource,
+  client: Projection | undefined,
+): Projection | undefined {
   const projection = effectiveProjection(client, resource.projection, keyFieldsOf(rt, resource));
   const hidden = resource.hidden;
   if (!hidden?.length) return projection;

@@ -269,9 +269,19 @@ export function cacheHeaders(ctx: RequestContext): Record<string, string> {
   const headers: Record<string, string> = {};
   if (ctx.resource.cacheControl) headers["cache-control"] = ctx.resource.cacheControl;
   if (ctx.resource.cacheExpires) {
-    headers["expires"] = new Date(Date.now() + ctx.resource.cacheExpires * 1000).toUTCString();
+    headers["expires"] = expiresText(Date.now() + ctx.resource.cacheExpires * 1000);
   }
   return headers;
+}
+
+/** The last `Expires` text made, by the second it names (the header's whole precision). */
+let expires = { second: NaN, text: "" };
+
+/** `new Date(time).toUTCString()`, made once per second named. */
+function expiresText(time: number): string {
+  const second = Math.floor(time / 1000);
+  if (second !== expires.second) expires = { second, text: new Date(time).toUTCString() };
+  return expires.text;
 }
 
 /**

@@ -427,6 +427,13 @@ Deno.test("embedded: the simple-filter fast path agrees with mingo", async () =>
     filters.push({ a: x }, { b: x });
     for (const op of ops) filters.push({ a: { [op]: x } }, { b: { [op]: x }, a: { $ne: 2 } });
     filters.push({ a: { $in: [x, 5] } }, { b: { $nin: [x, "a"] } });
+    filters.push(
+      { $and: [{ a: x }, { b: { $ne: true } }] },
+      { b: { $exists: true }, $and: [{ a: { $gte: x } }, { $and: [{ b: { $nin: [x] } }] }] },
+    );
+  }
+  for (const refused of [{ $and: [] }, { $and: [{ a: 1 }, { "a.b": 1 }] }, { $and: {} }]) {
+    assert.equal(compileSimple(refused), null, `left to mingo: ${JSON.stringify(refused)}`);
   }
   for (const filter of filters) {
     const fast = compileSimple(filter);
@@ -816,7 +823,7 @@ Deno.test("embedded: equality through a unique index's map answers as a scan, al
     await same("unique index replaced");
   }));
 
-Deno.test("embedded: a shared read copies the top level only; a plain or projected read copies all", () =>
+Deno.test("embedded: a shared read copies the top level only; a plain read, or a projection the engine runs, copies all", () =>
   withStore(async (store) => {
     const c = store.collection("shared");
     await c.insertMany([{ _id: 1, a: { b: 1 }, list: [1], n: 1 }]);
@@ -827,8 +834,18 @@ Deno.test("embedded: a shared read copies the top level only; a plain or project
     assert.equal(first.a, second.a, "nested values are shared");
     const [deep] = await c.find({});
     assert.notEqual(deep.a, first.a);
-    const [projected] = await c.find({}, { shared: true, projection: { a: 1 } });
-    assert.notEqual(projected.a, first.a, "projection copies before it edits");
+    // A dotted projection runs in the query engine, which may edit what it is given.
+    const [dotted] = await c.find({}, { shared: true, projection: { "a.b": 1 } });
+    assert.notEqual(dotted.a, first.a, "the engine's projection copies before it edits");
+    assert.deepEqual(dotted, { _id: 1, a: { b: 1 } });
+    // Top-level fields are picked without editing anything: shared as a shared read is.
+    const [picked] = await c.find({}, { shared: true, projection: { a: 1 } });
+    assert.equal(picked.a, first.a, "a top-level projection shares like a shared read");
+    assert.deepEqual(picked, { a: { b: 1 }, _id: 1 });
+    const [own] = await c.find({}, { projection: { a: 1, list: 1 } });
+    assert.notEqual(own.a, first.a, "a plain projected read copies all");
+    assert.notEqual(own.list, first.list);
+    assert.deepEqual((await c.findOne({ _id: 1 }))?.a, { b: 1 });
   }));
 
 Deno.test("embedded: 64-bit integers read back as stored; a database of an earlier version keeps its reading", async () => {

@@ -59,7 +59,11 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
     source.options,
   );
   const results = new Aggregator(rest, source.options).run<Doc>(
-    inputOf(source.snapshot(), { test, timeoutMs: source.timeoutMs ?? 0 }),
+    inputOf(source.snapshot(), {
+      test,
+      timeoutMs: source.timeoutMs ?? 0,
+      fields: rest.length > 0 ? groupInputFields(rest[0]) : null,
+    }),
   );
   if (!writes) return results;
   if ("$out" in last) {
@@ -79,9 +83,14 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
  */
 function* inputOf(
   docs: Doc[],
-  options: { test: ((doc: Doc) => boolean) | null; timeoutMs: number },
+  options: {
+    test: ((doc: Doc) => boolean) | null;
+    timeoutMs: number;
+    /** The only top-level fields the pipeline reads (see groupInputFields); null: all. */
+    fields: string[] | null;
+  },
 ): Generator<Doc> {
-  const { test, timeoutMs } = options;
+  const { test, timeoutMs, fields } = options;
   const deadline = timeoutMs > 0 ? performance.now() + timeoutMs : Infinity;
   let seen = 0;
   for (const doc of docs) {
@@ -89,8 +98,56 @@ function* inputOf(
       throw new QueryTimeoutError(`aggregation exceeded ${timeoutMs} ms`);
     }
     if (test && !test(doc)) continue;
-    yield cloneValue(doc);
+    if (fields === null) {
+      yield cloneValue(doc);
+      continue;
+    }
+    const copy: Doc = {};
+    for (const f of fields) if (Object.hasOwn(doc, f)) copy[f] = cloneValue(doc[f]);
+    yield copy;
   }
+}
+
+/** Operators that read fields not named by a `"$path"` string (or run code). */
+const OPAQUE = new Set(["$getField", "$setField", "$unsetField", "$function", "$accumulator"]);
+
+/**
+ * The top-level fields a `$group` stage (coming first after the leading `$match`) reads:
+ * every `"$field.path"` string in it. Its input documents then need to carry those fields
+ * only, so only they are copied. Null (copy whole documents) when the stage is anything
+ * else or refers to documents otherwise: a `$$` variable (`$$ROOT`, `$$CURRENT`, `$let`'s)
+ * or an operator naming fields by plain strings.
+ */
+export function groupInputFields(stage: Doc): string[] | null {
+  const keys = Object.keys(stage);
+  if (keys.length !== 1 || keys[0] !== "$group") return null;
+  const fields = new Set<string>();
+  let opaque = false;
+  const visit = (value: unknown, depth: number): void => {
+    if (opaque) return;
+    if (depth > 32) {
+      opaque = true;
+      return;
+    }
+    if (typeof value === "string") {
+      if (value.startsWith("$$")) opaque = true;
+      else if (value.startsWith("$") && value.length > 1) fields.add(value.slice(1).split(".")[0]);
+      return;
+    }
+    if (Array.isArray(value)) {
+      for (const v of value) visit(v, depth + 1);
+      return;
+    }
+    if (value !== null && typeof value === "object") {
+      if (Object.getPrototypeOf(value) !== Object.prototype) return;
+      for (const [k, v] of Object.entries(value)) {
+        if (OPAQUE.has(k)) opaque = true;
+        visit(v, depth + 1);
+      }
+    }
+  };
+  visit(stage.$group, 0);
+  return opaque ? null : [...fields];
 }
 
 function isMatchOnly(stage: Doc): boolean {

@@ -27,6 +27,7 @@ import type { Database } from "./sqlite.ts";
 import { type CollectionState, idKeyOf } from "./state.ts";
 import { runAggregate } from "./aggregate.ts";
 import { nearOrder, sortByDistance } from "./geo.ts";
+import { compileTopLevel } from "./project.ts";
 import { EJSON } from "../bson.ts";
 
 /** What a collection needs from its store. */
@@ -165,8 +166,11 @@ export class EmbeddedCollection implements Collection {
     } else docs = this.#match(filter, limit, { candidates, skip }).map((e) => e[1]);
     const { projection } = options;
     const projected = projection !== undefined && Object.keys(projection).length > 0;
+    const shared = options.shared === true;
+    const topLevel = projected ? compileTopLevel(projection) : null;
+    if (topLevel) return docs.map((doc) => topLevel(doc, { shared }));
     // Copy before projecting: mingo's projection may edit nested values in place.
-    docs = docs.map(options.shared && !projected ? copyTopLevel : cloneValue);
+    docs = docs.map(shared && !projected ? copyTopLevel : cloneValue);
     if (projected) {
       const positional = Object.keys(projection).some((k) => k.endsWith(".$"));
       const query = new Query(positional ? filter : {}, this.ctx.options);

@@ -64,7 +64,7 @@ export type Matcher = (doc: Doc) => boolean;
 export const MATCH_ALL: Matcher = () => true;
 
 /** Whether `v` is a value that equality on it needs no query engine (no null, no arrays). */
-function isSimpleValue(v: unknown): boolean {
+export function isSimpleValue(v: unknown): boolean {
   const t = typeof v;
   if (t === "string" || t === "boolean") return true;
   if (t === "number") return !Number.isNaN(v);

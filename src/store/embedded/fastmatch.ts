@@ -90,10 +90,24 @@ export function operatorTest(op: string, x: unknown): Test | null {
   return null;
 }
 
-/** Compiles `filter` into a direct predicate, or returns null if it is not in the simple shape. */
-export function compileSimple(filter: Filter): ((doc: Doc) => boolean) | null {
+/**
+ * Compiles `filter` into a direct predicate, or returns null if it is not in the simple shape
+ * (a top-level `$and` of simple filters counts: an item's lookup joined to a soft-delete or
+ * predefined filter).
+ */
+export function compileSimple(filter: Filter, depth = 0): ((doc: Doc) => boolean) | null {
   const tests: Array<[string, Test]> = [];
+  const all: Array<(doc: Doc) => boolean> = [];
   for (const [field, cond] of Object.entries(filter)) {
+    if (field === "$and" && depth < 4) {
+      if (!Array.isArray(cond) || cond.length === 0) return null;
+      for (const member of cond) {
+        const test = isPlainObject(member) ? compileSimple(member as Filter, depth + 1) : null;
+        if (!test) return null;
+        all.push(test);
+      }
+      continue;
+    }
     if (field[0] === "$" || field.includes(".") || field === "__proto__") return null;
     if (isPlainObject(cond)) {
       const ops = Object.keys(cond);
@@ -113,6 +127,7 @@ export function compileSimple(filter: Filter): ((doc: Doc) => boolean) | null {
     for (let i = 0; i < tests.length; i++) {
       if (!tests[i][1](doc[tests[i][0]])) return false;
     }
+    for (let i = 0; i < all.length; i++) if (!all[i](doc)) return false;
     return true;
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { Doc, IndexSpec } from "../store.ts";
 import { decodeEntries, valueKey } from "./codec.ts";
-import { compileFilter } from "./engine.ts";
+import { compileFilter, isSimpleValue } from "./engine.ts";
 import type { Options } from "mingo/types";
 import type { Database } from "./sqlite.ts";
 import { EJSON } from "../bson.ts";
@@ -231,7 +231,7 @@ export class CollectionState {
    * than a scan that stops at the first page.
    */
   candidates(filter: Filter, options: { natural?: boolean } = {}): string[] | null {
-    if (Object.keys(filter).length === 0 || this.eq.size === 0) return null;
+    if (Object.keys(filter).length === 0) return null;
     const natural = options.natural ?? true;
     let best: Set<string> | null = null;
     let ranged: { view: SortedView; span: [number, number] } | null = null;
@@ -243,6 +243,13 @@ export class CollectionState {
               visit(sub as Filter, depth + 1);
             }
           }
+          continue;
+        }
+        if (key === "_id") {
+          // The primary key: `{_id: x}` or `$in` inside an `$and` (a soft-delete or
+          // predefined filter joined to an item's lookup), or an embedding's `$in`.
+          const found = this.#byIds(f._id);
+          if (found && (best === null || found.size < best.size)) best = found;
           continue;
         }
         const eq = this.eq.get(key);
@@ -273,6 +280,21 @@ export class CollectionState {
     const entries = view.entries(span);
     if (natural) entries.sort((a, b) => a[0] - b[0]);
     return entries.map((e) => e[1]);
+  }
+
+  /**
+   * The keys of the stored documents whose `_id` can equal `cond` when it is a simple value,
+   * `{$eq: v}` or `{$in: [...]}` of simple values (the full filter checks the rest); else null.
+   */
+  #byIds(cond: unknown): Set<string> | null {
+    const values = equalityValues(cond);
+    if (!values || !values.every((v) => isSimpleValue(v) || v instanceof Date)) return null;
+    const out = new Set<string>();
+    for (const v of values) {
+      const key = valueKey(v);
+      if (this.docs.has(key)) out.add(key);
+    }
+    return out;
   }
 
   /**

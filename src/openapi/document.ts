@@ -75,6 +75,14 @@ class Describer {
       parameters: sharedParameters(s),
       responses: sharedResponses(s),
     };
+    const answers: Json[] = Object.values(components.responses as Json) as Json[];
+    for (const item of Object.values(this.paths as Record<string, Json>)) {
+      for (const op of Object.values(item) as Json[]) {
+        anyError(op.responses as Json);
+        answers.push(...Object.values(op.responses as Json) as Json[]);
+      }
+    }
+    for (const answer of answers) renderings(answer, s);
     const auth = this.options.auth?.config;
     if (auth) components.securitySchemes = securitySchemes(auth.schemes, auth.realm);
     return {
@@ -553,7 +561,7 @@ class Describer {
             content: { "text/event-stream": { schema: { type: "string" } } },
           },
           "400": responseRef("BadRequest"),
-          "503": { description: "Too many open feeds (Retry-After)" },
+          "503": responseRef("Unavailable"),
         },
       }, { kind: "collection", resource, method: "GET" });
     }
@@ -615,6 +623,43 @@ class Describer {
     if (roles?.length) responses["403"] = responseRef("Forbidden");
     return { ...op, security: optional ? [{}, ...security] : security };
   }
+}
+
+/**
+ * Every operation may also answer another client error (`4XX`: a body or URL over a limit,
+ * a content type it does not read, an owner or role rule, a write rule ...) or a server
+ * error (`5XX`), always with the error envelope.
+ */
+function anyError(responses: Json) {
+  responses["4XX"] ??= responseRef("ClientError");
+  responses["5XX"] ??= responseRef("ServerError");
+}
+
+/**
+ * The other renderings of a JSON answer: XML when RENDERERS has it (chosen by `Accept`),
+ * JSONP's JavaScript when JSONP_ARGUMENT is set (chosen by that query parameter); with no
+ * `json` renderer, answers are XML unless JSONP.
+ */
+function renderings(answer: Json, s: Settings) {
+  const content = answer.content as Json | undefined;
+  if (!content?.["application/json"]) return;
+  const renderers = s.RENDERERS.map((r) => r.toLowerCase());
+  const xml = renderers.includes("xml");
+  if (xml) {
+    content["application/xml"] = {
+      schema: { type: "string", description: "the JSON answer's document as XML" },
+    };
+  }
+  const jsonp = s.JSONP_ARGUMENT as string | null;
+  if (jsonp) {
+    content["application/javascript"] = {
+      schema: {
+        type: "string",
+        description: `the JSON answer wrapped in a call of the ${jsonp} parameter's function`,
+      },
+    };
+  }
+  if (!renderers.includes("json") && xml) delete content["application/json"];
 }
 
 /** A resource's URL as an OpenAPI path template: `/people/{owner}/works`. */

@@ -4,7 +4,7 @@
  *
  * Arguments: url, selector to wait for, screenshot path, chromium path.
  */
-import { chromium } from "playwright-core";
+import { chromium } from "./test_deps.ts";
 
 const [url, selector, screenshot, executablePath] = Deno.args;
 const TIMEOUT_MS = 30_000;

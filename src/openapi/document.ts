@@ -571,8 +571,9 @@ class Describer {
     const s = this.s;
     if (!s.RETURN_MEDIA_AS_URL || !this.visible.some(hasMedia)) return;
     const target = { kind: "media" as const, resource: null, method: "GET" };
+    // A file is served with the content type it was stored with.
     const binary = {
-      "application/octet-stream": { schema: { type: "string", format: "binary" } },
+      "*/*": { schema: { type: "string", format: "binary" } },
     };
     this.operationsAt(`/${s.MEDIA_ENDPOINT}/{file}`).get = this.secured({
       tags: ["home"],

@@ -159,6 +159,15 @@ export function checkSettings(raw: Record<string, unknown>): {
     if ((out[key] as number) < 1) problems.push(`${key}: must be at least 1`);
   }
   if ((out.QUERY_TIMEOUT_MS as number) < 0) problems.push("QUERY_TIMEOUT_MS: must be 0 or more");
+  // TCP ports: PORT 0 asks the system for a free one; a database port is a real one.
+  const port = out.PORT as number;
+  if (port < 0 || port > 65535) {
+    problems.push(`PORT: ${port} is not a TCP port (0 to 65535; 0 picks a free one)`);
+  }
+  const dbPort = out.DB_PORT as number;
+  if (dbPort < 1 || dbPort > 65535) {
+    problems.push(`DB_PORT: ${dbPort} is not a TCP port (1 to 65535)`);
+  }
   if (![400, 409, 422].includes(out.VALIDATION_ERROR_STATUS as number)) {
     const status = out.VALIDATION_ERROR_STATUS as number;
     if (status < 400 || status > 499) {

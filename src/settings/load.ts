@@ -39,7 +39,10 @@ const ENV_OVERRIDES: Record<string, "string" | "int"> = {
   METRICS_TOKEN: "string",
 };
 
-/** Reads a settings file; `.json` is parsed, anything else is imported as a module. */
+/** Extensions of settings modules (anything else but `.json` is refused). */
+const MODULE_EXTENSIONS = new Set(["ts", "mts", "tsx", "js", "mjs", "jsx"]);
+
+/** Reads a settings file; `.json` is parsed, a TS/JS module imported; nothing else. */
 export async function loadSettingsFile(path: string): Promise<RawSettings> {
   const absolute = resolve(path);
   if (absolute.endsWith(".json")) {
@@ -57,6 +60,19 @@ export async function loadSettingsFile(path: string): Promise<RawSettings> {
     }
     if (!isPlainObject(parsed)) throw new Error(`settings file ${path} must hold a JSON object`);
     return { settings: parsed, exports: {}, source: path };
+  }
+  const extension = /\.([^./\\]+)$/.exec(absolute)?.[1]?.toLowerCase() ?? "";
+  if (extension === "yaml" || extension === "yml") {
+    throw new Error(
+      `settings file ${path}: YAML is not supported; write the settings as JSON (.json) ` +
+        "or as a TypeScript/JavaScript module (.ts, .js) exporting them",
+    );
+  }
+  if (!MODULE_EXTENSIONS.has(extension)) {
+    throw new Error(
+      `settings file ${path}: unknown file type${extension ? ` ".${extension}"` : ""}; ` +
+        "use JSON (.json) or a TypeScript/JavaScript module (.ts, .mts, .js, .mjs)",
+    );
   }
   const module = await import(pathToFileURL(absolute).href);
   const { default: byDefault, settings: named, ...exports } = module;

@@ -69,9 +69,12 @@ export class DescribedApi {
     const found = this.operation(path, method);
     const where = `${x.method} ${x.url.pathname}${x.url.search} → ${x.status}`;
     if (!found) {
-      // Not an operation of the description (unknown path, method not enabled, the
-      // description or docs page itself): an error answer still has the error envelope.
-      if (x.status < 400 || !this.isJson(x)) return [];
+      // A described path, a method it does not enable: an error with the error envelope.
+      // Other paths (unknown ones, the probes, the description and docs page themselves)
+      // are not the description's.
+      if (!this.routes.some((r) => r.regex.test(path))) return [];
+      if (x.status < 400) return [`${where}: a ${x.method} answer the description lacks`];
+      if (!this.isJson(x)) return [];
       return this.body(x, "/components/schemas/Error").map((p) => `${where}: ${p}`);
     }
     const { op, pointer } = found;
@@ -105,13 +108,13 @@ export class DescribedApi {
       if (!empty) problems.push("a body where none is allowed");
     } else if (!response.content) {
       if (!empty) problems.push(`a body (${type || "no type"}) where the description has none`);
-    } else if (!Object.hasOwn(response.content, type)) {
+    } else if (!mediaType(response.content, type)) {
       if (!empty || type) {
         problems.push(
           `media type "${type}" not among ${Object.keys(response.content).join(", ")}`,
         );
       }
-    } else if (type === "application/json" && !empty) {
+    } else if (type === "application/json" && !empty && response.content[type]) {
       problems.push(...this.body(x, `${at}/content/${escape(type)}/schema`));
     }
     return problems.map((p) => `${where}: ${p}`);
@@ -193,6 +196,12 @@ export class DescribedApi {
     }
     return re;
   }
+}
+
+/** Whether `type` is one of `content`'s media types (`*\/*` and `text/*` included). */
+function mediaType(content: Json, type: string): boolean {
+  if (Object.hasOwn(content, type) || Object.hasOwn(content, "*/*")) return true;
+  return Object.hasOwn(content, `${type.split("/")[0]}/*`);
 }
 
 const escape = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");

@@ -21,6 +21,7 @@ export type Body = unknown;
 export interface Observed extends Answer {
   method: string;
   url: URL;
+  requestHeaders: Headers;
 }
 
 export class Client {
@@ -52,7 +53,7 @@ export class Client {
       parsed = JSON.parse(text);
     }
     const answer = { status: response.status, headers: response.headers, body: parsed, text };
-    this.observe?.({ ...answer, method, url });
+    this.observe?.({ ...answer, method, url, requestHeaders: headers });
     return answer;
   }
 

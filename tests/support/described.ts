@@ -19,6 +19,8 @@ export interface Exchange {
   method: string;
   /** The request URL. */
   url: URL;
+  /** The request's headers (a POST's X-HTTP-Method-Override names the method answered). */
+  requestHeaders?: Headers;
   status: number;
   headers: Headers;
   /** The parsed JSON body, or the text. */
@@ -61,7 +63,8 @@ export class DescribedApi {
 
   /** The problems of one answer (empty when the description allows it). */
   check(x: Exchange): string[] {
-    const method = x.method.toLowerCase();
+    const override = x.method === "POST" ? x.requestHeaders?.get("x-http-method-override") : null;
+    const method = (override || x.method).toLowerCase();
     if (!VERBS.has(method)) return [];
     let path = x.url.pathname;
     if (this.base && !path.startsWith(this.base)) return [];
@@ -170,7 +173,10 @@ export class DescribedApi {
       const param = (op.parameters ?? []).map((p: Json) => p.$ref ? this.resolve(p.$ref) : p)
         .find((p: Json) => p.in === "path" && p.name === name);
       const schema = param?.schema ?? {};
-      const sources: string[] = [schema.pattern, ...(schema.anyOf ?? []).map((s: Json) => s.pattern)]
+      const sources: string[] = [
+        schema.pattern,
+        ...(schema.anyOf ?? []).map((s: Json) => s.pattern),
+      ]
         .filter((s): s is string => typeof s === "string");
       if (!sources.length) continue;
       let value: string;

@@ -101,11 +101,21 @@ export class Auth implements AccessControl {
     }
   }
 
-  /** The 401 answer, with a challenge per scheme accepted at `target`. */
-  unauthorized(target: AuthTarget, message = "Please provide proper credentials."): ServiceError {
+  /**
+   * The 401 answer, with a challenge per scheme accepted at `target`. A script's request
+   * (`X-Requested-With: XMLHttpRequest`, as the docs page sends) gets no Basic challenge:
+   * browsers answer that one with their own login dialog, and the page has its own form.
+   */
+  unauthorized(
+    target: AuthTarget,
+    message = "Please provide proper credentials.",
+    request?: Request,
+  ): ServiceError {
     const realm = this.config.realm.replace(/["\\]/g, "");
+    const scripted = request?.headers.get("x-requested-with")?.toLowerCase() === "xmlhttprequest";
     const challenges = [...new Set([...this.#schemesFor(target)].map((s) => CHALLENGE[s]))]
-      .filter(Boolean).map((name) => `${name} realm="${realm}"`);
+      .filter((name) => name && !(scripted && name === "Basic"))
+      .map((name) => `${name} realm="${realm}"`);
     const headers: Record<string, string> = challenges.length
       ? { "www-authenticate": challenges.join(", ") }
       : {};
@@ -129,7 +139,7 @@ export class Auth implements AccessControl {
     }
     const fail = (reason: string, scheme = "none"): never => {
       this.rt.log.log("warn", "authentication failed", { clientip: ip, scheme, reason });
-      throw this.unauthorized(target);
+      throw this.unauthorized(target, undefined, request);
     };
     if (schemes.has("custom") && this.config.custom) {
       const found = await this.config.custom(request, target.resource?.name ?? null, target.method);

@@ -225,6 +225,15 @@ class Describer {
       { operationId: "home_get", tags: ["home"], summary: "The API entry point", responses },
       { kind: "home", resource: null, method: "GET" },
     );
+    ops.head = this.secured(
+      {
+        operationId: "home_head",
+        tags: ["home"],
+        summary: "What GET / would answer, without the body",
+        responses: { "200": { description: "What GET would answer, without the body" } },
+      },
+      { kind: "home", resource: null, method: "HEAD" },
+    );
   }
 
   private endpoint(endpoint: Endpoint) {
@@ -293,6 +302,14 @@ class Describer {
       };
       op.description = `Also reads the item by its ${lookup.field}: a value that is not ` +
         `a ${id} is looked up as ${lookup.field} (read-only).`;
+    }
+    // The lookup is read-only: a write to a lookup value is refused.
+    for (const verb of ["patch", "put", "delete"]) {
+      const op = ops[verb] as Json | undefined;
+      if (!op) continue;
+      (op.responses as Json)["405"] = responseRef("MethodNotAllowed");
+      op.description = `A ${lookup.field} (additional lookup) in place of the ${id} is ` +
+        "refused with 405: the lookup is read-only.";
     }
   }
 
@@ -387,7 +404,10 @@ class Describer {
           summary: `Delete every ${resource.itemTitle}` +
             (resource.urlParts.some((p) => typeof p !== "string") ? " under this URL" : ""),
           parameters: [],
-          responses: { "204": { description: "Deleted" } },
+          responses: {
+            "204": { description: "Deleted" },
+            "404": responseRef("NotFound"),
+          },
         }, target);
     }
     return null;

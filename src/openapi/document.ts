@@ -69,6 +69,8 @@ class Describer {
     for (const endpoint of buildRoutes(this.rt.domain)) this.endpoint(endpoint);
     this.schemaEndpoint();
     this.mediaEndpoint();
+    this.headOf([`/${this.s.SCHEMA_ENDPOINT}`, `/${this.s.SCHEMA_ENDPOINT}/{resource}`]);
+    this.headOf([`/${this.s.MEDIA_ENDPOINT}/{file}`]);
     this.changeFeeds();
     const components: Json = {
       schemas: Object.assign(sharedSchemas(s), this.schemas),
@@ -537,6 +539,28 @@ class Describer {
         "404": responseRef("NotFound"),
       },
     }, target);
+  }
+
+  /** HEAD beside the GET of each of `paths` that has one: the same answers, no body. */
+  private headOf(paths: string[]) {
+    for (const path of paths) {
+      const item = (this.paths as Record<string, Json>)[path] as Json | undefined;
+      const get = item?.get as Json | undefined;
+      if (!item || !get) continue;
+      const responses: Json = {};
+      for (const [status, answer] of Object.entries(get.responses as Json)) {
+        responses[status] = (answer as Json).$ref ? answer : {
+          description: (answer as Json).description,
+          ...((answer as Json).headers ? { headers: (answer as Json).headers } : {}),
+        };
+      }
+      item.head = {
+        ...get,
+        operationId: `${get.operationId as string}_head`,
+        summary: `${get.summary as string} (HEAD: the headers alone)`,
+        responses,
+      };
+    }
   }
 
   /** `GET /<resource>/<CHANGES_ENDPOINT>`: the resource's change feed (README "Change feed"). */

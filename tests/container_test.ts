@@ -11,7 +11,6 @@ import { freePort } from "./support/net.ts";
 import { until } from "./support/wait.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-const ORIGINAL = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
 
 /** Runs `deno args` in `cwd`, killed after 120 s; throws with its output unless it exits 0. */
 async function deno(cwd: string, args: string[]): Promise<string> {

@@ -5,9 +5,7 @@
  * `deno task start`, and the service needs none of these. `deno task test` installs them
  * first (`deno install --entrypoint tests/support/test_deps.ts`).
  */
-// deno-lint-ignore no-import-prefix -- test-only: kept out of the service's import map
 export { Validator } from "npm:@seriousme/openapi-schema-validator@2.11.0";
-// deno-lint-ignore no-import-prefix -- test-only: kept out of the service's import map
 export { chromium } from "npm:playwright-core@1.65.1";
 // deno-lint-ignore no-import-prefix -- test-only: kept out of the service's import map
 import jongodbPackage from "npm:@jongodb/memory-server-bin-linux-x64-gnu@0.1.6/package.json" with {
@@ -17,7 +15,6 @@ import jongodbPackage from "npm:@jongodb/memory-server-bin-linux-x64-gnu@0.1.6/p
 /** The emulator's launcher binary, inside its installed package. */
 export const JONGODB_BINARY = new URL(
   jongodbPackage.jongodb.binary,
-  // deno-lint-ignore no-import-prefix -- the same package as above
   import.meta.resolve("npm:@jongodb/memory-server-bin-linux-x64-gnu@0.1.6/package.json"),
 );
 

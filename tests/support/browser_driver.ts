@@ -6,7 +6,7 @@
  * JSON `{"login": {"user": ..., "password": ...}}`: the page's own login form is filled in
  * and sent first.
  */
-import { chromium } from "./test_deps.ts";
+import { chromium } from "./browser_deps.ts";
 
 const [url, selector, screenshot, executablePath, steps] = Deno.args;
 const login = steps ? JSON.parse(steps).login as { user: string; password: string } : null;

@@ -3,10 +3,11 @@
  * and the MongoDB emulator. They are imported here, by versioned specifier, and not through
  * deno.json's import map: Deno installs every package of the import map on the first
  * `deno task start`, and the service needs none of these. `deno task test` installs them
- * first (`deno install --entrypoint tests/support/test_deps.ts`).
+ * first (`deno install --entrypoint tests/support/test_deps.ts tests/support/browser_deps.ts`).
+ * The browser driver is in browser_deps.ts: loading it reads system paths that only
+ * `--allow-all` opens, so only the browser's child process (browser_driver.ts) loads it.
  */
 export { Validator } from "npm:@seriousme/openapi-schema-validator@2.11.0";
-export { chromium } from "npm:playwright-core@1.65.1";
 // deno-lint-ignore no-import-prefix -- test-only: kept out of the service's import map
 import jongodbPackage from "npm:@jongodb/memory-server-bin-linux-x64-gnu@0.1.6/package.json" with {
   type: "json",

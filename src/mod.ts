@@ -36,6 +36,7 @@ import { openLimiter, rateLimitConfig, rateLimitingOn } from "./ratelimit/mod.ts
 import { Auth, type AuthenticateFn } from "./auth/mod.ts";
 import { authConfig, hideSecrets } from "./auth/config.ts";
 import { openApiConfig } from "./openapi/config.ts";
+import { describeApi } from "./openapi/document.ts";
 import { changesConfig } from "./services/changes_config.ts";
 import { ChangeHub } from "./services/changes.ts";
 import { Metrics, metricsConfig } from "./metrics/mod.ts";
@@ -90,6 +91,11 @@ export interface Service {
   endStreams(): void;
   /** The Prometheus metrics (README "Metrics"), or null when METRICS is off. */
   metrics: Metrics | null;
+  /**
+   * The API description OPENAPI_PATH serves (a fresh copy, built from the same settings),
+   * or null when OPENAPI_PATH is off. For tools and tests that check answers against it.
+   */
+  description(): Record<string, unknown> | null;
   close(): Promise<void>;
 }
 
@@ -249,6 +255,14 @@ export async function createService(
     warnings,
     endStreams: () => rt.changes?.closeAll(),
     metrics,
+    description: () =>
+      openapi
+        ? describeApi(rt, {
+          config: openapi,
+          rateLimited: rateLimitingOn(rateLimit),
+          auth: access,
+        })
+        : null,
     close: async () => {
       await rt.changes?.close();
       await limiter?.close();

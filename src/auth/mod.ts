@@ -115,24 +115,29 @@ export class Auth implements AccessControl {
   }
 
   /**
-   * The 401 answer, with a challenge per scheme accepted at `target` (`refusal`: the one an
-   * `authenticate` hook named for the custom scheme).
+   * The 401 answer, with a challenge per scheme accepted at `target` (`options.refusal`: the
+   * one an `authenticate` hook named for the custom scheme). A script's request
+   * (`X-Requested-With: XMLHttpRequest`, as the docs page sends) gets no Basic challenge:
+   * browsers answer that one with their own login dialog, and the page has its own form.
    */
   unauthorized(
     target: AuthTarget,
     message = "Please provide proper credentials.",
-    refusal?: Refusal,
+    options: { refusal?: Refusal; request?: Request } = {},
   ): ServiceError {
+    const { refusal, request } = options;
     const quoted = (text: string) => text.replace(/["\\\r\n]/g, "");
     const realm = quoted(this.config.realm);
     const token = (name: string) => /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name);
     const custom = refusal && token(refusal.challenge.scheme)
       ? `${refusal.challenge.scheme} realm="${quoted(refusal.challenge.realm ?? realm)}"`
       : undefined;
+    const scripted = request?.headers.get("x-requested-with")?.toLowerCase() === "xmlhttprequest";
     const challenges = [...new Set([...this.#schemesFor(target)].map((s) => CHALLENGE[s]))]
-      .filter(Boolean).map((name) => `${name} realm="${realm}"`);
+      .filter((name) => name && !(scripted && name === "Basic"))
+      .map((name) => `${name} realm="${realm}"`);
     if (custom) challenges.unshift(custom);
-    else if (challenges.length === 0) challenges.push(`Basic realm="${realm}"`);
+    else if (challenges.length === 0 && !scripted) challenges.push(`Basic realm="${realm}"`);
     const headers: Record<string, string> = challenges.length
       ? { "www-authenticate": challenges.join(", ") }
       : {};
@@ -157,7 +162,7 @@ export class Auth implements AccessControl {
     let refusal: Refusal | undefined;
     const fail = (reason: string, scheme = "none"): never => {
       this.rt.log.log("warn", "authentication failed", { clientip: ip, scheme, reason });
-      throw this.unauthorized(target, undefined, refusal);
+      throw this.unauthorized(target, undefined, { refusal, request });
     };
     if (schemes.has("custom") && this.config.custom) {
       const found = await this.config.custom(request, target.resource?.name ?? null, target.method);

@@ -207,6 +207,15 @@ export async function readBody(
     return parsed;
   }
   if (type === "application/x-www-form-urlencoded") {
+    // `curl -d '{"a": 1}'` sends JSON under curl's default form type: read as a form, the
+    // whole document would become one unknown field name. No form starts with `{` or `[`.
+    if (/^\s*[[{]/.test(new TextDecoder().decode(bytes.subarray(0, 64)))) {
+      throw new HttpError(
+        415,
+        'the request body is JSON but its Content-Type is "application/x-www-form-urlencoded" ' +
+          '(curl\'s default for -d): send "Content-Type: application/json"',
+      );
+    }
     checkPairs(bytes, budget.maxFields);
     const out: Record<string, unknown> = {};
     for (const [key, value] of new URLSearchParams(new TextDecoder().decode(bytes))) {

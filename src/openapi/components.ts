@@ -120,6 +120,11 @@ export function sharedResponses(s: Settings): Json {
     PreconditionRequired: error("If-Match is required"),
     TooLarge: error("Body, document or bulk insert over a limit"),
     TooManyRequests: error("Rate limit reached"),
+    Unavailable: error("Busy or shutting down: try again (Retry-After when known)"),
+    ClientError: error(
+      "Another client error: a limit, an unsupported content type, an access or write rule",
+    ),
+    ServerError: error("The service could not complete the request"),
     Invalid: {
       description:
         `A document fails validation (VALIDATION_ERROR_STATUS ${s.VALIDATION_ERROR_STATUS})`,

@@ -26,18 +26,114 @@ const PACKAGED: Record<string, string> = {
   "favicon-16x16.png": "image/png",
 };
 
-/** Our own script: starts Swagger UI on the document named by the page's `data-url`. */
+/**
+ * Our own script: starts Swagger UI on the document named by the page's `data-url`. Every
+ * request it makes says `X-Requested-With: XMLHttpRequest`, so a 401 carries no Basic
+ * challenge and the browser shows no login dialog of its own. When the description needs
+ * credentials, the page asks for them in a form of its own (a username and password, or a
+ * token), keeps them in memory only, sends them with the description's request and
+ * pre-authorises "Try it out" with them.
+ */
 const INIT_JS = `"use strict";
 (function () {
   var root = document.getElementById("swagger-ui");
-  window.ui = SwaggerUIBundle({
-    url: root.getAttribute("data-url"),
-    domNode: root,
-    deepLinking: true,
-    validatorUrl: null,
-    presets: [SwaggerUIBundle.presets.apis],
-    layout: "BaseLayout",
-  });
+  var url = new URL(root.getAttribute("data-url"), location.href).href;
+  var authorization = null;
+  var login = { user: "", password: "" };
+
+  function headers() {
+    var h = { "X-Requested-With": "XMLHttpRequest", Accept: "application/json" };
+    if (authorization) h.Authorization = authorization;
+    return h;
+  }
+
+  function start() {
+    window.ui = SwaggerUIBundle({
+      url: url,
+      domNode: root,
+      deepLinking: true,
+      validatorUrl: null,
+      presets: [SwaggerUIBundle.presets.apis],
+      layout: "BaseLayout",
+      requestInterceptor: function (req) {
+        req.headers["X-Requested-With"] = "XMLHttpRequest";
+        if (authorization && req.url === url) req.headers.Authorization = authorization;
+        return req;
+      },
+      onComplete: function () {
+        if (!authorization) return;
+        var schemes = (window.ui.specSelectors.specJson().toJS().components || {})
+          .securitySchemes || {};
+        if (login.password && schemes.basic) {
+          window.ui.preauthorizeBasic("basic", login.user, login.password);
+        } else if (!login.password && schemes.token) {
+          window.ui.preauthorizeApiKey("token", login.user);
+        }
+      },
+    });
+  }
+
+  function field(form, label, type, name) {
+    var wrap = document.createElement("label");
+    wrap.textContent = label + " ";
+    var input = document.createElement("input");
+    input.type = type;
+    input.name = name;
+    input.autocomplete = type === "password" ? "current-password" : "username";
+    wrap.appendChild(input);
+    form.appendChild(wrap);
+    form.appendChild(document.createTextNode(" "));
+    return input;
+  }
+
+  function askCredentials(problem) {
+    var form = document.createElement("form");
+    form.id = "docs-login";
+    form.className = "wrapper";
+    var title = document.createElement("h2");
+    title.textContent = "This API description needs credentials";
+    form.appendChild(title);
+    var note = document.createElement("p");
+    note.textContent = "A username and password, or a token alone (password left empty).";
+    form.appendChild(note);
+    var user = field(form, "Username or token", "text", "username");
+    var password = field(form, "Password", "password", "password");
+    var button = document.createElement("button");
+    button.type = "submit";
+    button.className = "btn authorize";
+    button.textContent = "Show the API";
+    form.appendChild(button);
+    var message = document.createElement("p");
+    message.id = "docs-login-message";
+    message.setAttribute("role", "alert");
+    message.textContent = problem || "";
+    form.appendChild(message);
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      login = { user: user.value, password: password.value };
+      authorization = login.password
+        ? "Basic " + btoa(String.fromCharCode.apply(null,
+          new TextEncoder().encode(login.user + ":" + login.password)))
+        : "Bearer " + login.user;
+      form.remove();
+      load();
+    });
+    root.parentNode.insertBefore(form, root);
+    user.focus();
+  }
+
+  function load() {
+    fetch(url, { headers: headers(), credentials: "same-origin" }).then(function (res) {
+      if (res.status === 401) {
+        askCredentials(authorization ? "Those credentials were not accepted." : "");
+        authorization = null;
+      } else start();
+    }, function () {
+      start();
+    });
+  }
+
+  load();
 })();
 `;
 

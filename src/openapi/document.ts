@@ -69,12 +69,22 @@ class Describer {
     for (const endpoint of buildRoutes(this.rt.domain)) this.endpoint(endpoint);
     this.schemaEndpoint();
     this.mediaEndpoint();
+    this.headOf([`/${this.s.SCHEMA_ENDPOINT}`, `/${this.s.SCHEMA_ENDPOINT}/{resource}`]);
+    this.headOf([`/${this.s.MEDIA_ENDPOINT}/{file}`]);
     this.changeFeeds();
     const components: Json = {
       schemas: Object.assign(sharedSchemas(s), this.schemas),
       parameters: sharedParameters(s),
       responses: sharedResponses(s),
     };
+    const answers: Json[] = Object.values(components.responses as Json) as Json[];
+    for (const item of Object.values(this.paths as Record<string, Json>)) {
+      for (const op of Object.values(item) as Json[]) {
+        anyError(op.responses as Json);
+        answers.push(...Object.values(op.responses as Json) as Json[]);
+      }
+    }
+    for (const answer of answers) renderings(answer, s);
     const auth = this.options.auth?.config;
     if (auth) components.securitySchemes = securitySchemes(auth.schemes, auth.realm);
     return {
@@ -217,6 +227,15 @@ class Describer {
       { operationId: "home_get", tags: ["home"], summary: "The API entry point", responses },
       { kind: "home", resource: null, method: "GET" },
     );
+    ops.head = this.secured(
+      {
+        operationId: "home_head",
+        tags: ["home"],
+        summary: "What GET / would answer, without the body",
+        responses: { "200": { description: "What GET would answer, without the body" } },
+      },
+      { kind: "home", resource: null, method: "HEAD" },
+    );
   }
 
   private endpoint(endpoint: Endpoint) {
@@ -285,6 +304,14 @@ class Describer {
       };
       op.description = `Also reads the item by its ${lookup.field}: a value that is not ` +
         `a ${id} is looked up as ${lookup.field} (read-only).`;
+    }
+    // The lookup is read-only: a write to a lookup value is refused.
+    for (const verb of ["patch", "put", "delete"]) {
+      const op = ops[verb] as Json | undefined;
+      if (!op) continue;
+      (op.responses as Json)["405"] = responseRef("MethodNotAllowed");
+      op.description = `A ${lookup.field} (additional lookup) in place of the ${id} is ` +
+        "refused with 405: the lookup is read-only.";
     }
   }
 
@@ -379,7 +406,10 @@ class Describer {
           summary: `Delete every ${resource.itemTitle}` +
             (resource.urlParts.some((p) => typeof p !== "string") ? " under this URL" : ""),
           parameters: [],
-          responses: { "204": { description: "Deleted" } },
+          responses: {
+            "204": { description: "Deleted" },
+            "404": responseRef("NotFound"),
+          },
         }, target);
     }
     return null;
@@ -511,6 +541,28 @@ class Describer {
     }, target);
   }
 
+  /** HEAD beside the GET of each of `paths` that has one: the same answers, no body. */
+  private headOf(paths: string[]) {
+    for (const path of paths) {
+      const item = (this.paths as Record<string, Json>)[path] as Json | undefined;
+      const get = item?.get as Json | undefined;
+      if (!item || !get) continue;
+      const responses: Json = {};
+      for (const [status, answer] of Object.entries(get.responses as Json)) {
+        responses[status] = (answer as Json).$ref ? answer : {
+          description: (answer as Json).description,
+          ...((answer as Json).headers ? { headers: (answer as Json).headers } : {}),
+        };
+      }
+      item.head = {
+        ...get,
+        operationId: `${get.operationId as string}_head`,
+        summary: `${get.summary as string} (HEAD: the headers alone)`,
+        responses,
+      };
+    }
+  }
+
   /** `GET /<resource>/<CHANGES_ENDPOINT>`: the resource's change feed (README "Change feed"). */
   private changeFeeds() {
     const config = this.rt.changes?.config;
@@ -553,7 +605,7 @@ class Describer {
             content: { "text/event-stream": { schema: { type: "string" } } },
           },
           "400": responseRef("BadRequest"),
-          "503": { description: "Too many open feeds (Retry-After)" },
+          "503": responseRef("Unavailable"),
         },
       }, { kind: "collection", resource, method: "GET" });
     }
@@ -563,8 +615,9 @@ class Describer {
     const s = this.s;
     if (!s.RETURN_MEDIA_AS_URL || !this.visible.some(hasMedia)) return;
     const target = { kind: "media" as const, resource: null, method: "GET" };
+    // A file is served with the content type it was stored with.
     const binary = {
-      "application/octet-stream": { schema: { type: "string", format: "binary" } },
+      "*/*": { schema: { type: "string", format: "binary" } },
     };
     this.operationsAt(`/${s.MEDIA_ENDPOINT}/{file}`).get = this.secured({
       tags: ["home"],
@@ -615,6 +668,43 @@ class Describer {
     if (roles?.length) responses["403"] = responseRef("Forbidden");
     return { ...op, security: optional ? [{}, ...security] : security };
   }
+}
+
+/**
+ * Every operation may also answer another client error (`4XX`: a body or URL over a limit,
+ * a content type it does not read, an owner or role rule, a write rule ...) or a server
+ * error (`5XX`), always with the error envelope.
+ */
+function anyError(responses: Json) {
+  responses["4XX"] ??= responseRef("ClientError");
+  responses["5XX"] ??= responseRef("ServerError");
+}
+
+/**
+ * The other renderings of a JSON answer: XML when RENDERERS has it (chosen by `Accept`),
+ * JSONP's JavaScript when JSONP_ARGUMENT is set (chosen by that query parameter); with no
+ * `json` renderer, answers are XML unless JSONP.
+ */
+function renderings(answer: Json, s: Settings) {
+  const content = answer.content as Json | undefined;
+  if (!content?.["application/json"]) return;
+  const renderers = s.RENDERERS.map((r) => r.toLowerCase());
+  const xml = renderers.includes("xml");
+  if (xml) {
+    content["application/xml"] = {
+      schema: { type: "string", description: "the JSON answer's document as XML" },
+    };
+  }
+  const jsonp = s.JSONP_ARGUMENT as string | null;
+  if (jsonp) {
+    content["application/javascript"] = {
+      schema: {
+        type: "string",
+        description: `the JSON answer wrapped in a call of the ${jsonp} parameter's function`,
+      },
+    };
+  }
+  if (!renderers.includes("json") && xml) delete content["application/json"];
 }
 
 /** A resource's URL as an OpenAPI path template: `/people/{owner}/works`. */

@@ -270,7 +270,11 @@ class Translator {
     if (this.o.mode !== "output" || !relation.embeddable) return out;
     const ref = this.o.embeddedRef(relation.resource);
     if (!ref) return out;
-    return { anyOf: [out, { $ref: ref }], description: `embeddable: ${relation.resource}` };
+    // Embedded, a reference to a document that is gone (or not readable) becomes null.
+    return {
+      anyOf: [out, { $ref: ref }, { type: "null" }],
+      description: `embeddable: ${relation.resource} (null when embedded and not found)`,
+    };
   }
 }
 

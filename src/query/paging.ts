@@ -12,29 +12,48 @@ export interface Paging {
 }
 
 /**
+ * The largest number of documents a page may skip: MongoDB counts `skip` in 32-bit
+ * integers in places, so both stores stop here and answer the same.
+ */
+export const MAX_PAGE_OFFSET = 2 ** 31 - 1;
+
+/**
  * Reads `page` and `max_results`; absent or empty parameters take the defaults, and a
  * `max_results` above the limit is clamped to it, as Eve does.
- * @throws QueryError (400) for non-integers, `page` < 1, `max_results` < 1, or a page
- *   whose offset exceeds the safe integer range.
+ * @throws QueryError (400) for non-integers, `page` < 1, `max_results` < 1, or a page that
+ *   would skip more than MAX_PAGE_OFFSET documents (one message however large).
  */
 export function parsePaging(
   params: { page?: string; max_results?: string },
   opts: { default: number; limit: number },
 ): Paging {
-  const page = readInt("page", params.page) ?? 1;
   const requested = readInt("max_results", params.max_results) ?? opts.default;
-  if (page < 1) throw new QueryError("page must be 1 or more", "page");
   if (requested < 1) throw new QueryError("max_results must be 1 or more", "max_results");
   const maxResults = Math.min(requested, opts.limit);
-  if ((page - 1) * maxResults > Number.MAX_SAFE_INTEGER) {
-    throw new QueryError("page is too large", "page");
-  }
+  const lastPage = Math.floor(MAX_PAGE_OFFSET / maxResults) + 1;
+  const tooLarge = () =>
+    new QueryError(
+      `page is too large: with max_results ${maxResults} the last page there can be is ` +
+        `${lastPage}`,
+      "page",
+    );
+  const page = readInt("page", params.page, tooLarge) ?? 1;
+  if (page < 1) throw new QueryError("page must be 1 or more", "page");
+  if (page > lastPage) throw tooLarge();
   return { page, maxResults };
 }
 
-function readInt(param: string, raw: string | undefined): number | undefined {
+/** An integer parameter; `tooLarge` makes the error for an integer too large to read. */
+function readInt(
+  param: string,
+  raw: string | undefined,
+  tooLarge?: () => QueryError,
+): number | undefined {
   if (raw === undefined || raw.trim() === "") return undefined;
   const text = raw.trim();
+  if (tooLarge && /^\+?\d{16,}$/.test(text) && !Number.isSafeInteger(Number(text))) {
+    throw tooLarge();
+  }
   const n = /^[+-]?\d{1,16}$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(n)) throw new QueryError(`${param} must be an integer`, param);
   return n;

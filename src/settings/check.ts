@@ -167,6 +167,15 @@ export function checkSettings(raw: Record<string, unknown>): {
   if ((out.TLS_CERT_FILE === null) !== (out.TLS_KEY_FILE === null)) {
     problems.push("TLS_CERT_FILE, TLS_KEY_FILE: give both (TLS) or neither");
   }
+  // TCP ports: PORT 0 asks the system for a free one; a database port is a real one.
+  const port = out.PORT as number;
+  if (port < 0 || port > 65535) {
+    problems.push(`PORT: ${port} is not a TCP port (0 to 65535; 0 picks a free one)`);
+  }
+  const dbPort = out.DB_PORT as number;
+  if (dbPort < 1 || dbPort > 65535) {
+    problems.push(`DB_PORT: ${dbPort} is not a TCP port (1 to 65535)`);
+  }
   if (![400, 409, 422].includes(out.VALIDATION_ERROR_STATUS as number)) {
     const status = out.VALIDATION_ERROR_STATUS as number;
     if (status < 400 || status > 499) {

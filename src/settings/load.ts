@@ -43,6 +43,9 @@ const ENV_OVERRIDES: Record<string, "string" | "int"> = {
   TLS_KEY_FILE: "string",
 };
 
+/** Extensions of settings modules (anything else but `.json` is refused). */
+const MODULE_EXTENSIONS = new Set(["ts", "mts", "tsx", "js", "mjs", "jsx"]);
+
 /** Largest Eve settings.py read, in bytes. */
 const MAX_PYTHON_BYTES = 1024 * 1024;
 
@@ -87,6 +90,19 @@ export async function loadSettingsFile(path: string): Promise<RawSettings> {
       }
       throw error;
     }
+  }
+  const extension = /\.([^./\\]+)$/.exec(absolute)?.[1]?.toLowerCase() ?? "";
+  if (extension === "yaml" || extension === "yml") {
+    throw new Error(
+      `settings file ${path}: YAML is not supported; write the settings as JSON (.json) ` +
+        "or as a TypeScript/JavaScript module (.ts, .js) exporting them",
+    );
+  }
+  if (!MODULE_EXTENSIONS.has(extension)) {
+    throw new Error(
+      `settings file ${path}: unknown file type${extension ? ` ".${extension}"` : ""}; ` +
+        "use JSON (.json) or a TypeScript/JavaScript module (.ts, .mts, .js, .mjs)",
+    );
   }
   const module = await import(pathToFileURL(absolute).href);
   const { default: byDefault, settings: named, ...exports } = module;

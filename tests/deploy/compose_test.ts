@@ -5,7 +5,7 @@
  * dependencies; only the proxy publishes a port; the files it mounts exist.
  */
 import assert from "node:assert/strict";
-import { parse } from "yaml";
+import { parseYaml as parse } from "../support/test_deps.ts";
 
 const DEPLOY = new URL("../../deploy/", import.meta.url);
 

@@ -343,3 +343,26 @@ scenario("an unknown user takes as long as a wrong password", SETTINGS, async (a
   // Without the dummy verification an unknown user answers tens of times faster.
   assert.ok(unknown > wrong / 3 && unknown < wrong * 3, `wrong ${wrong} ms, unknown ${unknown} ms`);
 });
+
+scenario(
+  "a script's request gets no Basic challenge (no browser login dialog over the docs page)",
+  SETTINGS,
+  async (api) => {
+    const plain = await api.get("openapi.json");
+    assert.equal(plain.status, 401);
+    assert.match(plain.headers.get("www-authenticate") ?? "", /Basic realm="people api"/);
+    const scripted = { "x-requested-with": "XMLHttpRequest" };
+    for (const path of ["openapi.json", "people"]) {
+      const res = await api.get(path, scripted);
+      assert.equal(res.status, 401);
+      assert.equal(res.body._error.code, 401);
+      const challenge = res.headers.get("www-authenticate") ?? "";
+      assert.doesNotMatch(challenge, /Basic/);
+      assert.match(challenge, /Bearer realm="people api"/);
+    }
+    const page = await api.get("docs");
+    assert.equal(page.status, 200, "the docs page itself holds no data");
+    const allowed = await api.get("openapi.json", { ...scripted, ...ROOT_BASIC });
+    assert.equal(allowed.status, 200);
+  },
+);

@@ -56,6 +56,29 @@ scenario("an unsupported content type is 415", SETTINGS, async (api) => {
   assertError(res, 415);
 });
 
+scenario(
+  "JSON sent as a form (curl -d's default type) is 415 naming the type",
+  SETTINGS,
+  async (api) => {
+    for (const raw of ['{"text": "hi"}', ' [{"text": "hi"}]']) {
+      const res = await api.request("POST", "notes", {
+        raw,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      });
+      assertError(res, 415);
+      assert.match(res.body._error.message, /Content-Type: application\/json/);
+      assert.doesNotMatch(res.body._error.message, /unknown field/);
+    }
+    // A real form still works.
+    const form = await api.request("POST", "notes", {
+      raw: "text=hi",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    assert.equal(form.status, 201, form.text);
+    assert.equal((await api.get("notes")).body._meta.total, 1);
+  },
+);
+
 scenario("a body over MAX_BODY_SIZE is 413", SETTINGS, async (api) => {
   assertError(await api.post("notes", { text: "x".repeat(2000) }), 413);
   assert.equal((await api.get("notes")).body._meta.total, 0);

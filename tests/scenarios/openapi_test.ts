@@ -111,13 +111,17 @@ scenario("every enabled endpoint and method is described", SETTINGS, async (api)
     "GET /schema/{resource}",
     "GET /works",
     "GET /works/{_id}",
+    "HEAD /",
     "HEAD /by_role",
+    "HEAD /media/{file}",
     "HEAD /people",
     "HEAD /people/{_id}",
     "HEAD /people/{owner}/works",
     "HEAD /people/{owner}/works/{_id}",
     "HEAD /readonly",
     "HEAD /readonly/{_id}",
+    "HEAD /schema",
+    "HEAD /schema/{resource}",
     "HEAD /works",
     "HEAD /works/{_id}",
     "PATCH /people/{_id}",
@@ -488,3 +492,69 @@ scenario("change feeds are described where enabled", {
     assert.ok(names.has(name), `${name} in ${[...names]}`);
   }
 });
+
+scenario(
+  "answers the service gives are described: renderings, errors, embedded, lookups",
+  {
+    JSONP_ARGUMENT: "callback",
+    RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+    ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
+    DOMAIN: {
+      owners: {
+        schema: { name: { type: "string" } },
+        additional_lookup: { url: "regex('[a-z]+')", field: "name" },
+      },
+      pets: {
+        schema: {
+          owner: {
+            type: "objectid",
+            data_relation: { resource: "owners", embeddable: true },
+          },
+        },
+      },
+    },
+  },
+  async (api) => {
+    const doc = await validDescription(api);
+    const item = doc.paths["/owners/{_id}"];
+    // Every operation: other client and server errors, with the error envelope.
+    for (const op of [doc.paths["/owners"].delete, item.get, item.patch, doc.paths["/"].get]) {
+      assert.equal(
+        deref(doc, op.responses["4XX"]).content["application/json"].schema.$ref,
+        "#/components/schemas/Error",
+      );
+      assert.ok(op.responses["5XX"]);
+    }
+    assert.ok(doc.paths["/owners"].delete.responses["204"]);
+    assert.equal(
+      doc.paths["/owners"].delete.responses["404"].$ref,
+      "#/components/responses/NotFound",
+    );
+    // JSON answers are also XML (Accept) and JavaScript (JSONP).
+    const content = item.get.responses["200"].content;
+    assert.deepEqual(Object.keys(content), [
+      "application/json",
+      "application/xml",
+      "application/javascript",
+    ]);
+    assert.ok(deref(doc, doc.components.responses.NotFound).content["application/xml"]);
+    // The lookup is read-only: writes through it are refused, and say so.
+    for (const verb of ["patch", "put", "delete"]) {
+      assert.equal(item[verb].responses["405"].$ref, "#/components/responses/MethodNotAllowed");
+    }
+    // An embedded reference may be null (its document gone).
+    const owner = doc.components.schemas["pets.item"].properties.owner;
+    assert.deepEqual(owner.anyOf.at(-1), { type: "null" });
+    // And the harness checks the real answers against all of this.
+    const ann = await api.create("owners", { name: "ann" });
+    const pet = await api.create("pets", { owner: ann._id });
+    assert.equal((await api.delete(`owners/${ann._id}`, { "if-match": ann._etag })).status, 204);
+    const embedded = await api.get(`pets/${pet._id}?embedded={"owner":1}`);
+    assert.equal(embedded.body.owner, null);
+    assert.equal((await api.get(`owners/${ann._id}`, { accept: "application/xml" })).status, 404);
+    assert.equal((await api.get(`pets/${pet._id}?callback=cb`)).status, 200);
+    assert.equal((await api.patch("owners/ann", { name: "x" })).status, 405);
+    assert.equal((await api.delete("pets")).status, 204);
+    assert.equal((await api.delete("owners")).status, 404, "nothing left to delete");
+  },
+);

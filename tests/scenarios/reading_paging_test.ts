@@ -182,6 +182,24 @@ scenario("pagination: bad page and max_results answer 400", SETTINGS, async (api
   await refused(api, "people?max_results=ten", "max_results must be an integer");
 });
 
+scenario("pagination: too large a page is one 400 on both stores", SETTINGS, async (api) => {
+  await seed(api);
+  // PAGINATION_DEFAULT 3: the last page there can be skips at most 2^31 - 1 documents.
+  const last = Math.floor((2 ** 31 - 1) / 3) + 1;
+  const message = `page is too large: with max_results 3 the last page there can be is ${last}`;
+  for (const page of [String(last + 1), "2147483648", "99999999999999999999", "9007199254740993"]) {
+    const res = await api.get(`people?page=${page}`);
+    assert.equal(res.status, 400, `page=${page}: ${res.text}`);
+    assert.equal(res.body._error.message, message);
+  }
+  const furthest = await api.get(`people?page=${last}`);
+  assert.equal(furthest.status, 200, furthest.text);
+  assert.deepEqual(furthest.body._items, []);
+  const smaller = await api.get(`people?page=${last}&max_results=4`);
+  assert.equal(smaller.status, 400);
+  assert.match(smaller.body._error.message, /with max_results 4 the last page there can be is/);
+});
+
 scenario("pagination: next/prev/last links only where they apply", SETTINGS, async (api) => {
   await seed(api);
   const one = await api.get("people?max_results=2");

@@ -35,12 +35,27 @@ export interface Visit {
  */
 export async function visit(
   url: string,
-  options: { selector: string; screenshot: string; timeoutMs?: number },
+  options: {
+    selector: string;
+    screenshot: string;
+    timeoutMs?: number;
+    /** Credentials to give the page's own login form first. */
+    login?: { user: string; password: string };
+  },
 ): Promise<Visit> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const driver = new URL("./browser_driver.ts", import.meta.url).pathname;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", driver, url, options.selector, options.screenshot, CHROMIUM],
+    args: [
+      "run",
+      "-A",
+      driver,
+      url,
+      options.selector,
+      options.screenshot,
+      CHROMIUM,
+      ...(options.login ? [JSON.stringify({ login: options.login })] : []),
+    ],
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

@@ -2,11 +2,14 @@
  * Child process of tests/support/browser.ts: opens one page in Chromium with
  * playwright-core and prints what it saw as one JSON line.
  *
- * Arguments: url, selector to wait for, screenshot path, chromium path.
+ * Arguments: url, selector to wait for, screenshot path, chromium path, and optionally a
+ * JSON `{"login": {"user": ..., "password": ...}}`: the page's own login form is filled in
+ * and sent first.
  */
-import { chromium } from "playwright-core";
+import { chromium } from "./browser_deps.ts";
 
-const [url, selector, screenshot, executablePath] = Deno.args;
+const [url, selector, screenshot, executablePath, steps] = Deno.args;
+const login = steps ? JSON.parse(steps).login as { user: string; password: string } : null;
 const TIMEOUT_MS = 30_000;
 const ARGS = [
   "--headless",
@@ -42,6 +45,12 @@ try {
     }
   });
   const res = await page.goto(url, { timeout: TIMEOUT_MS });
+  if (login) {
+    await page.waitForSelector("#docs-login", { timeout: TIMEOUT_MS });
+    await page.fill("#docs-login input[name=username]", login.user);
+    await page.fill("#docs-login input[name=password]", login.password);
+    await page.click("#docs-login button[type=submit]");
+  }
   await page.waitForSelector(selector, { timeout: TIMEOUT_MS });
   await page.waitForLoadState("networkidle", { timeout: TIMEOUT_MS });
   const tags = await page.$$eval(

@@ -17,7 +17,17 @@ export interface Answer {
 
 export type Body = unknown;
 
+/** What {@link Client.observe} is shown of each exchange. */
+export interface Observed extends Answer {
+  method: string;
+  url: URL;
+  requestHeaders: Headers;
+}
+
 export class Client {
+  /** Called with every answer before it is returned; what it throws fails the request. */
+  observe?: (exchange: Observed) => void;
+
   constructor(readonly base: string) {}
 
   async request(
@@ -31,7 +41,8 @@ export class Client {
       body = JSON.stringify(options.body);
       if (!headers.has("content-type")) headers.set("content-type", "application/json");
     }
-    const response = await fetch(new URL(path.replace(/^\//, ""), this.base), {
+    const url = new URL(path.replace(/^\//, ""), this.base);
+    const response = await fetch(url, {
       method,
       headers,
       body,
@@ -41,7 +52,9 @@ export class Client {
     if ((response.headers.get("content-type") ?? "").includes("json") && text) {
       parsed = JSON.parse(text);
     }
-    return { status: response.status, headers: response.headers, body: parsed, text };
+    const answer = { status: response.status, headers: response.headers, body: parsed, text };
+    this.observe?.({ ...answer, method, url, requestHeaders: headers });
+    return answer;
   }
 
   get(path: string, headers?: Record<string, string>) {

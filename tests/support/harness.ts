@@ -16,6 +16,7 @@ import { jongodbGap, skipUnless } from "./skip.ts";
 import { Client } from "./client.ts";
 import { createLogger } from "../../src/log.ts";
 import { serve } from "../../src/http/server.ts";
+import { describedApi } from "./described.ts";
 
 export type StoreKind = "embedded" | "mongo";
 export const STORES: StoreKind[] = (Deno.env.get("TEST_STORES")?.split(",") as StoreKind[]) ??
@@ -76,17 +77,42 @@ export async function startService(
   });
   const server = await serve(service.fetch, { hostname: "127.0.0.1", port: 0 });
   const url = `http://127.0.0.1:${server.addr.port}/`;
+  const api = new Client(url);
+  checkAnswers(api, service);
   return {
     service,
     url,
     kind,
-    api: new Client(url),
+    api,
     async stop() {
       service.endStreams();
       await server.shutdown();
       await service.close();
       if (kind === "embedded") await Deno.remove(store.DATA_DIR as string, { recursive: true });
     },
+  };
+}
+
+/**
+ * Every answer `api` gets is checked against the service's API description (when it has
+ * one): an answer the description does not allow fails the request, and so the scenario.
+ * `TEST_DESCRIBED_LOG=<file>` appends the problems to that file instead (a survey of many
+ * scenario files at once).
+ */
+function checkAnswers(api: Client, service: Service) {
+  const doc = service.description();
+  if (!doc) return;
+  const described = describedApi(doc);
+  const log = Deno.env.get("TEST_DESCRIBED_LOG");
+  api.observe = (exchange) => {
+    // The override header names the method answered only when the settings allow it.
+    const overrides = service.settings.ALLOW_OVERRIDE_HTTP_METHOD;
+    const problems = described.check(
+      overrides ? exchange : { ...exchange, requestHeaders: undefined },
+    );
+    if (!problems.length) return;
+    if (log) Deno.writeTextFileSync(log, problems.join("\n") + "\n", { append: true });
+    else throw new Error(`answer not allowed by the API description:\n${problems.join("\n")}`);
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { freePort } from "./net.ts";
 import { processShared } from "./shared.ts";
+import { JONGODB_BINARY } from "./test_deps.ts";
 
 /**
  * The one list of jongodb emulator gaps: scenarios needing one of these are skipped on the
@@ -51,10 +52,7 @@ export interface MongoTestTarget extends Jongodb {
   emulator: boolean;
 }
 
-const BINARY = new URL(
-  "../../node_modules/@jongodb/memory-server-bin-linux-x64-gnu/bin/jongodb",
-  import.meta.url,
-);
+const BINARY = JONGODB_BINARY;
 const START_TIMEOUT_MS = 15_000;
 const TAIL_BYTES = 4096;
 

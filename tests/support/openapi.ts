@@ -1,6 +1,6 @@
 /** Test support: reading and validating the service's OpenAPI description. */
 import assert from "node:assert/strict";
-import { Validator } from "@seriousme/openapi-schema-validator";
+import { Validator } from "./test_deps.ts";
 import type { Client, Json } from "./client.ts";
 
 /** The description a service serves at `path`, checked valid against the OpenAPI 3.1 schema. */

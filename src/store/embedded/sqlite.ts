@@ -91,6 +91,59 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
+/** Why `dir` cannot be the data directory, in the user's terms; null when it can. */
+function pathProblem(dir: string, error: unknown): string | null {
+  if (error instanceof Deno.errors.NotCapable) {
+    return `data directory ${dir}: this process may not read and write it ` +
+      "(deno run needs --allow-read and --allow-write for it; deno task start gives both)";
+  }
+  if (error instanceof Deno.errors.PermissionDenied) {
+    return `data directory ${dir}: permission denied (the user running the service ` +
+      "must be able to create, read and write it: check its owner and mode)";
+  }
+  if (error instanceof Deno.errors.AlreadyExists || error instanceof Deno.errors.NotADirectory) {
+    return `data directory ${dir}: a part of that path is a file, not a directory`;
+  }
+  return null;
+}
+
+/** Creates the data directory if needed; a path that cannot be one is a StoreError. */
+function prepareDirectory(dir: string) {
+  try {
+    const info = Deno.statSync(dir);
+    if (!info.isDirectory) {
+      throw new StoreError(`data directory ${dir} exists and is not a directory`);
+    }
+    return;
+  } catch (error) {
+    if (error instanceof StoreError) throw error;
+    if (!(error instanceof Deno.errors.NotFound)) {
+      const problem = pathProblem(dir, error);
+      if (problem) throw new StoreError(problem, { cause: error });
+    }
+  }
+  try {
+    Deno.mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    const problem = pathProblem(dir, error);
+    throw new StoreError(problem ?? `cannot create data directory ${dir}: ${error}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Why the service cannot write in `dir` (tried with a scratch file), or null. */
+function writeProblem(dir: string): string | null {
+  const probe = join(dir, `.write-check-${Deno.pid}`);
+  try {
+    Deno.writeTextFileSync(probe, "");
+    Deno.removeSync(probe);
+    return null;
+  } catch (error) {
+    return pathProblem(dir, error);
+  }
+}
+
 /** An open, exclusively locked data directory. */
 export class Database {
   readonly stmts: Statements;
@@ -169,7 +222,7 @@ export class Database {
    * Throws StoreError naming the holder when another process has it open.
    */
   static open(dir: string): Database {
-    Deno.mkdirSync(dir, { recursive: true });
+    prepareDirectory(dir);
     let db: DatabaseSync | undefined;
     try {
       db = new DatabaseSync(join(dir, DB_FILE));
@@ -192,9 +245,11 @@ export class Database {
           { cause: err },
         );
       }
-      throw new StoreError(`cannot open data directory ${dir}: ${(err as Error)?.message}`, {
-        cause: err,
-      });
+      const unwritable = writeProblem(dir);
+      throw new StoreError(
+        unwritable ?? `cannot open data directory ${dir}: ${(err as Error)?.message}`,
+        { cause: err },
+      );
     }
     // Informational only: the SQLite lock is what excludes, and dies with the process.
     try {

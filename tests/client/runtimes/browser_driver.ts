@@ -5,7 +5,7 @@
  *
  * Arguments: service url, directory of client.mjs and smoke.mjs, tag, chromium path.
  */
-import { chromium } from "playwright-core";
+import { chromium } from "../../support/browser_deps.ts";
 
 const [url, dir, tag, executablePath] = Deno.args;
 const TIMEOUT_MS = 30_000;

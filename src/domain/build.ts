@@ -9,7 +9,7 @@ import type { Method, Resource, ResourceSchema } from "./types.ts";
 import { type CustomType, TypeTable } from "./field-types.ts";
 import { buildSchemaModel, expandShorthand } from "./schema.ts";
 import { parseRegexCall, parseUrl } from "./url.ts";
-import type { Doc, Sort } from "../store/store.ts";
+import type { Doc, Sort } from "../doc/types.ts";
 
 /** Resources by name, in DOMAIN order. */
 export type Domain = ReadonlyMap<string, Resource>;

@@ -6,7 +6,7 @@
  * fixed.
  */
 import type { Settings } from "../settings/check.ts";
-import type { Doc } from "../store/store.ts";
+import type { Doc } from "../doc/types.ts";
 
 /** The schema of oplog entries (for filters and the schema endpoint). */
 export const OPLOG_SCHEMA: Doc = {

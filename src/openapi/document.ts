@@ -7,7 +7,7 @@
 import type { Method, Resource } from "../domain/types.ts";
 import type { Settings } from "../settings/check.ts";
 import type { Runtime } from "../services/runtime.ts";
-import { buildRoutes, type Endpoint, type EndpointKind } from "../routes/router.ts";
+import { buildRoutes, type Endpoint, type EndpointKind } from "../domain/endpoints.ts";
 import type { Scheme } from "../auth/types.ts";
 import type { Auth } from "../auth/mod.ts";
 import { setOwn } from "../domain/keys.ts";

@@ -26,7 +26,7 @@ import {
   type ExpressionLimits,
   REGEX_EXPRESSION_OPERATORS,
 } from "./sandbox.ts";
-import { compileLinear, RegexError } from "../store/regex.ts";
+import { compileLinear, RegexError } from "../doc/regex.ts";
 import { visitReferences } from "./references.ts";
 
 /** Settings the checker applies; see `WhereOptions` for their meaning. */

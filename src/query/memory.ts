@@ -1,11 +1,11 @@
 /**
  * Filters and projections evaluated on one document in memory (the change feed checks each
  * changed document against a feed's filter). The filter must already be checked by this
- * layer (`parseWhere`, the read policy): evaluation uses the embedded store's engine, with
+ * layer (`parseWhere`, the read policy): evaluation uses the shared document matcher (src/doc/match/), with
  * its linear-time regular expressions and no scripts.
  */
 import type { Doc, Filter, Projection } from "../store/store.ts";
-import { compileFilter, engineOptions, projectDocument } from "../store/embedded/engine.ts";
+import { compileFilter, engineOptions, projectDocument } from "../doc/match/engine.ts";
 
 /** A compiled test of one document. */
 export type DocumentTest = (doc: Doc) => boolean;

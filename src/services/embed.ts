@@ -5,7 +5,7 @@
 import { expandMedia } from "./media.ts";
 import { parseEmbedded } from "../query/paging.ts";
 import { QueryError } from "../query/errors.ts";
-import { EJSON } from "../store/bson.ts";
+import { EJSON } from "../doc/bson.ts";
 import type { DataRelation, Resource } from "../domain/types.ts";
 import type { FieldAt } from "../domain/schema.ts";
 import { referencedVersions, versionKey, type VersionRef, versionRef } from "./versions.ts";

@@ -5,7 +5,7 @@
  */
 import { Buffer } from "node:buffer";
 import type { Resource } from "../domain/types.ts";
-import { ObjectId } from "../store/bson.ts";
+import { ObjectId } from "../doc/bson.ts";
 import type { Doc } from "../store/store.ts";
 import { isPlainObject } from "../util/plain.ts";
 import type { Runtime } from "./runtime.ts";

@@ -4,7 +4,7 @@
  * conditional requests cost no recomputation.
  */
 import { createHash } from "node:crypto";
-import { canonicalEjson, ObjectId, parseObjectId } from "../store/bson.ts";
+import { canonicalEjson, ObjectId, parseObjectId } from "../doc/bson.ts";
 import type { Doc } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
 import { singleType } from "../domain/schema.ts";
@@ -100,4 +100,4 @@ export function castUrlValue(resource: Resource, options: { field: string; raw: 
   }
 }
 
-export { idToString } from "../store/bson.ts";
+export { idToString } from "../doc/bson.ts";

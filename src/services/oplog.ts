@@ -11,7 +11,7 @@
  * the entry's own `_id` and `_etag`.
  */
 import type { Method } from "../domain/types.ts";
-import { ObjectId } from "../store/bson.ts";
+import { ObjectId } from "../doc/bson.ts";
 import type { Alongside, Doc } from "../store/store.ts";
 import { computeEtag, now } from "./meta.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";

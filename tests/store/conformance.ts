@@ -6,7 +6,7 @@
  * `gaps` (see `JONGODB_GAPS`) is registered as ignored, with the gap in its name.
  */
 import assert from "node:assert/strict";
-import { Decimal128, ObjectId } from "../../src/store/bson.ts";
+import { Decimal128, ObjectId } from "../../src/doc/bson.ts";
 import type { Collection, Doc, Filter, Store } from "../../src/store/store.ts";
 import { DuplicateKeyError } from "../../src/store/store.ts";
 import { jongodbGap, skipUnless } from "../support/skip.ts";

@@ -53,7 +53,7 @@ export class Auth implements AccessControl {
 
   /** Builds the authentication of `rt` (loads JWT keys). */
   static async create(rt: Runtime, config: AuthConfig): Promise<Auth> {
-    const jwt = config.jwt ? await JwtVerifier.create(config.jwt) : undefined;
+    const jwt = config.jwt ? await JwtVerifier.create(config.jwt, rt.log) : undefined;
     return new Auth(rt, config, jwt);
   }
 

@@ -44,7 +44,7 @@ export function buildDomain(
     const other = urls.get(resource.url);
     if (other) problems.push(`DOMAIN.${name}.url: "${resource.url}" is already used by ${other}`);
     urls.set(resource.url, name);
-    const schemaEndpoint = settings.SCHEMA_ENDPOINT as string | null;
+    const schemaEndpoint = settings.SCHEMA_ENDPOINT;
     if (
       schemaEndpoint && !resource.internal &&
       (resource.url === schemaEndpoint || resource.url.startsWith(schemaEndpoint + "/"))

@@ -484,7 +484,7 @@ class Describer {
   }
 
   private schemaEndpoint() {
-    const name = this.s.SCHEMA_ENDPOINT as string | null;
+    const name = this.s.SCHEMA_ENDPOINT;
     if (!name) return;
     const target = { kind: "schema" as const, resource: null, method: "GET" };
     const schema = { type: "object", description: "Eve schemas, as in the settings" };

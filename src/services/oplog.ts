@@ -29,7 +29,7 @@ export interface OplogItem {
 
 /** Whether writes by `method` are logged. */
 export function oplogEnabled(rt: Runtime, method: OplogMethod): boolean {
-  return rt.settings.OPLOG === true && (rt.settings.OPLOG_METHODS as string[]).includes(method);
+  return rt.settings.OPLOG === true && rt.settings.OPLOG_METHODS.includes(method);
 }
 
 /**
@@ -55,7 +55,7 @@ export async function oplogEntries(
   if (items.length === 0 || !oplogEnabled(rt, op)) return undefined;
   const s = rt.settings;
   const { resource } = ctx;
-  const withChanges = (s.OPLOG_CHANGE_METHODS as string[]).includes(op);
+  const withChanges = s.OPLOG_CHANGE_METHODS.includes(op);
   const time = now();
   const user = requester(ctx);
   const without = { hidden: resource.hidden };
@@ -81,7 +81,7 @@ export async function oplogEntries(
     delete entry[s.ETAG];
     entry[s.ETAG] = computeEtag(entry, s.ETAG);
   }
-  return { collection: s.OPLOG_NAME as string, docs: entries };
+  return { collection: s.OPLOG_NAME, docs: entries };
 }
 
 /**

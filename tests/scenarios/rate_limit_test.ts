@@ -4,7 +4,13 @@
  * one database, and Redis killed while serving.
  */
 import assert from "node:assert/strict";
-import { type Running, SANITIZED, startService, STORES, storeSettings } from "../support/harness.ts";
+import {
+  type Running,
+  SANITIZED,
+  startService,
+  STORES,
+  storeSettings,
+} from "../support/harness.ts";
 import type { Answer, Client } from "../support/client.ts";
 import { REDIS_SKIP, redisServer, type RedisTestServer, startRedis } from "../support/redis.ts";
 import { createService, type Service, SettingsError } from "../../src/mod.ts";

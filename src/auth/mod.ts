@@ -185,7 +185,7 @@ export class Auth implements AccessControl {
       this.rt.settings;
     const body = await readLimited(
       request,
-      this.rt.settings.MAX_BODY_SIZE as number,
+      this.rt.settings.MAX_BODY_SIZE,
       bytesPerSecond > 0 ? { bytesPerSecond, graceMs } : null,
     );
     const found = await this.accounts.hmacUser(credentials.username);

@@ -114,7 +114,7 @@ interface EmbedBudget {
  * the request is refused (400) before any referenced document is read.
  */
 function embedBudget(rt: Runtime): EmbedBudget {
-  const limit = rt.settings.MAX_EMBEDDED_DOCUMENTS as number;
+  const limit = rt.settings.MAX_EMBEDDED_DOCUMENTS;
   let used = 0;
   return {
     count(n) {

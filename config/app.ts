@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { createService, Events, HttpError, type Service, SettingsError } from "../src/mod.ts";
 import { createLogger, type Logger } from "../src/log.ts";
 import { loadSettingsFile } from "../src/settings/load.ts";
-import { ObjectId } from "../src/store/bson.ts";
+import { ObjectId } from "../src/doc/bson.ts";
 import type { Doc } from "../src/store/store.ts";
 
 const DEFAULT_SETTINGS = new URL("./settings.json", import.meta.url).pathname;

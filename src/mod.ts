@@ -209,7 +209,7 @@ export async function createService(
     { observe: metrics ? (o) => metrics.observeStore(o) : undefined },
   );
   const events = options.events ?? new Events();
-  const dateFormat = settings.DATE_FORMAT as string;
+  const dateFormat = settings.DATE_FORMAT;
   const rt: Runtime = {
     settings,
     domain,

@@ -25,6 +25,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["domain"],
   ["store"],
   ["settings", "log.ts"],
+  // Documents and queries in MongoDB dialect (types, BSON values, the matcher, the clone):
+  // the vocabulary of every layer above, tied to no store.
+  ["doc"],
   ["util"],
 ];
 
@@ -137,6 +140,38 @@ Deno.test("architecture: src/client imports nothing outside src/client", () => {
     }
   }
   assert.deepEqual(outside, [], "the client must stay standalone");
+});
+
+/** The imports of `src/` that cross one of the boundaries below, as `importer -> imported`. */
+function crossing(from: (file: string) => boolean, to: (file: string) => boolean): string[] {
+  const found: string[] = [];
+  for (const [file, imports] of importGraph()) {
+    if (!from(file)) continue;
+    for (const target of imports) if (to(target)) found.push(`${file} -> ${target}`);
+  }
+  return found;
+}
+
+Deno.test("architecture: only the data layer reaches into a store", () => {
+  // Code above the data layer sees the interface (store/store.ts); what a store is made of
+  // (store/embedded/, store/mongo/) stays behind it.
+  const inner = (file: string) => /^store\/(embedded|mongo)\//.test(file);
+  assert.deepEqual(crossing((file) => !file.startsWith("store/"), inner), []);
+});
+
+Deno.test("architecture: the resource domain does not import the data layer", () => {
+  assert.deepEqual(
+    crossing((file) => file.startsWith("domain/"), (to) => to.startsWith("store/")),
+    [],
+  );
+});
+
+Deno.test("architecture: the OpenAPI document does not import the routes", () => {
+  // Both are built from the domain's endpoint table (domain/endpoints.ts).
+  assert.deepEqual(
+    crossing((file) => file.startsWith("openapi/"), (to) => to.startsWith("routes/")),
+    [],
+  );
 });
 
 Deno.test("architecture: no import cycle between files", () => {

@@ -89,7 +89,7 @@ export function authConfig(
 ): AuthConfig | null {
   const { problems } = options;
   const schemes = new Set<Scheme>();
-  for (const name of settings.AUTH_SCHEMES as string[]) {
+  for (const name of settings.AUTH_SCHEMES) {
     const scheme = name.toLowerCase() as Scheme;
     if (!SCHEMES.includes(scheme) || scheme === "custom") {
       problems.push(`AUTH_SCHEMES: unknown scheme "${name}" (known: basic, token, hmac, jwt)`);
@@ -112,10 +112,10 @@ export function authConfig(
   if (!schemes.has("jwt") && settings.AUTH_JWT) {
     problems.push('AUTH_JWT: given but AUTH_SCHEMES does not name "jwt"');
   }
-  if ((settings.AUTH_CACHE_SECONDS as number) < 0) {
+  if (settings.AUTH_CACHE_SECONDS < 0) {
     problems.push("AUTH_CACHE_SECONDS: must be 0 or more");
   }
-  if ((settings.AUTH_HMAC_MAX_SKEW as number) < 1) {
+  if (settings.AUTH_HMAC_MAX_SKEW < 1) {
     problems.push("AUTH_HMAC_MAX_SKEW: must be at least 1");
   }
   const resources = new Map<string, ResourceRules>();
@@ -124,18 +124,18 @@ export function authConfig(
   }
   return {
     schemes,
-    realm: settings.AUTH_REALM as string,
+    realm: settings.AUTH_REALM,
     accounts,
     users,
     jwt,
-    cacheMs: (settings.AUTH_CACHE_SECONDS as number) * 1000,
-    skewMs: (settings.AUTH_HMAC_MAX_SKEW as number) * 1000,
+    cacheMs: settings.AUTH_CACHE_SECONDS * 1000,
+    skewMs: settings.AUTH_HMAC_MAX_SKEW * 1000,
     custom: options.custom,
     resources,
     publicMethods: upper(settings.PUBLIC_METHODS),
-    allowedRoles: settings.ALLOWED_ROLES as string[],
-    allowedReadRoles: settings.ALLOWED_READ_ROLES as string[],
-    allowedWriteRoles: settings.ALLOWED_WRITE_ROLES as string[],
+    allowedRoles: settings.ALLOWED_ROLES,
+    allowedReadRoles: settings.ALLOWED_READ_ROLES,
+    allowedWriteRoles: settings.ALLOWED_WRITE_ROLES,
   };
 }
 
@@ -173,7 +173,7 @@ function accountsConfig(
   domain: Record<string, Doc>,
   problems: string[],
 ): AccountsConfig | undefined {
-  const raw = settings.AUTH_ACCOUNTS as Doc | null;
+  const raw = settings.AUTH_ACCOUNTS;
   if (!raw) return undefined;
   const known = ["resource", "username", "password", "roles", "token", "secret", "rounds"];
   for (const key of Object.keys(raw)) {
@@ -372,8 +372,8 @@ function resourceRules(
  * collection, before the domain is built.
  */
 export function hideSecrets(settings: Settings): void {
-  const raw = settings.AUTH_ACCOUNTS as Doc | null;
-  if (!raw || (settings.AUTH_SCHEMES as string[]).length === 0) return;
+  const raw = settings.AUTH_ACCOUNTS;
+  if (!raw || settings.AUTH_SCHEMES.length === 0) return;
   const name = (raw.resource as string | undefined) ?? "accounts";
   const domain = settings.DOMAIN as Record<string, Doc>;
   if (!Object.hasOwn(domain, name)) return;

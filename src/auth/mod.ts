@@ -65,7 +65,7 @@ export class Auth implements AccessControl {
 
   /** Builds the authentication of `rt` (loads JWT keys). */
   static async create(rt: Runtime, config: AuthConfig): Promise<Auth> {
-    const jwt = config.jwt ? await JwtVerifier.create(config.jwt) : undefined;
+    const jwt = config.jwt ? await JwtVerifier.create(config.jwt, rt.log) : undefined;
     return new Auth(rt, config, jwt);
   }
 
@@ -218,7 +218,7 @@ export class Auth implements AccessControl {
       this.rt.settings;
     const body = await readLimited(
       request,
-      this.rt.settings.MAX_BODY_SIZE as number,
+      this.rt.settings.MAX_BODY_SIZE,
       bytesPerSecond > 0 ? { bytesPerSecond, graceMs } : null,
     );
     const found = await this.accounts.hmacUser(credentials.username);

@@ -9,7 +9,7 @@ import type { Method, Resource, ResourceSchema } from "./types.ts";
 import { type CustomType, TypeTable } from "./field-types.ts";
 import { buildSchemaModel, expandShorthand } from "./schema.ts";
 import { parseRegexCall, parseUrl } from "./url.ts";
-import type { Doc, Sort } from "../store/store.ts";
+import type { Doc, Sort } from "../doc/types.ts";
 
 /** Resources by name, in DOMAIN order. */
 export type Domain = ReadonlyMap<string, Resource>;
@@ -44,7 +44,7 @@ export function buildDomain(
     const other = urls.get(resource.url);
     if (other) problems.push(`DOMAIN.${name}.url: "${resource.url}" is already used by ${other}`);
     urls.set(resource.url, name);
-    const schemaEndpoint = settings.SCHEMA_ENDPOINT as string | null;
+    const schemaEndpoint = settings.SCHEMA_ENDPOINT;
     if (
       schemaEndpoint && !resource.internal &&
       (resource.url === schemaEndpoint || resource.url.startsWith(schemaEndpoint + "/"))

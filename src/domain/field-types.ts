@@ -3,7 +3,7 @@
  * sent as JSON or text becomes the stored value, and how a value is recognised. Validation
  * (documents) and the query checks (`where` values) both ask it.
  */
-import { DBRef, Decimal128, ObjectId, parseObjectId } from "../store/bson.ts";
+import { DBRef, Decimal128, ObjectId, parseObjectId } from "../doc/bson.ts";
 import { GEO_TYPES, geoJsonProblem } from "./geojson.ts";
 import { isPlainObject } from "../util/plain.ts";
 

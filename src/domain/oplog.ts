@@ -6,7 +6,7 @@
  * fixed.
  */
 import type { Settings } from "../settings/check.ts";
-import type { Doc } from "../store/store.ts";
+import type { Doc } from "../doc/types.ts";
 
 /** The schema of oplog entries (for filters and the schema endpoint). */
 export const OPLOG_SCHEMA: Doc = {
@@ -23,8 +23,8 @@ export const OPLOG_SCHEMA: Doc = {
 export function addOplogResource(settings: Settings): void {
   if (settings.OPLOG !== true) return;
   const domain = settings.DOMAIN as Record<string, Doc>;
-  const name = settings.OPLOG_NAME as string;
-  const endpoint = settings.OPLOG_ENDPOINT as string | null;
+  const name = settings.OPLOG_NAME;
+  const endpoint = settings.OPLOG_ENDPOINT;
   const given = domain[name] ?? {};
   const datasource: Doc = { ...(given.datasource as Doc | undefined), source: name };
   const hidden: Doc = {};

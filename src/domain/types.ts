@@ -2,7 +2,7 @@
  * The normalized, frozen domain: everything a request needs about a resource, resolved
  * once at start-up from the settings. Nothing downstream re-reads raw settings.
  */
-import type { Doc, Filter, Projection, Sort } from "../store/store.ts";
+import type { Doc, Filter, Projection, Sort } from "../doc/types.ts";
 import type { ResourceSchema, SchemaModel } from "./schema.ts";
 
 export type { DataRelation, FieldSchema, ResourceSchema } from "./schema.ts";

@@ -28,8 +28,8 @@ const MIN_TOKEN_LENGTH = 16;
 
 /** Reads and checks the metrics settings; problems are appended to `problems`. */
 export function metricsConfig(settings: Settings, problems: string[]): MetricsConfig | null {
-  const path = settings.METRICS_PATH as string;
-  const token = settings.METRICS_TOKEN as string | null;
+  const path = settings.METRICS_PATH;
+  const token = settings.METRICS_TOKEN;
   if (!/^\/[A-Za-z0-9._~/-]*$/.test(path) || path === "/") {
     problems.push(`METRICS_PATH: must be a path such as "/metrics"`);
   } else if (path === settings.HEALTH_PATH || path === settings.READY_PATH) {

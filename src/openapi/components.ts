@@ -182,7 +182,7 @@ export function sharedParameters(s: Settings): Json {
     IfNoneMatch: header("If-None-Match", "ETags already held: 304 when one is current"),
     IfModifiedSince: header("If-Modified-Since", "304 when not changed since (HTTP date)"),
   };
-  const jsonp = s.JSONP_ARGUMENT as string | null;
+  const jsonp = s.JSONP_ARGUMENT;
   if (jsonp) {
     params.jsonp = query(jsonp, "JSONP: wrap the JSON answer in a call of this function", {
       type: "string",

@@ -43,9 +43,9 @@ function takenBy(settings: Settings, domain: Domain, path: string): string | nul
     const literal = resource.url.split("/<")[0];
     if (under(resource.url) || (literal && under(literal))) return `DOMAIN.${resource.name}.url`;
   }
-  const schema = settings.SCHEMA_ENDPOINT as string | null;
+  const schema = settings.SCHEMA_ENDPOINT;
   if (schema && under(schema)) return "SCHEMA_ENDPOINT";
-  if (settings.RETURN_MEDIA_AS_URL && under(settings.MEDIA_ENDPOINT as string)) {
+  if (settings.RETURN_MEDIA_AS_URL && under(settings.MEDIA_ENDPOINT)) {
     return "MEDIA_ENDPOINT";
   }
   return null;

@@ -7,7 +7,7 @@
 import type { Method, Resource } from "../domain/types.ts";
 import type { Settings } from "../settings/check.ts";
 import type { Runtime } from "../services/runtime.ts";
-import { buildRoutes, type Endpoint, type EndpointKind } from "../routes/router.ts";
+import { buildRoutes, type Endpoint, type EndpointKind } from "../domain/endpoints.ts";
 import type { Scheme } from "../auth/types.ts";
 import type { Auth } from "../auth/mod.ts";
 import { setOwn } from "../domain/keys.ts";
@@ -514,7 +514,7 @@ class Describer {
   }
 
   private schemaEndpoint() {
-    const name = this.s.SCHEMA_ENDPOINT as string | null;
+    const name = this.s.SCHEMA_ENDPOINT;
     if (!name) return;
     const target = { kind: "schema" as const, resource: null, method: "GET" };
     const schema = { type: "object", description: "Eve schemas, as in the settings" };

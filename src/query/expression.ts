@@ -14,7 +14,7 @@
  */
 import { forbiddenSegment } from "../domain/keys.ts";
 import type { Filter } from "../store/store.ts";
-import { type ObjectId, parseObjectId } from "../store/bson.ts";
+import { type ObjectId, parseObjectId } from "../doc/bson.ts";
 import { parseError, QueryError } from "./errors.ts";
 import { type Token, tokenize, type TokenKind } from "./lexer.ts";
 

@@ -26,9 +26,9 @@ import {
   type ExpressionLimits,
   REGEX_EXPRESSION_OPERATORS,
 } from "./sandbox.ts";
-import { compileLinear, RegexError } from "../store/regex.ts";
+import { compileLinear, RegexError } from "../doc/regex.ts";
 import { visitReferences } from "./references.ts";
-import { parseObjectId } from "../store/bson.ts";
+import { parseObjectId } from "../doc/bson.ts";
 
 const HEX24 = /^[0-9a-fA-F]{24}$/;
 

@@ -44,7 +44,7 @@ export function rateLimitConfig(settings: Settings, problems: string[]): RateLim
     }
     limits[method] = { limit: value[0], windowMs: value[1] * 1000 };
   }
-  const url = settings.REDIS_URL as string | null;
+  const url = settings.REDIS_URL;
   if (url !== null && !/^rediss?:\/\/[^\s]+$/.test(url)) {
     problems.push("REDIS_URL: must be a redis:// or rediss:// URL");
   }
@@ -52,17 +52,17 @@ export function rateLimitConfig(settings: Settings, problems: string[]): RateLim
   if (onRedisError !== "allow" && onRedisError !== "refuse") {
     problems.push(`RATE_LIMIT_ON_REDIS_ERROR: must be "allow" or "refuse"`);
   }
-  const proxies = addressSet(settings.TRUSTED_PROXIES as string[]);
+  const proxies = addressSet(settings.TRUSTED_PROXIES);
   for (const entry of proxies.invalid) {
     problems.push(`TRUSTED_PROXIES: ${JSON.stringify(entry)} is not an IP address or CIDR range`);
   }
-  const timeoutMs = settings.RATE_LIMIT_REDIS_TIMEOUT as number;
+  const timeoutMs = settings.RATE_LIMIT_REDIS_TIMEOUT;
   if (timeoutMs < 1 || timeoutMs > 60_000) {
     problems.push("RATE_LIMIT_REDIS_TIMEOUT: must be between 1 and 60000 (milliseconds)");
   }
   return {
     limits,
-    prefix: settings.RATE_LIMIT_KEY_PREFIX as string,
+    prefix: settings.RATE_LIMIT_KEY_PREFIX,
     onRedisError: onRedisError === "refuse" ? "refuse" : "allow",
     timeoutMs,
     trustedProxies: proxies.set,
@@ -80,7 +80,7 @@ export function openLimiter(
   log: Logger,
 ): Limiter | null {
   if (!rateLimitingOn(config)) return null;
-  const url = settings.REDIS_URL as string | null;
+  const url = settings.REDIS_URL;
   if (url) return new RedisLimiter(url, { timeoutMs: config.timeoutMs, log });
   log.log(
     "warn",

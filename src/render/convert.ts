@@ -4,7 +4,7 @@
  */
 import { Buffer } from "node:buffer";
 import { setOwn } from "../domain/keys.ts";
-import { type ObjectId, objectIdHex } from "../store/bson.ts";
+import { type ObjectId, objectIdHex } from "../doc/bson.ts";
 
 /** Formats a date for output (DATE_FORMAT). */
 export type DateFormatter = (d: Date) => string;

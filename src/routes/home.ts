@@ -38,7 +38,7 @@ function homeReply(rt: Runtime, method: string, links: Record<string, unknown>):
   if (!rt.settings.HATEOAS) return { status: 200, body };
   const child = [...rt.domain.values()].filter((r) => !r.internal)
     .map((r) => ({ href: r.url, title: r.resourceTitle }));
-  const schema = rt.settings.SCHEMA_ENDPOINT as string | null;
+  const schema = rt.settings.SCHEMA_ENDPOINT;
   if (schema) child.push({ href: schema, title: schema });
   body[rt.settings.LINKS] = { child, ...links };
   return { status: 200, body };

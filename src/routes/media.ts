@@ -6,7 +6,7 @@
 import { methodNotAllowed, notFound } from "../services/errors.ts";
 import { isRead } from "../domain/methods.ts";
 import type { Account } from "../auth/types.ts";
-import { type ObjectId, parseObjectId } from "../store/bson.ts";
+import { type ObjectId, parseObjectId } from "../doc/bson.ts";
 import { notModified } from "../services/conditional.ts";
 import { mayDownload } from "../services/media_access.ts";
 import type { Preconditions, Runtime } from "../services/runtime.ts";

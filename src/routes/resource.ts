@@ -94,7 +94,7 @@ export async function resourceRoute(rt: Runtime, options: ResourceRequest): Prom
     preconditions: options.preconditions,
   };
   if (method !== "POST" && method !== "PATCH" && method !== "PUT") {
-    return await serve(rt, service, ctx);
+    return await withRequestEvents(rt, service, ctx);
   }
   // Files stream into the store while the body is read: whatever the write does not keep
   // is removed once the request is done, whether it succeeded or not.
@@ -102,7 +102,7 @@ export async function resourceRoute(rt: Runtime, options: ResourceRequest): Prom
   let failed = true;
   try {
     ctx.body = await options.readBody({ saveFile: uploads.save });
-    const reply = await serve(rt, service, ctx);
+    const reply = await withRequestEvents(rt, service, ctx);
     failed = false;
     return reply;
   } finally {
@@ -110,8 +110,12 @@ export async function resourceRoute(rt: Runtime, options: ResourceRequest): Prom
   }
 }
 
-/** Runs the service between the request events. */
-async function serve(rt: Runtime, service: Service, ctx: RequestContext): Promise<Reply> {
+/** Runs the service between the request events (`on_pre_<METHOD>`, `on_post_<METHOD>`). */
+async function withRequestEvents(
+  rt: Runtime,
+  service: Service,
+  ctx: RequestContext,
+): Promise<Reply> {
   const { method, request, resource } = ctx;
   const eventMethod = ruleMethod(method);
   const preArgs = method === "POST" ? [request] : [request, ctx.lookup];

@@ -24,7 +24,7 @@ export function schemaVisible(rt: Runtime, resource: Resource, request: Request)
 
 /** The resource name a schema endpoint path addresses: "" for all, null when not ours. */
 export function schemaTarget(rt: Runtime, path: string): string | null {
-  const name = rt.settings.SCHEMA_ENDPOINT as string | null;
+  const name = rt.settings.SCHEMA_ENDPOINT;
   if (!name) return null;
   if (path === name) return "";
   return path.startsWith(name + "/") ? path.slice(name.length + 1) : null;

@@ -14,7 +14,7 @@ import { parseJsonParam } from "../query/json.ts";
 import type { Resource } from "../domain/types.ts";
 import { collectionLinks, pageMeta } from "./links.ts";
 import { showable } from "./visible.ts";
-import { parseObjectId } from "../store/bson.ts";
+import { parseObjectId } from "../doc/bson.ts";
 
 const DROP = Symbol("drop");
 

@@ -11,7 +11,7 @@
 import type { ChangeWatcher, Doc, Store } from "../store/store.ts";
 import { describeError, type Logger } from "../log.ts";
 import type { ChangesConfig } from "./changes_config.ts";
-import { idToString } from "../store/bson.ts";
+import { idToString } from "../doc/bson.ts";
 
 /** What a write did to one document. */
 export type ChangeOp = "insert" | "update" | "replace" | "delete";

@@ -45,25 +45,25 @@ export function changesConfig(settings: Settings, problems: string[]): ChangesCo
   for (const key of POSITIVE) {
     if (s[key] < 1) problems.push(`${key}: must be at least 1`);
   }
-  const endpoint = s.CHANGES_ENDPOINT as string;
+  const endpoint = s.CHANGES_ENDPOINT;
   if (!/^[A-Za-z0-9_.~-]+$/.test(endpoint)) {
     problems.push(`CHANGES_ENDPOINT: must be one path segment (letters, digits, "_", "-", ".")`);
   }
   // A reverse proxy closes an upstream that stays silent past its read timeout (nginx's
   // default proxy_read_timeout is 60 s; deploy/nginx.conf gives feeds longer).
-  if ((s.CHANGES_HEARTBEAT_MS as number) >= PROXY_READ_TIMEOUT_MS) {
+  if (s.CHANGES_HEARTBEAT_MS >= PROXY_READ_TIMEOUT_MS) {
     problems.push(
       `CHANGES_HEARTBEAT_MS: must be below ${PROXY_READ_TIMEOUT_MS} (a reverse proxy's default ` +
         "read timeout: an idle feed would be closed)",
     );
   }
-  if (!["auto", "writes"].includes(s.CHANGES_SOURCE as string)) {
+  if (!["auto", "writes"].includes(s.CHANGES_SOURCE)) {
     problems.push(`CHANGES_SOURCE: must be "auto" or "writes"`);
   }
   const resources = new Map<string, { documents: boolean }>();
   const domain = (s.DOMAIN ?? {}) as Record<string, Record<string, unknown>>;
   for (const [name, raw] of Object.entries(domain)) {
-    const on = (raw.changes as boolean | undefined) ?? (s.CHANGES as boolean);
+    const on = (raw.changes as boolean | undefined) ?? s.CHANGES;
     if (!on) continue;
     const path = `DOMAIN.${name}.changes`;
     // The operation log is written alongside other writes, never through the write path.
@@ -81,7 +81,7 @@ export function changesConfig(settings: Settings, problems: string[]): ChangesCo
       continue;
     }
     const documents = (raw.changes_documents as boolean | undefined) ??
-      (s.CHANGES_DOCUMENTS as boolean);
+      s.CHANGES_DOCUMENTS;
     resources.set(name, { documents });
   }
   return {

@@ -4,11 +4,13 @@
  * the sub-resource URL variables, hook lookups (`on_pre_GET`), the requester's documents
  * only (AUTH_FIELD) and the feed's own `where`, all evaluated in memory on the changed
  * document. A document that leaves that view (a soft delete, an edit out of the filter) is
- * a `delete` event. Documents in events get the read projection, hidden fields removed,
+ * a `delete` event. A document the filter cannot be evaluated on (a `$divide` by a stored
+ * zero in the feed's `where`) cannot be shown to be in the view: it is not sent, and logged. Documents in events get the read projection, hidden fields removed,
  * media expanded and links, as a GET shows them.
  */
 import type { Doc, Filter, Projection } from "../store/store.ts";
 import { documentTest, projected } from "../query/memory.ts";
+import { idToString } from "../doc/bson.ts";
 import type { ChangeOp, FeedEvent, Selector } from "./changes.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
 import { expandMedia } from "./media.ts";
@@ -39,7 +41,13 @@ export function feedView(rt: Runtime, ctx: RequestContext, options: FeedViewOpti
   const filter = andFilters(endpointFilter(rt, ctx), options.where);
   // With no row condition at all, a removal known only by its id concerns every client.
   const unrestricted = Object.keys(filter).length === 0;
-  const test = documentTest(filter);
+  const test = documentTest(filter, (doc, error) => {
+    rt.log.log("warn", "change feed: a changed document could not be evaluated; not sent", {
+      resource: ctx.resource.name,
+      id: idToString(doc[ctx.resource.idField]),
+      error: error instanceof Error ? error.message : String(error),
+    });
+  });
   const visible = (doc: Doc | null | undefined) => !!doc && test(doc);
   const select: Selector = (change): ChangeOp | null => {
     if (change.op === "insert") return visible(change.doc) ? "insert" : null;

@@ -16,7 +16,7 @@
  */
 import { notFound, ServiceError } from "./errors.ts";
 import type { Method, Resource } from "../domain/types.ts";
-import { ObjectId } from "../store/bson.ts";
+import { ObjectId } from "../doc/bson.ts";
 import type { Doc } from "../store/store.ts";
 import { castUrlValue } from "./meta.ts";
 import { getCollection, getItem } from "./read.ts";

@@ -4,7 +4,7 @@
  */
 import { expandMedia } from "./media.ts";
 import { parseEmbedded } from "../query/paging.ts";
-import { EJSON } from "../store/bson.ts";
+import { EJSON } from "../doc/bson.ts";
 import type { DataRelation, Resource } from "../domain/types.ts";
 import type { FieldAt } from "../domain/schema.ts";
 import { softDeleteOf } from "./soft-delete.ts";
@@ -114,7 +114,7 @@ interface EmbedBudget {
  * the request is refused (400) before any referenced document is read.
  */
 function embedBudget(rt: Runtime): EmbedBudget {
-  const limit = rt.settings.MAX_EMBEDDED_DOCUMENTS as number;
+  const limit = rt.settings.MAX_EMBEDDED_DOCUMENTS;
   let used = 0;
   return {
     count(n) {

@@ -29,7 +29,7 @@
  * ever opens them.
  */
 import { createHmac } from "node:crypto";
-import { canonicalEjson } from "../store/bson.ts";
+import { canonicalEjson } from "../doc/bson.ts";
 import type { Doc } from "../store/store.ts";
 import type { Runtime } from "./runtime.ts";
 

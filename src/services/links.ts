@@ -7,7 +7,7 @@ import type { Doc } from "../store/store.ts";
 import { idToString } from "./meta.ts";
 import { relationOf } from "./embed.ts";
 import { flatConcat } from "../util/strings.ts";
-import { DBRef } from "../store/bson.ts";
+import { DBRef } from "../doc/bson.ts";
 
 export interface Link {
   href: string;

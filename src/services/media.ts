@@ -5,7 +5,7 @@
  */
 import { Buffer } from "node:buffer";
 import type { Resource } from "../domain/types.ts";
-import { ObjectId } from "../store/bson.ts";
+import { ObjectId } from "../doc/bson.ts";
 import type { Doc } from "../store/store.ts";
 import { isPlainObject } from "../util/plain.ts";
 import type { Runtime } from "./runtime.ts";
@@ -209,7 +209,7 @@ export async function expandMedia(
   const paths = resource.schemaModel.mediaPaths;
   if (paths.length === 0) return;
   const s = rt.settings;
-  const info = s.EXTENDED_MEDIA_INFO as string[];
+  const info = s.EXTENDED_MEDIA_INFO;
   const expand = async (id: ObjectId): Promise<unknown> => {
     const meta = info.length ? await rt.store.files.stat(id) : null;
     let file: unknown = null;
@@ -273,7 +273,7 @@ async function base64Of(rt: Runtime, id: ObjectId): Promise<string | null> {
  * @throws ServiceError (bad-request) past MAX_RESPONSE_MEDIA_BYTES, naming RETURN_MEDIA_AS_URL.
  */
 async function checkInlineBudget(rt: Runtime, ids: ObjectId[]): Promise<void> {
-  const limit = rt.settings.MAX_RESPONSE_MEDIA_BYTES as number;
+  const limit = rt.settings.MAX_RESPONSE_MEDIA_BYTES;
   const stats = await Promise.all(ids.map((id) => rt.store.files.stat(id)));
   let total = 0;
   for (const stat of stats) total += stat ? Math.ceil(stat.length / 3) * 4 : 0;

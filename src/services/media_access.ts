@@ -4,7 +4,7 @@
  * roles, internal resources). Unreferenced files are served to nobody.
  */
 import type { Resource } from "../domain/types.ts";
-import type { ObjectId } from "../store/bson.ts";
+import type { ObjectId } from "../doc/bson.ts";
 import type { Filter } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import { canRead, policyFilter } from "./policy.ts";

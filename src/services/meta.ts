@@ -4,7 +4,7 @@
  * reveals nothing of the content (see etag.ts) and is kept in the document, so conditional
  * requests cost no recomputation.
  */
-import { ObjectId, parseObjectId } from "../store/bson.ts";
+import { ObjectId, parseObjectId } from "../doc/bson.ts";
 import type { Doc } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
 import { singleType } from "../domain/schema.ts";
@@ -102,4 +102,4 @@ export function castUrlValue(resource: Resource, options: { field: string; raw: 
   }
 }
 
-export { idToString } from "../store/bson.ts";
+export { idToString } from "../doc/bson.ts";

@@ -16,7 +16,7 @@
  * and what is derived from them never carry a field that resource keeps from its readers.
  */
 import type { Method } from "../domain/types.ts";
-import { ObjectId } from "../store/bson.ts";
+import { ObjectId } from "../doc/bson.ts";
 import type { Alongside, Doc } from "../store/store.ts";
 import { now } from "./meta.ts";
 import { freshEtag } from "./etag.ts";
@@ -37,7 +37,7 @@ export interface OplogItem {
 
 /** Whether writes by `method` are logged. */
 export function oplogEnabled(rt: Runtime, method: OplogMethod): boolean {
-  return rt.settings.OPLOG === true && (rt.settings.OPLOG_METHODS as string[]).includes(method);
+  return rt.settings.OPLOG === true && rt.settings.OPLOG_METHODS.includes(method);
 }
 
 /**
@@ -63,7 +63,7 @@ export async function oplogEntries(
   if (items.length === 0 || !oplogEnabled(rt, op)) return undefined;
   const s = rt.settings;
   const { resource } = ctx;
-  const withChanges = (s.OPLOG_CHANGE_METHODS as string[]).includes(op);
+  const withChanges = s.OPLOG_CHANGE_METHODS.includes(op);
   const time = now();
   const user = requester(ctx);
   const entries = items.map(({ doc, changes }) => {
@@ -88,7 +88,7 @@ export async function oplogEntries(
     delete entry[s.ETAG];
     entry[s.ETAG] = freshEtag(rt, entry);
   }
-  return { collection: s.OPLOG_NAME as string, docs: entries };
+  return { collection: s.OPLOG_NAME, docs: entries };
 }
 
 /**

@@ -41,7 +41,7 @@ export interface SoftDelete {
 
 /** Soft delete for `resource`. */
 export function softDeleteOf(rt: Runtime, resource: Resource): SoftDelete {
-  const flag = rt.settings.DELETED as string;
+  const flag = rt.settings.DELETED;
   const enabled = resource.softDelete;
   return {
     enabled,

@@ -3,7 +3,7 @@
  * them once the request is done: a file no stored document took is removed, so a refused,
  * failed or partly read request leaves no file behind.
  */
-import type { ObjectId } from "../store/bson.ts";
+import type { ObjectId } from "../doc/bson.ts";
 import { deleteFiles, registerUpload, releaseUpload, type UploadedFile } from "./media.ts";
 import { isReferenced } from "./media_access.ts";
 import type { Runtime } from "./runtime.ts";

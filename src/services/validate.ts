@@ -6,7 +6,7 @@ import { ServiceError } from "./errors.ts";
 import type { Issues } from "../validation/types.ts";
 import type { DataRelation, Resource } from "../domain/types.ts";
 import { singleType } from "../domain/schema.ts";
-import { DBRef, parseObjectId } from "../store/bson.ts";
+import { DBRef, parseObjectId } from "../doc/bson.ts";
 import type { Doc } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import { softDeleteOf } from "./soft-delete.ts";

@@ -7,7 +7,7 @@
  * version fields or the shadow collection itself.
  */
 import { ServiceError } from "./errors.ts";
-import { EJSON, ObjectId } from "../store/bson.ts";
+import { EJSON, ObjectId } from "../doc/bson.ts";
 import type { Doc, Filter, Projection, Sort } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import type { Resource } from "../domain/types.ts";

@@ -4,7 +4,7 @@
  */
 import { notFound, ServiceError } from "./errors.ts";
 import { isPlainObject } from "../util/plain.ts";
-import type { ObjectId } from "../store/bson.ts";
+import type { ObjectId } from "../doc/bson.ts";
 import { type Doc, DuplicateKeyError } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
 import { type CompiledSchema, findBatchDuplicates } from "../validation/mod.ts";
@@ -30,7 +30,7 @@ import { softDeleteOf } from "./soft-delete.ts";
 import { findItem } from "./read.ts";
 import { oneWriteAtATime } from "./item_writes.ts";
 import type { ChangeInput } from "./changes.ts";
-import { cloneValue } from "../store/embedded/clone.ts";
+import { cloneValue } from "../doc/clone.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
 import { duplicateIssues, validationContext, validationError } from "./validate.ts";
 import { showable } from "./visible.ts";

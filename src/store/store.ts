@@ -4,16 +4,13 @@
  * Both stores (MongoDB and embedded) implement it and know nothing of resources, links or
  * HTTP. Filters, updates, sorts, projections and pipelines are MongoDB documents.
  */
-import type { ObjectId } from "./bson.ts";
+import type { ObjectId } from "../doc/bson.ts";
+import type { Doc, Filter, Projection, Sort } from "../doc/types.ts";
 
-/** A stored document. */
-export type Doc = Record<string, unknown>;
-/** A MongoDB query filter. */
-export type Filter = Doc;
-/** A MongoDB sort specification, in key order. */
-export type Sort = Record<string, 1 | -1>;
-/** A MongoDB projection (inclusive or exclusive). */
-export type Projection = Record<string, 0 | 1>;
+// The document and query types live below every layer that speaks of documents
+// (src/doc/); the data layer re-exports them as its own vocabulary.
+export type { Doc, Filter, Projection, Sort } from "../doc/types.ts";
+export { InvalidQueryError } from "../doc/types.ts";
 
 export interface FindOptions {
   sort?: Sort;
@@ -78,23 +75,6 @@ export class PartialWriteError extends StoreError {
     );
     this.name = "PartialWriteError";
     this.cleanup = options.cleanup;
-  }
-}
-
-/**
- * Thrown when the store refuses a query, update or pipeline as malformed (a client mistake
- * that got past the query layer, e.g. `{"$in": 5}`); the HTTP layer answers 400.
- */
-export class InvalidQueryError extends Error {
-  /**
-   * The database server's own reason, fit to show a client (MongoDB's `errmsg`, scrubbed
-   * and bounded); absent when the engine's text is not (the embedded engine's internals).
-   */
-  readonly reason?: string;
-  constructor(message: string, options?: ErrorOptions & { reason?: string }) {
-    super(message, options);
-    this.name = "InvalidQueryError";
-    this.reason = options?.reason;
   }
 }
 

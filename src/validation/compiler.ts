@@ -10,7 +10,7 @@ import type { SchemaDict, SchemaField, SchemaModel } from "../domain/schema.ts";
 import type { TypeChecker } from "./typecheck.ts";
 import { isPlainObject } from "../util/plain.ts";
 import type { CompileOptions, DictNode, FieldNode } from "./types.ts";
-import { compileLinear } from "../store/regex.ts";
+import { compileLinear } from "../doc/regex.ts";
 
 export type { DictNode, FieldNode } from "./types.ts";
 

@@ -5,7 +5,7 @@
  */
 import { Ajv } from "ajv";
 import type { TypeChecker } from "./typecheck.ts";
-import { compileLinear } from "../store/regex.ts";
+import { compileLinear } from "../doc/regex.ts";
 
 /** The data context ajv passes to keyword functions. */
 interface DataValidationCxt {

@@ -6,7 +6,7 @@ import type { ValidateFunction } from "ajv";
 import type { ResourceSchema } from "../domain/types.ts";
 import type { SchemaModel } from "../domain/schema.ts";
 import type { Doc } from "../store/store.ts";
-import { DBRef, Decimal128, ObjectId } from "../store/bson.ts";
+import { DBRef, Decimal128, ObjectId } from "../doc/bson.ts";
 import { type DictNode, SchemaCompiler } from "./compiler.ts";
 import { checkDateFormat, formatDate, parseDate } from "./dates.ts";
 import { addIssue, ajvIssues, filterIssues, hasIssue, mergeIssues } from "./issues.ts";

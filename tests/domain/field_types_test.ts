@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { type CoerceContext, coerceTo, TypeTable } from "../../src/domain/field-types.ts";
 import { parseDate } from "../../src/validation/dates.ts";
-import { Decimal128, ObjectId } from "../../src/store/bson.ts";
+import { Decimal128, ObjectId } from "../../src/doc/bson.ts";
 
 const FORMAT = "%a, %d %b %Y %H:%M:%S GMT";
 const CTX: CoerceContext = { parseDate: (text, format) => parseDate(text, format ?? FORMAT) };

@@ -10,7 +10,7 @@ import {
   QueryTimeoutError,
   StoreError,
 } from "../../src/store/store.ts";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 
 const { settings } = checkSettings({ VALIDATION_ERROR_STATUS: 400 });
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parseWhere } from "../../src/query/where.ts";
 import { parseExpression } from "../../src/query/expression.ts";
 import { QueryError } from "../../src/query/errors.ts";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 import { DATE, OID, opts, parseRfc1123 } from "./helpers.ts";
 
 const x = (s: string) => parseWhere(s, opts());

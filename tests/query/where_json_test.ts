@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseWhere } from "../../src/query/where.ts";
 import { QueryError } from "../../src/query/errors.ts";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 import { DATE, OID, opts } from "./helpers.ts";
 
 function refused(raw: string, pattern: RegExp, o = opts()): QueryError {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { renderJson } from "../../src/render/json.ts";
 import { JSON_READY } from "../../src/render/convert.ts";
-import { Binary, Decimal128, ObjectId, objectIdHex, parseObjectId } from "../../src/store/bson.ts";
+import { Binary, Decimal128, ObjectId, objectIdHex, parseObjectId } from "../../src/doc/bson.ts";
 import { Int32, Long } from "mongodb";
 
 const fmt = (d: Date) => d.toUTCString();

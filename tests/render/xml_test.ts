@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { XMLValidator } from "fast-xml-parser";
 import { renderXml, tagName } from "../../src/render/xml.ts";
-import { Decimal128, ObjectId } from "../../src/store/bson.ts";
+import { Decimal128, ObjectId } from "../../src/doc/bson.ts";
 import { fuzzSeed, pick, random } from "../support/random.ts";
 
 const O = { pretty: false, formatDate: (d: Date) => d.toUTCString() };

@@ -132,3 +132,42 @@ scenario(
     assert.equal((await api.get("people", bearer(noUser))).status, 401);
   },
 );
+
+/** A loopback port nothing listens on (a listener opened, then closed). */
+function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+const jwksRecords: Record<string, unknown>[] = [];
+scenario(
+  "JWT with a JWKS URL that cannot be fetched: 503 with Retry-After, logged once, not a 401",
+  {
+    ...SETTINGS,
+    AUTH_JWT: { jwks_url: `http://127.0.0.1:${closedPort()}/jwks.json`, algorithms: ["ES256"] },
+  },
+  async (api) => {
+    jwksRecords.length = 0;
+    const jwt = await new SignJWT({ sub: "u", roles: ["editor"] })
+      .setProtectedHeader({ alg: "ES256", kid: "k1" }).setExpirationTime("10m").sign(privateKey);
+    for (let i = 0; i < 2; i++) {
+      const res = await api.get("people", bearer(jwt));
+      assert.equal(res.status, 503);
+      assert.match(res.headers.get("retry-after") ?? "", /^[1-9][0-9]*$/);
+      assert.match(res.text, /keys that verify tokens cannot be fetched/);
+      assert.doesNotMatch(res.text, /127\.0\.0\.1|refused|ECONNREFUSED/i);
+    }
+    const errors = jwksRecords.filter((r) => r.level === "error");
+    assert.equal(errors.length, 1, JSON.stringify(jwksRecords));
+    assert.match(String(errors[0].msg ?? errors[0].message), /JWKS cannot be fetched/);
+    // A token that is not a JWT at all is still the client's mistake.
+    assert.equal((await api.get("people", bearer("not.a.jwt"))).status, 401);
+    // The key set is needed to verify, never to refuse: no token at all is still a 401.
+    assert.equal((await api.get("people")).status, 401);
+  },
+  {
+    logger: { log: (level, message, extra) => jwksRecords.push({ level, msg: message, ...extra }) },
+  },
+);

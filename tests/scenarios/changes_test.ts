@@ -333,3 +333,28 @@ scenario(
   },
   { logger: createLogger((record) => startup.push(record), "info") },
 );
+
+const feedRecords: Record<string, unknown>[] = [];
+scenario(
+  "a changed document the feed's where cannot be evaluated on is not sent, and logged",
+  SETTINGS,
+  async (api, running) => {
+    feedRecords.length = 0;
+    // age / (age - 7): a person aged 7 makes the feed's filter divide by zero.
+    const where = q('{"$expr": {"$gt": [{"$divide": ["$age", {"$subtract": ["$age", 7]}]}, 0]}}');
+    const { feed } = await ready(running.url + `people/_changes?where=${where}`);
+    const seven = await api.create("people", { name: "Seven", age: 7 });
+    const ada = await api.create("people", { name: "Ada", age: 36 });
+    const event = await feed.event();
+    assert.equal(event.data._id, ada._id);
+    await feed.quiet();
+    await feed.close();
+    const dropped = feedRecords.filter((r) => /could not be evaluated/.test(String(r.msg)));
+    assert.equal(dropped.length, 1, JSON.stringify(feedRecords));
+    assert.equal(dropped[0].level, "warn");
+    assert.equal(dropped[0].resource, "people");
+    assert.equal(dropped[0].id, seven._id);
+    assert.match(String(dropped[0].error), /divide/);
+  },
+  { logger: { log: (level, msg, extra) => feedRecords.push({ level, msg, ...extra }) } },
+);

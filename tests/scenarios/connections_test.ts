@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { createService, SettingsError } from "../../src/mod.ts";
 import { createLogger } from "../../src/log.ts";
 import { serve } from "../../src/http/server.ts";
-import { scenario, type StoreKind, STORES, storeSettings } from "../support/harness.ts";
+import { SANITIZED, scenario, type StoreKind, STORES, storeSettings } from "../support/harness.ts";
 import { closeQuietly, readAnswer, readUntilClosed } from "../support/net.ts";
 
 const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
@@ -90,8 +90,8 @@ scenario(
 for (const kind of STORES) {
   Deno.test({
     name: `[${kind}] the client address in logs is the socket peer, whatever the headers say`,
-    sanitizeOps: false,
-    sanitizeResources: false,
+    sanitizeOps: SANITIZED[kind],
+    sanitizeResources: SANITIZED[kind],
     async fn() {
       const store = await storeSettings(kind);
       const records: Record<string, unknown>[] = [];
@@ -235,8 +235,8 @@ async function problemsOf(kind: StoreKind, extra: Record<string, unknown>): Prom
 for (const kind of STORES) {
   Deno.test({
     name: `[${kind}] the former server settings are refused, naming what replaced them`,
-    sanitizeOps: false,
-    sanitizeResources: false,
+    sanitizeOps: SANITIZED[kind],
+    sanitizeResources: SANITIZED[kind],
     async fn() {
       const replaced: Record<string, RegExp> = {
         SERVER_FRONT: /SERVER_FRONT: no longer exists: .*Deno\.serve.*deploy\/nginx\.conf/,
@@ -268,8 +268,8 @@ for (const kind of STORES) {
 
   Deno.test({
     name: `[${kind}] the command line refuses to start with SERVER_FRONT`,
-    sanitizeOps: false,
-    sanitizeResources: false,
+    sanitizeOps: SANITIZED[kind],
+    sanitizeResources: SANITIZED[kind],
     async fn() {
       const dir = await Deno.makeTempDir({ prefix: "restsvc-front-" });
       const store = await storeSettings(kind);

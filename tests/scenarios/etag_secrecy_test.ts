@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { createHash, createHmac } from "node:crypto";
 import { type Running, scenario } from "../support/harness.ts";
 import type { Client, Json } from "../support/client.ts";
-import { canonicalEjson, ObjectId } from "../../src/store/bson.ts";
+import { canonicalEjson, ObjectId } from "../../src/doc/bson.ts";
 import type { Doc } from "../../src/store/store.ts";
 import { createService } from "../../src/mod.ts";
 import { createLogger } from "../../src/log.ts";

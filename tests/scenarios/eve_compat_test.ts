@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 import type { Json } from "../support/client.ts";
 
 const EPOCH = "Thu, 01 Jan 1970 00:00:00 GMT";

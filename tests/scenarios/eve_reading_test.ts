@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import type { Client, Json } from "../support/client.ts";
-import { DBRef, ObjectId } from "../../src/store/bson.ts";
+import { DBRef, ObjectId } from "../../src/doc/bson.ts";
 
 const q = encodeURIComponent;
 

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { Events } from "../../src/mod.ts";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 import type { Json } from "../support/client.ts";
 
 const contacts = (options: { partial?: boolean; softDelete?: boolean } = {}) => ({

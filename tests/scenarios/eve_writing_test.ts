@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { HttpError } from "../../src/mod.ts";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 import { scenario } from "../support/harness.ts";
 import { record } from "../events/record.ts";
 import type { Json } from "../support/client.ts";

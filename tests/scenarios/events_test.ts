@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { Events, HttpError } from "../../src/mod.ts";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 import { scenario } from "../support/harness.ts";
 import { memoryLogger, record } from "../events/record.ts";
 import { GENERIC_500 } from "../support/assertions.ts";

@@ -4,7 +4,14 @@
  * itself, even from a store that ignores the projections it is given.
  */
 import assert from "node:assert/strict";
-import { type Running, scenario, startService, STORES, storeSettings } from "../support/harness.ts";
+import {
+  type Running,
+  SANITIZED,
+  scenario,
+  startService,
+  STORES,
+  storeSettings,
+} from "../support/harness.ts";
 import { q } from "../support/assertions.ts";
 import { basic, SECRET_HASH } from "../support/auth.ts";
 import { openFeed } from "../support/sse.ts";
@@ -372,8 +379,8 @@ function blindScenario(
   for (const kind of STORES) {
     Deno.test({
       name: `[${kind}] ${name}`,
-      sanitizeOps: false,
-      sanitizeResources: false,
+      sanitizeOps: SANITIZED[kind],
+      sanitizeResources: SANITIZED[kind],
       async fn() {
         const where = await storeSettings(kind);
         const real = kind === "embedded"

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createService } from "../../src/mod.ts";
 import { IndexBuildError } from "../../src/services/indexes.ts";
 import { createLogger } from "../../src/log.ts";
-import { STORES, storeSettings } from "../support/harness.ts";
+import { SANITIZED, STORES, storeSettings } from "../support/harness.ts";
 
 const settingsWith = (unique: boolean) => ({
   RESOURCE_METHODS: ["GET", "POST"],
@@ -16,8 +16,8 @@ const settingsWith = (unique: boolean) => ({
 for (const kind of STORES) {
   Deno.test({
     name: `[${kind}] a unique index over stored duplicates stops start-up, naming them`,
-    sanitizeOps: false,
-    sanitizeResources: false,
+    sanitizeOps: SANITIZED[kind],
+    sanitizeResources: SANITIZED[kind],
     async fn() {
       const store = await storeSettings(kind);
       const options = { env: false, logger: createLogger(() => {}) };

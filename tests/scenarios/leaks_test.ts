@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import type { Client, Json } from "../support/client.ts";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 
 const SECRET = "hunter2";
 const ACCOUNT = {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { base64, multipart, sendForm } from "../support/media.ts";
-import type { ObjectId } from "../../src/store/bson.ts";
+import type { ObjectId } from "../../src/doc/bson.ts";
 import type { Json } from "../support/client.ts";
 
 const INFO = ["content_type", "name", "length"];

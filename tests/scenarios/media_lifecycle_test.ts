@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import type { Client } from "../support/client.ts";
 import { fileCount, multipart, sendForm } from "../support/media.ts";
-import type { ObjectId } from "../../src/store/bson.ts";
+import type { ObjectId } from "../../src/doc/bson.ts";
 import type { Running } from "../support/harness.ts";
 import { createLogger } from "../../src/log.ts";
 

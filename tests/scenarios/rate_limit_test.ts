@@ -4,7 +4,13 @@
  * one database, and Redis killed while serving.
  */
 import assert from "node:assert/strict";
-import { type Running, startService, STORES, storeSettings } from "../support/harness.ts";
+import {
+  type Running,
+  SANITIZED,
+  startService,
+  STORES,
+  storeSettings,
+} from "../support/harness.ts";
 import type { Answer, Client } from "../support/client.ts";
 import { REDIS_SKIP, redisServer, type RedisTestServer, startRedis } from "../support/redis.ts";
 import { createService, type Service, SettingsError } from "../../src/mod.ts";
@@ -45,8 +51,9 @@ function limitScenario(
     for (const limiter of LIMITERS) {
       Deno.test({
         ...skipUnless(`[${store}/${limiter}] ${name}`, limiter === "redis" ? REDIS_SKIP : null),
-        sanitizeOps: false,
-        sanitizeResources: false,
+        // The shared redis-server process outlives the first test that starts it.
+        sanitizeOps: limiter === "memory" && SANITIZED[store],
+        sanitizeResources: limiter === "memory" && SANITIZED[store],
         async fn() {
           const running = await startService(
             { DOMAIN, ...settings, ...limiterSettings(limiter) },
@@ -249,8 +256,6 @@ Deno.test("rate limit: malformed settings refuse to start, naming the key", asyn
 
 Deno.test({
   name: "rate limit: without REDIS_URL a start-up warning says the limit is per instance",
-  sanitizeOps: false,
-  sanitizeResources: false,
   async fn() {
     const records: Record<string, unknown>[] = [];
     const dir = await Deno.makeTempDir({ prefix: "restsvc-test-" });
@@ -327,8 +332,6 @@ Deno.test({
 
 Deno.test({
   name: "rate limit: without Redis each instance counts on its own",
-  sanitizeOps: false,
-  sanitizeResources: false,
   async fn() {
     const statuses = await twoInstances({}, 20);
     assert.equal(statuses.filter((s) => s === 200).length, 10, String(statuses));

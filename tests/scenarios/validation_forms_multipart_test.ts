@@ -5,7 +5,7 @@
  * returned as Base64.
  */
 import assert from "node:assert/strict";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 import { scenario } from "../support/harness.ts";
 
 const SETTINGS = {

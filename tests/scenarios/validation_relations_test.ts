@@ -4,7 +4,7 @@
  * versioned references; embedded documents cannot be written in place of references.
  */
 import assert from "node:assert/strict";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 import { scenario } from "../support/harness.ts";
 import { issuesOf } from "../support/assertions.ts";
 import type { Json } from "../support/client.ts";

@@ -3,7 +3,7 @@
  * type, read back as sent) and invalid input (422 with the field's message).
  */
 import assert from "node:assert/strict";
-import { Decimal128, ObjectId } from "../../src/store/bson.ts";
+import { Decimal128, ObjectId } from "../../src/doc/bson.ts";
 import { scenario } from "../support/harness.ts";
 import { assertInvalid } from "../support/assertions.ts";
 

@@ -8,7 +8,7 @@ import {
 } from "../../src/services/versions.ts";
 import type { Runtime } from "../../src/services/runtime.ts";
 import type { Resource } from "../../src/domain/types.ts";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 
 const rt = { settings: { VERSION: "_v", LATEST_VERSION: "_latest" } } as unknown as Runtime;
 const versioned = { versioning: true } as Resource;

@@ -11,7 +11,7 @@ import {
   Decimal128,
   EJSON,
   ObjectId,
-} from "../../src/store/bson.ts";
+} from "../../src/doc/bson.ts";
 import { decodeDoc } from "../../src/store/embedded/codec.ts";
 
 const library = (v: unknown) => EJSON.stringify(v, { relaxed: false });

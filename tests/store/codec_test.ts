@@ -1,7 +1,7 @@
 /** The embedded store's fast document decoding answers exactly as EJSON.parse (relaxed). */
 import assert from "node:assert/strict";
 import { decodeDoc, decodeEntries, encodeDoc, indexKey } from "../../src/store/embedded/codec.ts";
-import { Binary, Decimal128, EJSON, ObjectId } from "../../src/store/bson.ts";
+import { Binary, Decimal128, EJSON, ObjectId } from "../../src/doc/bson.ts";
 import { BSON } from "mongodb";
 
 Deno.test("decodeDoc equals EJSON.parse on every BSON type the store keeps", () => {

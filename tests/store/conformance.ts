@@ -6,10 +6,11 @@
  * `gaps` (see `JONGODB_GAPS`) is registered as ignored, with the gap in its name.
  */
 import assert from "node:assert/strict";
-import { Decimal128, ObjectId } from "../../src/store/bson.ts";
+import { Decimal128, ObjectId } from "../../src/doc/bson.ts";
 import type { Collection, Doc, Filter, Store } from "../../src/store/store.ts";
 import { DuplicateKeyError } from "../../src/store/store.ts";
 import { jongodbGap, skipUnless } from "../support/skip.ts";
+import { SANITIZED, type StoreKind } from "../support/harness.ts";
 
 interface Context {
   store: Store;
@@ -741,12 +742,12 @@ export function conformanceGaps(): Set<string> {
 /**
  * Registers the conformance cases for one store backend.
  *
- * @param label prefix of every test name, e.g. `"mongo"`.
+ * @param label the store, the prefix of every test name (`"mongo"`); it decides the sanitizers.
  * @param open opens a fresh store; the case closes it.
  * @param gaps features the backend lacks: cases needing them are ignored, gap named.
  */
 export function storeConformance(
-  label: string,
+  label: StoreKind,
   open: () => Promise<Store>,
   gaps: Set<string> = new Set(),
 ): void {
@@ -754,9 +755,8 @@ export function storeConformance(
     const missing = (c.needs ?? []).filter((g) => gaps.has(g));
     Deno.test({
       ...skipUnless(`${label} store: ${c.name}`, missing.map(jongodbGap).join(", ")),
-      // The MongoDB driver keeps sockets and timers beyond a single test.
-      sanitizeResources: false,
-      sanitizeOps: false,
+      sanitizeResources: SANITIZED[label],
+      sanitizeOps: SANITIZED[label],
       async fn() {
         const store = await open();
         const created: Collection[] = [];

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
-import { engineMatcher, engineOptions } from "../../src/store/embedded/engine.ts";
+import { engineMatcher, engineOptions } from "../../src/doc/match/engine.ts";
 import type { Collection, Doc, Filter, Sort } from "../../src/store/store.ts";
 import { fuzzSeed, pick, random } from "../support/random.ts";
 

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { Query } from "mingo/query";
 import { compileTopLevel } from "../../src/store/embedded/project.ts";
 import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
-import { engineOptions } from "../../src/store/embedded/engine.ts";
-import { ObjectId } from "../../src/store/bson.ts";
+import { engineOptions } from "../../src/doc/match/engine.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 import type { Doc, Projection } from "../../src/store/store.ts";
 
 /** A small deterministic generator (the same cases every run). */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
-import { Binary, Decimal128, Long, ObjectId } from "../../src/store/bson.ts";
+import { Binary, Decimal128, Long, ObjectId } from "../../src/doc/bson.ts";
 import { DuplicateKeyError, type Store } from "../../src/store/store.ts";
 
 async function withStore(fn: (store: Store, dir: string) => Promise<void>): Promise<void> {
@@ -400,7 +400,7 @@ Deno.test("embedded: every acknowledged write survives kill -9", async () => {
 });
 
 Deno.test("embedded: the simple-filter fast path agrees with mingo", async () => {
-  const { compileSimple } = await import("../../src/store/embedded/fastmatch.ts");
+  const { compileSimple } = await import("../../src/doc/match/fastmatch.ts");
   const { Query } = await import("mingo");
   const values: unknown[] = [
     1,

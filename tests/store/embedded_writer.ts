@@ -3,7 +3,7 @@
  * the store at `Deno.args[0]` and prints each acknowledged `_id` on its own line.
  */
 import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 
 const store = await openEmbeddedStore(Deno.args[0]);
 const coll = store.collection("durable");

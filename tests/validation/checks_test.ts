@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 import { type CustomRule, findBatchDuplicates, SchemaError } from "../../src/validation/mod.ts";
 import { compile, ctx, issuesOf } from "./helpers.ts";
 

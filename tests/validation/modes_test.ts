@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ObjectId } from "../../src/store/bson.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 import { compile, ctx, issuesOf } from "./helpers.ts";
 
 const ID = "5f1d2c3b4a5f1d2c3b4a5f1d";

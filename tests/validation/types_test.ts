@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Decimal128, ObjectId } from "../../src/store/bson.ts";
+import { Decimal128, ObjectId } from "../../src/doc/bson.ts";
 import { compile, ctx, issuesOf } from "./helpers.ts";
 
 const HEX = "5f1d2c3b4a5f1d2c3b4a5f1d";

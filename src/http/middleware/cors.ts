@@ -80,7 +80,7 @@ export function corsConfig(
   if (credentials !== null && credentials !== undefined && typeof credentials !== "boolean") {
     problems.push("X_ALLOW_CREDENTIALS: must be true, false or null");
   }
-  const maxAge = settings.X_MAX_AGE as number;
+  const maxAge = settings.X_MAX_AGE;
   if (maxAge < 0) problems.push("X_MAX_AGE: must be at least 0");
   const anyOrigin = domains.includes("*");
   if (anyOrigin && credentials === true) {

@@ -6,10 +6,10 @@
 import { Aggregator } from "mingo/aggregator";
 import type { Options } from "mingo/types";
 import type { Doc } from "../store.ts";
-import { ObjectId } from "../bson.ts";
-import { cloneValue } from "./clone.ts";
+import { ObjectId } from "../../doc/bson.ts";
+import { cloneValue } from "../../doc/clone.ts";
 import { valueKey } from "./codec.ts";
-import { arrayMembersAsEqualities, compileFilter } from "./engine.ts";
+import { arrayMembersAsEqualities, compileFilter } from "../../doc/match/engine.ts";
 import type { Change } from "./indexes.ts";
 import { DuplicateKeyError, QueryTimeoutError } from "../store.ts";
 

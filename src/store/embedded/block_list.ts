@@ -1,7 +1,7 @@
 /**
  * A sorted list kept in blocks of a few hundred items: inserting or removing one item moves
  * the items of one block, not of the whole list (a sorted view of 1,000,000 documents in one
- * array cost every write a 1,000,000-pointer move, ~0.7 ms). Finding a position is two binary
+ * array cost every write a 1,000,000-pointer move). Finding a position is two binary
  * searches: over the blocks' last items, then within one block.
  */
 

@@ -3,7 +3,14 @@
  * `_id` values and index entries.
  */
 import type { Doc } from "../store.ts";
-import { compactEjson, EJSON, Long, type ObjectId, objectIdHex, parseObjectId } from "../bson.ts";
+import {
+  compactEjson,
+  EJSON,
+  Long,
+  type ObjectId,
+  objectIdHex,
+  parseObjectId,
+} from "../../doc/bson.ts";
 
 /**
  * Serializes a document as Extended JSON, keeping BSON types through a restart: canonical

@@ -17,18 +17,18 @@ import type {
   WriteOptions,
 } from "../store.ts";
 import { DuplicateKeyError, InvalidQueryError, QueryTimeoutError, StoreError } from "../store.ts";
-import { ObjectId } from "../bson.ts";
-import { cloneValue, copyTopLevel } from "./clone.ts";
+import { ObjectId } from "../../doc/bson.ts";
+import { cloneValue, copyTopLevel } from "../../doc/clone.ts";
 import { encodeDoc, valueKey } from "./codec.ts";
-import { compareValues, EMPTY, pathValues, sortDocs } from "./compare.ts";
-import { compileFilter, equalityFields, idEquality, MATCH_ALL } from "./engine.ts";
+import { compareValues, EMPTY, pathValues, sortDocs } from "../../doc/match/compare.ts";
+import { compileFilter, equalityFields, idEquality, MATCH_ALL } from "../../doc/match/engine.ts";
 import { type Change, checkUnique, indexName } from "./indexes.ts";
 import type { Database } from "./sqlite.ts";
 import { type CollectionState, idKeyOf } from "./state.ts";
 import { runAggregate } from "./aggregate.ts";
-import { nearOrder, sortByDistance } from "./geo.ts";
+import { nearOrder, sortByDistance } from "../../doc/match/geo.ts";
 import { compileTopLevel } from "./project.ts";
-import { EJSON } from "../bson.ts";
+import { EJSON } from "../../doc/bson.ts";
 
 /** What a collection needs from its store. */
 export interface StoreContext {

@@ -10,7 +10,7 @@
  * `files` row are removed when the store opens.
  */
 import type { ByteRange, FileInfo, FileStore, StoredFile } from "../store.ts";
-import { ObjectId } from "../bson.ts";
+import { ObjectId } from "../../doc/bson.ts";
 import { decodeDoc, encodeDoc } from "./codec.ts";
 import type { Database } from "./sqlite.ts";
 import type { StatementSync } from "node:sqlite";

@@ -5,7 +5,7 @@
  */
 import type { Doc, IndexSpec } from "../store.ts";
 import { DuplicateKeyError } from "../store.ts";
-import { EMPTY, pathValues } from "./compare.ts";
+import { EMPTY, pathValues } from "../../doc/match/compare.ts";
 import { indexKey } from "./codec.ts";
 
 /** Upper bound of keys one document may produce in a compound multikey index. */

@@ -7,8 +7,8 @@
 import type { Options } from "mingo/types";
 import type { Collection, FileStore, Store } from "../store.ts";
 import { EmbeddedCollection, type StoreContext } from "./collection.ts";
-import { engineOptions } from "./engine.ts";
-import { cloneValue } from "./clone.ts";
+import { engineOptions } from "../../doc/match/engine.ts";
+import { cloneValue } from "../../doc/clone.ts";
 import { EmbeddedFileStore } from "./files.ts";
 import { Database } from "./sqlite.ts";
 import { CollectionState } from "./state.ts";

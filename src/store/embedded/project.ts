@@ -7,7 +7,7 @@
  * and is left to the engine.
  */
 import type { Doc, Projection } from "../store.ts";
-import { cloneValue } from "./clone.ts";
+import { cloneValue } from "../../doc/clone.ts";
 
 /** A compiled top-level projection: makes the projected copy of one stored document. */
 export type TopLevelProjection = (doc: Doc, options: { shared: boolean }) => Doc;

@@ -15,7 +15,7 @@ import { indexKey } from "./codec.ts";
 import type { UniqueIndex } from "./indexes.ts";
 import { BlockList } from "./block_list.ts";
 import { isPlainObject } from "../../util/plain.ts";
-import { compareValues, EMPTY, rank, sortKey } from "./compare.ts";
+import { compareValues, EMPTY, rank, sortKey } from "../../doc/match/compare.ts";
 
 /** Whether `v` has a unique index key that equality on it can use (see {@link EqIndex}). */
 function isSimple(v: unknown): boolean {

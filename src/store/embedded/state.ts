@@ -4,10 +4,10 @@
  */
 import type { Doc, IndexSpec } from "../store.ts";
 import { decodeEntries, valueKey } from "./codec.ts";
-import { compileFilter, isSimpleValue } from "./engine.ts";
+import { compileFilter, isSimpleValue } from "../../doc/match/engine.ts";
 import type { Options } from "mingo/types";
 import type { Database } from "./sqlite.ts";
-import { EJSON } from "../bson.ts";
+import { EJSON } from "../../doc/bson.ts";
 import { applyToIndex, type Change, indexName, UniqueIndex } from "./indexes.ts";
 import { EqIndex, equalityValues, rangeOf, SortedView } from "./secondary.ts";
 import type { Filter, Sort } from "../store.ts";

@@ -8,7 +8,7 @@
  */
 import { Buffer } from "node:buffer";
 import { Binary, type Db, GridFSBucket, type GridFSFile, MongoRuntimeError } from "mongodb";
-import { ObjectId } from "../bson.ts";
+import { ObjectId } from "../../doc/bson.ts";
 import type { ByteRange, Doc, FileInfo, FileStore, StoredFile } from "../store.ts";
 import { translateError } from "./errors.ts";
 import { noteTransferred } from "../../util/transfer.ts";

@@ -7,7 +7,7 @@
  */
 import * as queryOperators from "mingo/operators/query";
 import type { Options } from "mingo/types";
-import type { Doc } from "../store.ts";
+import type { Doc } from "../types.ts";
 import { pathValues } from "./compare.ts";
 import { operatorTest } from "./fastmatch.ts";
 

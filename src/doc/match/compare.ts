@@ -5,7 +5,7 @@
  * booleans < dates < timestamps < regular expressions. Strings compare by code point
  * (like MongoDB's UTF-8 byte order), numbers across JS/BSON numeric types by value.
  */
-import type { Doc, Sort } from "../store.ts";
+import type { Doc, Sort } from "../types.ts";
 
 const RANK_NULL = 2;
 const RANK_NUMBER = 3;

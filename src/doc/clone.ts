@@ -4,7 +4,7 @@
  * `structuredClone` would turn an ObjectId into a plain object. Immutable BSON values
  * (ObjectId, Decimal128, Long, ...) are shared; mutable containers are copied.
  */
-import { Binary } from "../bson.ts";
+import { Binary } from "./bson.ts";
 
 /** Returns a deep copy of `value`: plain objects, arrays, Dates, byte arrays and Binary are copied. */
 export function cloneValue<T>(value: T): T {

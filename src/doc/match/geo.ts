@@ -5,7 +5,7 @@
  * with `$maxDistance`/`$minDistance` in meters. Distances are great-circle (haversine);
  * polygon containment is planar on longitude/latitude.
  */
-import type { Doc, Filter } from "../store.ts";
+import type { Doc, Filter } from "../types.ts";
 
 /** Earth radius MongoDB uses for spherical distances, in meters. */
 const EARTH_RADIUS_M = 6378100;

@@ -1,6 +1,7 @@
 /**
- * mingo configuration for the embedded store: scripts off, MongoDB sort order in
- * `$sort`, extra query operators (geo), and a resolver for `$lookup`.
+ * The document matcher, shared by the embedded store and in-memory filtering (the change
+ * feed): mingo configured with scripts off, MongoDB sort order in `$sort`, extra query
+ * operators (geo), and a resolver for `$lookup`.
  */
 import { Context } from "mingo";
 import { Query } from "mingo/query";
@@ -12,13 +13,13 @@ import * as projectionOperators from "mingo/operators/projection";
 import * as queryOperators from "mingo/operators/query";
 import * as windowOperators from "mingo/operators/window";
 import type { Options } from "mingo/types";
-import { type Doc, type Filter, InvalidQueryError, type Projection, type Sort } from "../store.ts";
+import { type Doc, type Filter, InvalidQueryError, type Projection, type Sort } from "../types.ts";
 import { sortDocs } from "./compare.ts";
 import { geoQueryOperators } from "./geo.ts";
 import { compileSimple } from "./fastmatch.ts";
 import { linearExpressionOperators, linearQueryOperators } from "./linear-regex.ts";
 import { bsonNumberOperators } from "./bson-numbers.ts";
-import { cloneValue } from "./clone.ts";
+import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
 /** Builds mingo options; `resolve` returns the documents of another collection. */

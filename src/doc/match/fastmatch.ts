@@ -5,7 +5,7 @@
  * array field matches when one element does; comparisons only within one type class)
  * and skips mingo's per-document path resolution. Other filters return null.
  */
-import type { Doc, Filter } from "../store.ts";
+import type { Doc, Filter } from "../types.ts";
 import { compareValues } from "./compare.ts";
 import { isPlainObject } from "../../util/plain.ts";
 

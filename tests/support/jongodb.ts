@@ -62,25 +62,12 @@ function withDirectConnection(uri: string): string {
   return uri + (uri.includes("?") ? "&" : "?") + "directConnection=true";
 }
 
-/** Reads a stream to the end, keeping its last bytes; calls `onLine` for each line. */
-async function drain(
-  stream: ReadableStream<Uint8Array>,
-  tail: { text: string },
-  onLine?: (line: string) => void,
-): Promise<void> {
-  const decoder = new TextDecoder();
-  let pending = "";
-  for await (const chunk of stream) {
-    const text = decoder.decode(chunk, { stream: true });
-    tail.text = (tail.text + text).slice(-TAIL_BYTES);
-    if (!onLine) continue;
-    pending += text;
-    let nl: number;
-    while ((nl = pending.indexOf("\n")) >= 0) {
-      onLine(pending.slice(0, nl).trim());
-      pending = pending.slice(nl + 1);
-    }
-    if (pending.length > TAIL_BYTES) pending = pending.slice(-TAIL_BYTES);
+/** The last bytes of the emulator's output file (empty while there is none). */
+function tailOf(path: string): string {
+  try {
+    return Deno.readTextFileSync(path).slice(-TAIL_BYTES);
+  } catch {
+    return "";
   }
 }
 
@@ -93,23 +80,27 @@ export async function startJongodb(): Promise<Jongodb> {
     throw new Error(`jongodb binary not found at ${bin}: run \`deno install\` first`);
   }
   const port = freePort();
-  const child = new Deno.Command(bin, {
-    args: ["--host=127.0.0.1", `--port=${port}`],
+  // The emulator writes its output to a file, not a pipe: a pipe read for the emulator's
+  // whole life would be an operation in flight across every test (the op sanitizer's
+  // business), and an unread pipe would block the emulator once full.
+  const log = await Deno.makeTempFile({ prefix: "restsvc-jongodb-", suffix: ".log" });
+  const child = new Deno.Command("sh", {
+    args: ["-c", 'exec "$0" "$@" >"$JONGODB_LOG" 2>&1', bin, "--host=127.0.0.1", `--port=${port}`],
+    env: { JONGODB_LOG: log },
     stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
+    stdout: "null",
+    stderr: "null",
   }).spawn();
 
-  const out = { text: "" };
-  const err = { text: "" };
-  let announced: (uri: string) => void = () => {};
-  const uriSeen = new Promise<string>((resolve) => announced = resolve);
-  const drained = Promise.all([
-    drain(child.stdout, out, (line) => {
-      if (line.startsWith("JONGODB_URI=")) announced(line.slice("JONGODB_URI=".length));
-    }),
-    drain(child.stderr, err),
-  ]).catch(() => {});
+  let watching = true;
+  const uriSeen = (async () => {
+    while (watching) {
+      const line = tailOf(log).split("\n").find((l) => l.startsWith("JONGODB_URI="));
+      if (line) return line.slice("JONGODB_URI=".length).trim();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return new Promise<string>(() => {});
+  })();
 
   let timer: ReturnType<typeof setTimeout> | undefined;
   const failure = new Promise<never>((_, reject) => {
@@ -118,7 +109,7 @@ export async function startJongodb(): Promise<Jongodb> {
       START_TIMEOUT_MS,
     );
     child.status.then((s) =>
-      reject(new Error(`jongodb exited with code ${s.code} before starting: ${err.text}`))
+      reject(new Error(`jongodb exited with code ${s.code} before starting: ${tailOf(log)}`))
     );
   });
   failure.catch(() => {});
@@ -144,7 +135,7 @@ export async function startJongodb(): Promise<Jongodb> {
       // Already exited.
     }
     await child.status;
-    await drained;
+    await Deno.remove(log).catch(() => {});
   };
 
   try {
@@ -154,6 +145,7 @@ export async function startJongodb(): Promise<Jongodb> {
     await stop();
     throw e;
   } finally {
+    watching = false;
     clearTimeout(timer);
   }
 }

@@ -25,14 +25,17 @@ export const DEFAULT_WAIT_MS = 5000;
 
 /** An open feed. */
 export class SseFeed {
-  #reader: ReadableStreamDefaultReader<Uint8Array>;
+  #readerOf: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #decoder = new TextDecoder();
   #buffer = "";
   #pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
   #ended = false;
 
-  constructor(readonly response: Response, private readonly abort: AbortController) {
-    this.#reader = response.body!.getReader();
+  constructor(readonly response: Response, private readonly abort: AbortController) {}
+
+  /** The body's reader, taken on first read (so an error answer's body stays readable). */
+  get #reader(): ReadableStreamDefaultReader<Uint8Array> {
+    return this.#readerOf ??= this.response.body!.getReader();
   }
 
   get status(): number {
@@ -118,7 +121,8 @@ export class SseFeed {
   /** Closes the connection from the client side. */
   async close(): Promise<void> {
     this.abort.abort();
-    await this.#reader.cancel().catch(() => {});
+    if (this.#readerOf) await this.#readerOf.cancel().catch(() => {});
+    else if (!this.response.bodyUsed) await this.response.body?.cancel().catch(() => {});
   }
 
   #parseOne(): SseMessage | null {

@@ -128,7 +128,7 @@ class Describer {
     return documentSchema(compiled.model(), options);
   }
 
-  /** `<name>.item`, `.input`, `.patch`, `.form`, `.page`, `.written`, `.bulk`. */
+  /** `<name>.item`, `.input`, `.patch`, `.form`, `.page`, `.diffs`, `.written`, `.bulk`. */
   private resourceSchemas(resource: Resource) {
     const s = this.s;
     const name = resource.name;
@@ -139,6 +139,12 @@ class Describer {
     if (resource.pagination) page[s.META] = schemaRef("Meta");
     if (resource.hateoas) page[s.LINKS] = schemaRef("Links");
     add("page", { type: "object", properties: page, required: [s.ITEMS] });
+    if (resource.versioning && !resource.aggregation) {
+      // version=diffs: after the first, a diff holds only the fields that changed.
+      const { required: _required, ...diff } = item;
+      const diffs: Json = { ...page, [s.ITEMS]: { type: "array", items: diff } };
+      add("diffs", { type: "object", properties: diffs, required: [s.ITEMS] });
+    }
     const writes = [...resource.resourceMethods, ...resource.itemMethods]
       .some((m) => m === "POST" || m === "PUT" || m === "PATCH");
     if (!writes) return;
@@ -441,11 +447,13 @@ class Describer {
       case "GET":
       case "HEAD": {
         const item = schemaRef(`${name}.item`);
-        const body = resource.versioning ? { anyOf: [item, schemaRef(`${name}.page`)] } : item;
+        const body = resource.versioning
+          ? { anyOf: [item, schemaRef(`${name}.page`), schemaRef(`${name}.diffs`)] }
+          : item;
         const ok = method === "GET"
           ? {
             description: resource.versioning
-              ? `The ${resource.itemTitle} (a page of versions for version=all or diffs)`
+              ? `The ${resource.itemTitle} (a page of versions for version=all, of diffs for diffs)`
               : `The ${resource.itemTitle}`,
             headers: cacheHeaders,
             content: json(body),

@@ -145,7 +145,7 @@ export interface PeopleWorksResource {
 export type WorksDocument = {
   title?: string;
   description?: string;
-  owner?: string | PeopleDocument;
+  owner?: string | PeopleDocument | null;
   _created?: string;
   _updated?: string;
   _etag?: string;

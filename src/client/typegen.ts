@@ -217,7 +217,10 @@ class Generator {
   private queryType(schema: Json): string {
     const branches = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
     if (Array.isArray(branches)) {
-      const plain = branches.filter((b) => !isItemRef(b));
+      // An embeddable relation's answers may hold the document, or null when it is gone;
+      // a query compares the reference itself.
+      const embedded = branches.some(isItemRef);
+      const plain = branches.filter((b) => !isItemRef(b) && !(embedded && b.type === "null"));
       return unique(plain.map((b) => this.queryType(b))).join(" | ") || "unknown";
     }
     if (isArray(schema) && isObject(schema.items)) return this.queryType(schema.items);

@@ -191,5 +191,5 @@ Deno.test("client types: relations are queried by their values and named as embe
   assert.match(text, /export interface TeamsFields \{\n {2}"members": string;/);
   assert.match(text, /"meta\.lead": string;/);
   assert.match(text, /embeddable: "members" \| "meta\.lead";/);
-  assert.match(text, /lead\?: string \| PeopleDocument;/);
+  assert.match(text, /lead\?: string \| PeopleDocument \| null;/);
 });

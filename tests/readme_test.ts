@@ -83,7 +83,8 @@ const CURLS = BLOCKS.flatMap((block) =>
     const calls: { block: ExampleBlock; source: string; words: string[] }[] = [];
     c.words.forEach((w, i) => {
       if (w === "curl" || w.endsWith("(curl")) {
-        const end = c.words.findIndex((x, j) => j > i && (x === "|" || x.endsWith(")")));
+        const inner = w !== "curl"; // `$(curl ...)`: the call ends at the closing parenthesis
+        const end = c.words.findIndex((x, j) => j > i && (x === "|" || (inner && x.endsWith(")"))));
         calls.push({
           block,
           source: c.source,

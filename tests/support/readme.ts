@@ -143,7 +143,13 @@ export function queryFields(query: URLSearchParams): { field: string; use: strin
   for (const use of ["projection", "embedded"]) {
     const value = query.get(use);
     if (!value) continue;
-    for (const field of Object.keys(JSON.parse(value))) out.push({ field, use });
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      continue; // a malformed example: what it answers is checked by running it
+    }
+    for (const field of Object.keys(parsed)) out.push({ field, use });
   }
   return out;
 }

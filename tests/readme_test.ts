@@ -214,3 +214,37 @@ async function runGroup(kind: (typeof STORES)[number], group: ExampleBlock[]) {
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+/** Chapters written elsewhere in the project: links to them are checked once they exist. */
+const WRITTEN_ELSEWHERE = new Set(["docs/deployment.md", "docs/performance.md", "docs/client.md"]);
+
+/** GitHub's anchor of a heading. */
+function slug(heading: string): string {
+  return heading.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").replaceAll(" ", "-");
+}
+
+Deno.test("docs: links between the docs point to files and headings that exist", async () => {
+  const { dirname, join, normalize } = await import("node:path");
+  let checked = 0;
+  for (const file of FILES) {
+    const text = Deno.readTextFileSync(new URL(file, ROOT)).replace(/```[\s\S]*?```/g, "");
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue;
+      const [path, anchor] = target.split("#");
+      const resolved = path === "" ? file : normalize(join(dirname(file), path));
+      let body: string;
+      try {
+        body = Deno.readTextFileSync(new URL(resolved, ROOT));
+      } catch {
+        assert.ok(WRITTEN_ELSEWHERE.has(resolved), `${file}: link to missing ${target}`);
+        continue;
+      }
+      checked++;
+      if (anchor === undefined) continue;
+      const headings = [...body.replace(/```[\s\S]*?```/g, "").matchAll(/^#+ (.+)$/gm)]
+        .map((m) => slug(m[1]));
+      assert.ok(headings.includes(anchor), `${file}: no heading #${anchor} in ${resolved}`);
+    }
+  }
+  assert.ok(NARROWED || checked >= 50, `only ${checked} links checked`);
+});

@@ -44,7 +44,7 @@ const TYPES: Record<string, string> = {
   methods: "list of methods",
   object: "object",
   "object?": "object or null",
-  any: "see the chapter",
+  any: "any",
 };
 
 /** The keys of the tables that have no meaning, and meanings of keys no table has. */
@@ -127,7 +127,7 @@ export function renderReference(): string {
   for (const [key, spec] of Object.entries(GLOBAL_KEYS) as [string, KeySpec][]) {
     const meaning = GLOBAL_MEANINGS[key];
     if (!meaning) continue;
-    const facts = [TYPES[spec.kind], `default ${showDefault(spec.default)}`];
+    const facts = [meaning.type ?? TYPES[spec.kind], `default ${showDefault(spec.default)}`];
     const eve = eveNames.get(key);
     if (eve) facts.push(`Eve: ${eve.map((n) => "`" + n + "`").join(", ")}`);
     if (Object.hasOwn(ENV_OVERRIDES, key)) facts.push(`env \`${key}\``);
@@ -159,7 +159,9 @@ export function renderReference(): string {
     "",
   );
   for (const [key, spec] of Object.entries(RESOURCE_KEYS)) {
-    const facts = [TYPES[spec.kind]];
+    const facts = [
+      ("global" in spec ? undefined : RESOURCE_MEANINGS[key]?.type) ?? TYPES[spec.kind],
+    ];
     const eve = resourceEve.get(key);
     if (eve) facts.push(`Eve: \`${eve}\``);
     let text: string;

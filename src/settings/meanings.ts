@@ -21,13 +21,15 @@ export type Chapter =
   | "migrating-from-eve"
   | "security";
 
-/** What a key means and the chapter that explains it. */
+/** What a key means, the chapter that explains it, and its type when the table says `any`. */
 export interface Meaning {
   chapter: Chapter;
   text: string;
+  type?: string;
 }
 
-const m = (chapter: Chapter, text: string): Meaning => ({ chapter, text });
+const m = (chapter: Chapter, text: string, type?: string): Meaning =>
+  type === undefined ? { chapter, text } : { chapter, text, type };
 
 /** Global settings: one line each. */
 export const GLOBAL_MEANINGS: Readonly<Record<string, Meaning>> = {
@@ -118,11 +120,27 @@ export const GLOBAL_MEANINGS: Readonly<Record<string, Meaning>> = {
   LATEST_VERSION: m("writing", "Name of the latest version number field"),
   VERSION_ID_SUFFIX: m("writing", "Suffix of the document id field in version copies"),
   VERSION_DIFF_INCLUDE: m("writing", "Fields `version=diffs` always shows"),
-  X_DOMAINS: m("cors-and-rate-limits", 'Origins allowed cross-origin (a list, or `"*"`)'),
-  X_DOMAINS_RE: m("cors-and-rate-limits", "Allowed origins as regular expressions (anchored)"),
-  X_HEADERS: m("cors-and-rate-limits", "`Access-Control-Allow-Headers` of preflights"),
-  X_EXPOSE_HEADERS: m("cors-and-rate-limits", "`Access-Control-Expose-Headers`"),
-  X_ALLOW_CREDENTIALS: m("cors-and-rate-limits", "Allow credentials for listed origins"),
+  X_DOMAINS: m(
+    "cors-and-rate-limits",
+    'Origins allowed cross-origin (a list, or `"*"`)',
+    "string or list of strings",
+  ),
+  X_DOMAINS_RE: m(
+    "cors-and-rate-limits",
+    "Allowed origins as regular expressions (anchored)",
+    "string or list of strings",
+  ),
+  X_HEADERS: m(
+    "cors-and-rate-limits",
+    "`Access-Control-Allow-Headers` of preflights",
+    "string or list of strings",
+  ),
+  X_EXPOSE_HEADERS: m(
+    "cors-and-rate-limits",
+    "`Access-Control-Expose-Headers`",
+    "string or list of strings",
+  ),
+  X_ALLOW_CREDENTIALS: m("cors-and-rate-limits", "Allow credentials for listed origins", "boolean"),
   X_MAX_AGE: m("cors-and-rate-limits", "Seconds a browser may cache a preflight"),
   SCHEMA_ENDPOINT: m("schemas-and-validation", "URL of the schema endpoint (none: off)"),
   OPLOG: m("oplog-and-change-feed", "Keep the operation log"),
@@ -156,10 +174,26 @@ export const GLOBAL_MEANINGS: Readonly<Record<string, Meaning>> = {
   MAX_MULTIPART_PARTS: m("security", "Parts of one multipart body; past it 413"),
   MAX_EMBEDDED_DOCUMENTS: m("security", "References one answer may embed; past it 400"),
   MAX_RESPONSE_MEDIA_BYTES: m("security", "Inline Base64 media of one answer; past it 400"),
-  RATE_LIMIT_GET: m("cors-and-rate-limits", "`[requests, seconds]` per user for GET and HEAD"),
-  RATE_LIMIT_POST: m("cors-and-rate-limits", "`[requests, seconds]` per user for POST"),
-  RATE_LIMIT_PATCH: m("cors-and-rate-limits", "`[requests, seconds]` per user for PATCH"),
-  RATE_LIMIT_DELETE: m("cors-and-rate-limits", "`[requests, seconds]` per user for DELETE"),
+  RATE_LIMIT_GET: m(
+    "cors-and-rate-limits",
+    "`[requests, seconds]` per user for GET and HEAD",
+    "[requests, seconds]",
+  ),
+  RATE_LIMIT_POST: m(
+    "cors-and-rate-limits",
+    "`[requests, seconds]` per user for POST",
+    "[requests, seconds]",
+  ),
+  RATE_LIMIT_PATCH: m(
+    "cors-and-rate-limits",
+    "`[requests, seconds]` per user for PATCH",
+    "[requests, seconds]",
+  ),
+  RATE_LIMIT_DELETE: m(
+    "cors-and-rate-limits",
+    "`[requests, seconds]` per user for DELETE",
+    "[requests, seconds]",
+  ),
   REDIS_URL: m(
     "cors-and-rate-limits",
     "Redis for rate-limit counters (none: per-instance counters)",
@@ -177,14 +211,22 @@ export const GLOBAL_MEANINGS: Readonly<Record<string, Meaning>> = {
   MONGO_AUTH_MECHANISM: m("migrating-from-eve", "No effect here; put it in MONGO_URI"),
   MONGO_AUTH_MECHANISM_PROPERTIES: m("migrating-from-eve", "No effect here; put it in MONGO_URI"),
   MONGO_CONNECT: m("migrating-from-eve", "No effect here (the service connects at start-up)"),
-  STANDARD_ERRORS: m("migrating-from-eve", "No effect here (every error has the standard body)"),
+  STANDARD_ERRORS: m(
+    "migrating-from-eve",
+    "No effect here (every error has the standard body)",
+    "list of statuses",
+  ),
   VALIDATION_ERROR_AS_LIST: m("schemas-and-validation", "Every issue is a list of messages"),
   TRANSPARENT_SCHEMA_RULES: m("migrating-from-eve", "No effect here"),
   NORMALIZE_DOTTED_FIELDS: m("writing", "Dotted names in POST and PUT bodies become nested fields"),
   ITEM_CACHE_CONTROL: m("migrating-from-eve", "No effect (Eve never sends it); use CACHE_CONTROL"),
   EXTRA_RESPONSE_FIELDS: m("writing", "Stored fields added to write answers"),
   QUERY_OBJECTID_AS_STRING: m("reading", "24-hex strings in `where` stay strings"),
-  RATE_LIMIT_PUT: m("cors-and-rate-limits", "`[requests, seconds]` per user for PUT (ours)"),
+  RATE_LIMIT_PUT: m(
+    "cors-and-rate-limits",
+    "`[requests, seconds]` per user for PUT (ours)",
+    "[requests, seconds]",
+  ),
   RATE_LIMIT_KEY_PREFIX: m(
     "cors-and-rate-limits",
     "Redis key prefix (one per API sharing a Redis)",
@@ -214,7 +256,7 @@ export const GLOBAL_MEANINGS: Readonly<Record<string, Meaning>> = {
   AUTH_SCHEMES: m("authentication", "Accepted schemes: `basic`, `token`, `hmac`, `jwt`"),
   AUTH_REALM: m("authentication", "Realm of the `WWW-Authenticate` challenges"),
   AUTH_ACCOUNTS: m("authentication", "The accounts resource and its field names"),
-  AUTH_USERS: m("authentication", "Accounts in the settings (bcrypt hashes)"),
+  AUTH_USERS: m("authentication", "Accounts in the settings (bcrypt hashes)", "list of accounts"),
   AUTH_JWT: m("authentication", "JWT key and claims"),
   AUTH_CACHE_SECONDS: m("authentication", "Seconds a verified credential is remembered (0: never)"),
   AUTH_HMAC_MAX_SKEW: m("authentication", "Largest HMAC `Date` difference from the clock, seconds"),
@@ -222,8 +264,12 @@ export const GLOBAL_MEANINGS: Readonly<Record<string, Meaning>> = {
   HEALTH_PATH: m("deployment", "Liveness probe path (empty: off)"),
   READY_PATH: m("deployment", "Readiness probe path (empty: off)"),
   READY_TIMEOUT_MS: m("deployment", "How long readiness waits for the store and Redis"),
-  OPENAPI_PATH: m("api-description", "Path of the OpenAPI description (false: off, with the page)"),
-  DOCS_PATH: m("api-description", "Path of the docs page (false: off)"),
+  OPENAPI_PATH: m(
+    "api-description",
+    "Path of the OpenAPI description (false: off, with the page)",
+    "path, or false",
+  ),
+  DOCS_PATH: m("api-description", "Path of the docs page (false: off)", "path, or false"),
   CHANGES: m("oplog-and-change-feed", "Change feeds for every resource"),
   CHANGES_ENDPOINT: m("oplog-and-change-feed", "Last path segment of a feed"),
   CHANGES_DOCUMENTS: m("oplog-and-change-feed", "Events may carry documents (`?documents=1`)"),
@@ -246,10 +292,18 @@ export const RESOURCE_MEANINGS: Readonly<Record<string, Meaning>> = {
   item_title: m("reading", "Title of item links (default: the resource title minus a final s)"),
   resource_title: m("reading", "Title of collection links (default: the resource name)"),
   additional_lookup: m("reading", "A second, read-only item endpoint by another field"),
-  default_sort: m("reading", "Sort applied when the client sends none"),
+  default_sort: m(
+    "reading",
+    "Sort applied when the client sends none",
+    "sort (object, list or text)",
+  ),
   embedded_fields: m("reading", "Relations embedded by default"),
   hidden_fields: m("security", "Fields no read ever returns, filters or sorts on"),
   internal_resource: m("embedding-and-events", "Reachable in-process only, never over HTTP"),
   mongo_indexes: m("configuration", "Indexes created at start-up"),
-  authentication: m("authentication", "false: public; a scheme or list: only those schemes"),
+  authentication: m(
+    "authentication",
+    "false: public; a scheme or list: only those schemes",
+    "boolean, scheme or list of schemes",
+  ),
 };

@@ -10,6 +10,8 @@
  *   block marked `<!-- example-settings: <name> -->` earlier in the file; DOMAIN entries are
  *   added or replaced one resource at a time); `shipped` goes back to the shipped config.
  *
+ * Blocks of docs/deployment.md that run a container engine (`docker ...`) are not run either.
+ *
  * Expected output: a comment line after a command (before the next one) is a piece of its
  * output; `...` matches anything, and the pieces must appear in order. A line starting with
  * an HTTP status (`# 404 ...`, or `# HTTP/1.1 206 ...`) is the status every curl of the
@@ -39,6 +41,9 @@ export interface ExampleBlock {
   settings: Record<string, unknown>;
   settingsLabel: string;
 }
+
+/** Container engines: their commands in docs/deployment.md are not run. */
+const CONTAINER = new Set(["docker", "podman", "docker-compose"]);
 
 const MARKER = /^<!--\s*([a-z-]+):\s*(.*?)\s*-->$/;
 
@@ -109,7 +114,11 @@ export function exampleBlocks(file: string, markdown: string): ExampleBlock[] {
         else throw new Error(`${where}: no example settings named "${chosen}" before the block`);
         settingsLabel = chosen;
       }
-      const notRun = markers.get("not-run") ?? null;
+      const commands = exampleCommands(text);
+      const notRun = markers.get("not-run") ??
+        (file === "docs/deployment.md" && commands.some((c) => CONTAINER.has(c.words[0]))
+          ? "container commands (no container engine runs where the tests do)"
+          : null);
       if (notRun !== null && notRun.length < 8) {
         throw new Error(`${where}: a not-run marker needs its reason`);
       }
@@ -117,7 +126,7 @@ export function exampleBlocks(file: string, markdown: string): ExampleBlock[] {
         file,
         line: i + 1,
         text,
-        commands: exampleCommands(text),
+        commands,
         notRun,
         settings,
         settingsLabel,

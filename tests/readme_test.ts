@@ -271,3 +271,48 @@ Deno.test("docs: links between the docs point to files and headings that exist",
   }
   assert.ok(NARROWED || checked >= 50, `only ${checked} links checked`);
 });
+
+/** The ```ts blocks of the docs (a first line `// name.ts` names the file the block is). */
+function typescriptBlocks(): { file: string; line: number; name: string; text: string }[] {
+  const out: { file: string; line: number; name: string; text: string }[] = [];
+  for (const file of FILES) {
+    const lines = Deno.readTextFileSync(new URL(file, ROOT)).split("\n");
+    lines.forEach((l, i) => {
+      if (l.trim() !== "```ts") return;
+      const end = lines.findIndex((x, j) => j > i && x.trim() === "```");
+      const text = lines.slice(i + 1, end).join("\n");
+      const named = /^\/\/ ([\w-]+\.ts)$/.exec(lines[i + 1].trim());
+      out.push({ file, line: i + 1, name: named?.[1] ?? `example_${out.length}.ts`, text });
+    });
+  }
+  return out;
+}
+
+Deno.test({
+  name: "docs: the TypeScript examples type-check against the project",
+  sanitizeResources: false,
+  async fn() {
+    const blocks = typescriptBlocks();
+    assert.ok(NARROWED || blocks.length >= 5, `only ${blocks.length} TypeScript examples`);
+    if (blocks.length === 0) return;
+    // Where `./src/mod.ts` and `./config/...` resolve as they do from the project's root.
+    const dir = await Deno.makeTempDir({ prefix: "restsvc-docs-ts-" });
+    try {
+      for (const name of ["deno.json", "deno.lock", "src", "config", "node_modules"]) {
+        await Deno.symlink(new URL(name, ROOT).pathname, `${dir}/${name}`);
+      }
+      for (const block of blocks) await Deno.writeTextFile(`${dir}/${block.name}`, block.text);
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["check", "--quiet", ...blocks.map((b) => b.name)],
+        cwd: dir,
+        stdout: "piped",
+        stderr: "piped",
+        signal: AbortSignal.timeout(120_000),
+      }).output();
+      const where = blocks.map((b) => `${b.name}: ${b.file}:${b.line}`).join("\n");
+      assert.equal(out.code, 0, `${new TextDecoder().decode(out.stderr)}\n${where}`);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -316,3 +316,14 @@ Deno.test({
     }
   },
 });
+
+Deno.test("docs: the README is a front page, and no page tells the project's history", () => {
+  const readme = Deno.readTextFileSync(new URL("README.md", ROOT));
+  const lines = readme.split("\n").length;
+  assert.ok(lines <= 300, `README.md has ${lines} lines (at most 300: move detail into docs/)`);
+  for (const file of FILES) {
+    const text = Deno.readTextFileSync(new URL(file, ROOT));
+    const found = /\b(?:the latest session|this session|issue #?\d+)\b/i.exec(text);
+    assert.equal(found, null, `${file}: "${found?.[0]}" (no history or tracker numbers in docs)`);
+  }
+});

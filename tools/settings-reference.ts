@@ -143,7 +143,7 @@ export function renderReference(): string {
     out.push(
       `### ${title}`,
       "",
-      `Explained in [${chapter}.md](${chapter}.md).`,
+      `Explained in [${title}](${chapter}.md).`,
       "",
       ...entries,
       "",

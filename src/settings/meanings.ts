@@ -163,7 +163,7 @@ export const GLOBAL_MEANINGS: Readonly<Record<string, Meaning>> = {
   PUBLIC_BASE_URL: m("writing", "Start of absolute URLs (`Location`, media); none: path-absolute"),
   MEDIA_ENDPOINT: m("media", "Path segment of the media endpoint"),
   MEDIA_URL: m("media", "URL rule of a file id at the media endpoint"),
-  MULTIPART_FORM_FIELDS_AS_JSON: m("media", "Every non-file multipart field holds JSON"),
+  MULTIPART_FORM_FIELDS_AS_JSON: m("media", "Non-file multipart fields are read as JSON"),
   AUTO_COLLAPSE_MULTI_KEYS: m("media", "A repeated form key (files too) becomes a list"),
   MAX_FILE_SIZE: m("media", "Bytes of one uploaded file (0: MAX_BODY_SIZE); past it 413"),
   AUTO_CREATE_LISTS: m("media", "A single value sent for a list field becomes a list"),

@@ -40,6 +40,13 @@ const BLOCKS: ExampleBlock[] = FILES.flatMap((file) =>
   exampleBlocks(file, Deno.readTextFileSync(new URL(file, ROOT)))
 );
 
+/**
+ * The project's top-level files and folders, linked into the directories examples run in so
+ * that `deno task ...` and `./src/mod.ts` resolve there (local data and git are left out).
+ */
+const PROJECT_ENTRIES = [...Deno.readDirSync(ROOT)].map((e) => e.name)
+  .filter((name) => ![".git", ".data"].includes(name));
+
 /** The example service's address in the docs. */
 const DOC_HOST = "localhost:5000";
 
@@ -206,7 +213,7 @@ async function runGroup(kind: (typeof STORES)[number], group: ExampleBlock[]) {
   const running = await startService(withSettings(shipped, group[0].settings), kind);
   // A fresh directory for the files examples write, where `deno task` finds the project.
   const dir = await Deno.makeTempDir({ prefix: "restsvc-docs-" });
-  for (const name of ["deno.json", "deno.lock", "src", "config", "tools", "node_modules"]) {
+  for (const name of PROJECT_ENTRIES) {
     await Deno.symlink(new URL(name, ROOT).pathname, `${dir}/${name}`);
   }
   try {
@@ -298,7 +305,7 @@ Deno.test({
     // Where `./src/mod.ts` and `./config/...` resolve as they do from the project's root.
     const dir = await Deno.makeTempDir({ prefix: "restsvc-docs-ts-" });
     try {
-      for (const name of ["deno.json", "deno.lock", "src", "config", "node_modules"]) {
+      for (const name of PROJECT_ENTRIES) {
         await Deno.symlink(new URL(name, ROOT).pathname, `${dir}/${name}`);
       }
       for (const block of blocks) await Deno.writeTextFile(`${dir}/${block.name}`, block.text);

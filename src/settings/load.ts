@@ -18,7 +18,7 @@ export interface RawSettings {
 }
 
 /** Environment variables that override settings, and how to read them. */
-const ENV_OVERRIDES: Record<string, "string" | "int"> = {
+export const ENV_OVERRIDES: Record<string, "string" | "int"> = {
   MONGO_URI: "string",
   DB_HOST: "string",
   DB_PORT: "int",

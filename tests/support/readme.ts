@@ -1,7 +1,7 @@
 /**
- * Reads the README's examples for `tests/readme_test.ts`: shell commands of ```sh blocks
- * (split the way a POSIX shell splits them: quotes, backslash-newlines, comments) and the
- * `GET /path?query` lines of indented blocks, and the fields a request names.
+ * Reads the docs' examples for `tests/readme_test.ts`: shell commands of ```sh blocks (split
+ * the way a POSIX shell splits them: quotes, backslash-newlines, comments), and the fields a
+ * request's query names.
  */
 import type { Json } from "./client.ts";
 
@@ -56,52 +56,6 @@ export function shellCommands(text: string): ShellCommand[] {
   return commands;
 }
 
-/** The body of every fenced block whose info string is `lang`, with its line number. */
-export function fencedBlocks(markdown: string, lang: string): { line: number; text: string }[] {
-  const blocks: { line: number; text: string }[] = [];
-  const lines = markdown.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i].trim() !== "```" + lang) continue;
-    const end = lines.findIndex((l, j) => j > i && l.trim() === "```");
-    blocks.push({ line: i + 1, text: lines.slice(i + 1, end).join("\n") });
-    i = end;
-  }
-  return blocks;
-}
-
-/** The text of the `## title` section (up to the next `## ` heading). */
-export function section(markdown: string, title: string): string {
-  const start = markdown.indexOf(`\n## ${title}\n`);
-  if (start === -1) throw new Error(`no section "${title}"`);
-  const end = markdown.indexOf("\n## ", start + 1);
-  return markdown.slice(start, end === -1 ? undefined : end);
-}
-
-/** A `GET` example line of an indented block: its target and the status shown after it. */
-export interface GetExample {
-  target: string;
-  /** The status on the next line (e.g. `400 {...}`), or null. */
-  status: number | null;
-}
-
-/** The `GET /...` lines of the indented code blocks of `text`. */
-export function getExamples(text: string): GetExample[] {
-  const lines = text.split("\n");
-  const examples: GetExample[] = [];
-  lines.forEach((line, i) => {
-    const m = /^ {4,}GET +(\/.*)$/.exec(line);
-    if (!m) return;
-    // Annotations follow two or more spaces or an arrow: `GET /x   (Accept: ...)`.
-    const target = m[1].split(/ {2,}| -> /)[0].trim();
-    const next = /^ {4,}(\d{3}) /.exec(lines[i + 1] ?? "");
-    examples.push({ target, status: next ? Number(next[1]) : null });
-  });
-  return examples;
-}
-
-/** Whether an example holds a placeholder (`<id>`, `6b01...`, `$TOKEN`). */
-export const hasPlaceholder = (text: string): boolean => /<[^>]*>|\.\.\.|\$[A-Z_]/.test(text);
-
 /** Field paths named by a `where` value (JSON or the expression form). */
 function whereFields(where: string): string[] {
   const text = where.trim();
@@ -143,7 +97,13 @@ export function queryFields(query: URLSearchParams): { field: string; use: strin
   for (const use of ["projection", "embedded"]) {
     const value = query.get(use);
     if (!value) continue;
-    for (const field of Object.keys(JSON.parse(value))) out.push({ field, use });
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      continue; // a malformed example: what it answers is checked by running it
+    }
+    for (const field of Object.keys(parsed)) out.push({ field, use });
   }
   return out;
 }

@@ -11,13 +11,10 @@ import { singleType } from "../domain/schema.ts";
 import { getCollection, getItem } from "../services/read.ts";
 import { RequestUploads } from "../services/uploads.ts";
 import type { Preconditions, Reply, RequestContext, Runtime } from "../services/runtime.ts";
-import {
-  deleteCollection,
-  deleteItem,
-  patchItem,
-  postCollection,
-  putItem,
-} from "../services/write.ts";
+import { postCollection } from "../services/methods/post.ts";
+import { putItem } from "../services/methods/put.ts";
+import { patchItem } from "../services/methods/patch.ts";
+import { deleteCollection, deleteItem } from "../services/methods/delete.ts";
 import { type Endpoint, matchRoute } from "./router.ts";
 import { accountOf } from "../auth/types.ts";
 

@@ -7,7 +7,7 @@ import type { AppEnv } from "./env.ts";
 import { ClientAbortError, HttpError, httpErrorOf, REASONS } from "./errors.ts";
 import { apiPath, queryOf } from "./urls.ts";
 import { parsePreconditions } from "./preconditions.ts";
-import { readRequestBody } from "./body.ts";
+import { readRequestBody } from "./body/mod.ts";
 import { toResponse } from "./respond.ts";
 import { jsonpCallback } from "./jsonp.ts";
 import { methodOverride } from "./middleware/method-override.ts";

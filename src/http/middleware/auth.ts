@@ -1,3 +1,19 @@
+/**
+ * Authentication and authorisation in front of the routes (AUTH_SCHEMES, the resources'
+ * `public_methods`, `allowed_roles` and their item and read variants): a public target
+ * passes; any other needs valid credentials (401, with the schemes' challenges) and one of
+ * the allowed roles (403). The account goes on the Hono variable `account` and on the
+ * request, where routes, hooks and the rate limit find it.
+ *
+ * Why a middleware: every endpoint, the media, schema and change-feed endpoints included,
+ * is guarded in one place, before any of its work (a body is not read for a request that
+ * will be refused).
+ *
+ * ```ts
+ * app.use("*", authenticate(auth, (c) => targetOf(c)));
+ * app.get("/people", (c) => c.json(c.get("account"))); // only reached when allowed
+ * ```
+ */
 import type { Context, MiddlewareHandler } from "hono";
 import { HttpError } from "../errors.ts";
 import type { Auth, AuthTarget } from "../../auth/mod.ts";

@@ -1,3 +1,17 @@
+/**
+ * Prometheus metrics (METRICS): serves the exposition at METRICS_PATH and counts and times
+ * every other request, labelled by resource name, endpoint kind, method and status (never
+ * by URL, so the label sets stay bounded), and counts rate-limited requests.
+ *
+ * Why first in the chain: a request refused by any later middleware (a bad Host, a failed
+ * authentication, a rate limit) is counted too, and the scrape skips logging,
+ * authentication and rate limits, like the probes.
+ *
+ * ```ts
+ * app.use("*", metrics({ metrics, config, target: (c) => labelsOf(c) }));
+ * // GET /metrics -> text/plain exposition; other requests -> restsvc_http_requests_total{...}
+ * ```
+ */
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env.ts";
 import { HttpError } from "../errors.ts";

@@ -2,14 +2,13 @@
  * The Hono application: a middleware chain in front of the home, resource and item
  * routes. Errors of every kind become responses in `onError`, the one place for that.
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import type { AppEnv } from "./env.ts";
+import type { Target } from "./target.ts";
 import { ClientAbortError, HttpError, httpErrorOf, REASONS } from "./errors.ts";
-import { apiPath, queryOf } from "./urls.ts";
-import { parsePreconditions } from "./preconditions.ts";
-import { readRequestBody } from "./body.ts";
+import { queryOf } from "./urls.ts";
 import { toResponse } from "./respond.ts";
-import { jsonpCallback } from "./jsonp.ts";
+import { jsonpArgument } from "./jsonp.ts";
 import { methodOverride } from "./middleware/method-override.ts";
 import { hostCheck } from "./middleware/host.ts";
 import { type ProbeOptions, probes, type ReadinessCheck } from "./probes.ts";
@@ -18,21 +17,18 @@ import { rateLimit, rateLimitHeaders, type RateLimitOptions } from "./middleware
 import { requestLog } from "./middleware/request-log.ts";
 import { compress } from "./middleware/compress.ts";
 import { EveryPathRouter } from "./every_path_router.ts";
-import { metrics, type MetricsTarget } from "./middleware/metrics.ts";
+import { metrics } from "./middleware/metrics.ts";
+import { resolve } from "./middleware/resolve.ts";
+import { dispatch } from "./dispatch.ts";
 import type { Metrics, MetricsConfig } from "../metrics/mod.ts";
 import { clientIp } from "./client-address.ts";
 import { authenticate } from "./middleware/auth.ts";
-import type { Auth, AuthTarget } from "../auth/mod.ts";
+import type { Auth } from "../auth/mod.ts";
 import type { Runtime } from "../services/runtime.ts";
-import { buildRoutes, type Endpoint, matchRoute } from "../routes/router.ts";
-import { homeRoute } from "../routes/home.ts";
-import { resourceRoute } from "../routes/resource.ts";
-import { schemaRoute, schemaTarget } from "../routes/schema.ts";
-import { mediaRoute, mediaTarget } from "../routes/media.ts";
-import { type OpenApiEndpoints, openApiEndpoints } from "../routes/openapi.ts";
+import { buildRoutes } from "../routes/router.ts";
+import { openApiEndpoints } from "../routes/openapi.ts";
 import type { OpenApiConfig } from "../openapi/config.ts";
 import { rateLimitingOn } from "../ratelimit/mod.ts";
-import { changesRoute, changesTarget } from "../routes/changes.ts";
 
 export type { AppEnv } from "./env.ts";
 
@@ -61,45 +57,6 @@ function errorReply(rt: Runtime, error: HttpError) {
       ...error.extra.body,
     },
   };
-}
-
-/**
- * What a request addresses, for authorisation; null when no endpoint matches (and for the
- * docs page's files, which hold no data).
- */
-function authTarget(
-  rt: Runtime,
-  c: Context<AppEnv>,
-  routes: { endpoints: Endpoint[]; openapi: OpenApiEndpoints | null },
-): AuthTarget | null {
-  const { endpoints, openapi } = routes;
-  const method = c.get("method");
-  const path = apiPath(rt.settings, c.req.path);
-  if (path === null) return null;
-  // The description says what the home endpoint links to: it is authorised the same way.
-  if (path === "" || openapi?.isDocument(path)) return { kind: "home", resource: null, method };
-  if (schemaTarget(rt, path) !== null) return { kind: "schema", resource: null, method };
-  if (mediaTarget(rt, path) !== null) return { kind: "media", resource: null, method };
-  // A change feed asks what a GET on its resource endpoint asks.
-  const feed = changesTarget(rt, endpoints, path);
-  if (feed) return { kind: "collection", resource: feed.endpoint.resource, method };
-  const match = matchRoute(endpoints, path);
-  if (!match) return null;
-  return { kind: match.endpoint.kind, resource: match.endpoint.resource, method };
-}
-
-/** The metric labels of a request: its resource name and endpoint kind, never its URL. */
-function metricsTarget(
-  rt: Runtime,
-  c: Context<AppEnv>,
-  routes: { endpoints: Endpoint[]; openapi: OpenApiEndpoints | null },
-): MetricsTarget {
-  const path = apiPath(rt.settings, c.req.path);
-  if (path !== null && path !== "" && routes.openapi?.isDocument(path)) {
-    return { resource: "", endpoint: "openapi" };
-  }
-  const target = authTarget(rt, c, routes);
-  return { resource: target?.resource?.name ?? "", endpoint: target?.kind ?? "none" };
 }
 
 /** The liveness and readiness probes of this service. */
@@ -160,15 +117,24 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
       });
       http = new HttpError(500, "The server could not complete the request.");
     }
-    return toResponse(c.req.raw, errorReply(rt, http), { ...render, method: c.get("method") });
+    // The target is set first thing; an error before it renders with the URL read here.
+    const target = c.get("target") as Target | undefined;
+    const query = target ? target.query : queryOf(c.req.url);
+    const jsonp = target ? target.jsonp : jsonpArgument(rt.settings, query);
+    return toResponse(c.req.raw, errorReply(rt, http), {
+      ...render,
+      method: c.get("method"),
+      query,
+      jsonp,
+    });
   });
 
-  // Metrics first: the scrape is exempt like the probes (see createHandler); every other
+  // What the request addresses, worked out once: everything below reads it.
+  const routes = { endpoints, openapi };
+  app.use("*", resolve(rt, routes));
+  // Metrics next: the scrape is exempt like the probes (see createHandler); every other
   // request is counted.
-  if (options.metrics) {
-    const target = (c: Context<AppEnv>) => metricsTarget(rt, c, { endpoints, openapi });
-    app.use("*", metrics({ ...options.metrics, target }));
-  }
+  if (options.metrics) app.use("*", metrics(options.metrics));
   app.use("*", requestLog(rt.log));
   // br/gzip/deflate for answers over COMPRESS_MIN_BYTES when the client accepts it (0: off).
   if (rt.settings.COMPRESS_MIN_BYTES > 0) {
@@ -182,49 +148,17 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   app.use("*", hostCheck());
   app.use("*", methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD));
   if (options.auth) {
-    app.use("*", authenticate(options.auth, (c) => authTarget(rt, c, { endpoints, openapi })));
+    app.use("*", authenticate(options.auth));
   }
   // After authentication, so the rate limit counts per account.
   if (limited) app.use("*", rateLimit(options.rateLimit));
+  // Every endpoint through the table of endpoint kinds (dispatch.ts).
   app.all("*", async (c) => {
-    const method = c.get("method");
-    const path = apiPath(rt.settings, c.req.path);
-    if (path === null) throw new HttpError(404, "The requested URL was not found on the server.");
-    const query = queryOf(c.req.url);
-    jsonpCallback(rt.settings, query); // refuses a bad callback name before any work
-    const described = openapi?.answer(path, c.req.raw, method);
-    if (described) return await described;
-    const media = mediaTarget(rt, path);
-    if (media) {
-      const account = c.get("account") ?? null;
-      return await mediaRoute(rt, {
-        id: media,
-        request: c.req.raw,
-        method,
-        account,
-        preconditions: parsePreconditions(c.req.raw.headers),
-      });
-    }
-    const feed = changesTarget(rt, endpoints, path);
-    if (feed) {
-      return await changesRoute(rt, { match: feed, request: c.req.raw, method, ip: clientIp(c) });
-    }
-    const schema = schemaTarget(rt, path);
-    const reply = path === ""
-      ? await homeRoute(rt, { request: c.req.raw, method, links: openapi?.homeLinks })
-      : schema !== null
-      ? schemaRoute(rt, { target: schema, request: c.req.raw, method })
-      : await resourceRoute(rt, {
-        endpoints,
-        path,
-        request: c.req.raw,
-        method,
-        ip: clientIp(c),
-        query: query ?? new URLSearchParams(),
-        preconditions: parsePreconditions(c.req.raw.headers),
-        readBody: (options) => readRequestBody(rt.settings, c.req.raw, options),
-      });
-    return toResponse(c.req.raw, reply, { ...render, method, query });
+    const target = c.get("target");
+    const answer = await dispatch(target, { rt, c, routes });
+    if (answer instanceof Response) return answer;
+    const { query, jsonp } = target;
+    return toResponse(c.req.raw, answer, { ...render, method: c.get("method"), query, jsonp });
   });
   return app;
 }

@@ -1,6 +1,7 @@
 /**
- * JSONP, in one place: the callback a request asks for (JSONP_ARGUMENT), checked, and the
- * wrapping of rendered JSON in it.
+ * JSONP, in one place: the callback a request asks for (JSONP_ARGUMENT, read once per
+ * request into its target, `target.ts`), the check of its name, and the wrapping of
+ * rendered JSON in it.
  */
 import type { Settings } from "../settings/check.ts";
 import { HttpError } from "./errors.ts";
@@ -13,16 +14,13 @@ export function isValidJsonpCallback(name: string): boolean {
 }
 
 /**
- * The JSONP callback a request asks for (`query`: its parameters, null when it has none);
- * null when none. A bad name is a 400.
+ * The JSONP callback a request asks for (`query`: its parameters, null when it has none),
+ * not yet checked ({@link isValidJsonpCallback}); null when none.
  */
-export function jsonpCallback(settings: Settings, query: URLSearchParams | null): string | null {
+export function jsonpArgument(settings: Settings, query: URLSearchParams | null): string | null {
   const argument = settings.JSONP_ARGUMENT;
   if (!argument || query === null) return null;
-  const name = query.get(argument);
-  if (name === null) return null;
-  if (!isValidJsonpCallback(name)) throw new HttpError(400, "invalid JSONP callback name");
-  return name;
+  return query.get(argument);
 }
 
 /**

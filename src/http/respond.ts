@@ -4,8 +4,7 @@
  */
 import { negotiate } from "../render/negotiate.ts";
 import { renderJson, type RenderOptions } from "../render/json.ts";
-import { jsonpCallback, wrapJsonp } from "./jsonp.ts";
-import { queryOf } from "./urls.ts";
+import { isValidJsonpCallback, wrapJsonp } from "./jsonp.ts";
 import { renderXml } from "../render/xml.ts";
 import type { Settings } from "../settings/check.ts";
 import type { Reply } from "../services/runtime.ts";
@@ -19,8 +18,10 @@ export type ResponseOptions = Pick<RenderOptions, "formatDate"> & { settings: Se
 export interface ToResponseOptions extends ResponseOptions {
   /** The effective method (after method override); by default `request.method`. */
   method?: string;
-  /** The request's query when the caller has parsed it already. */
-  query?: URLSearchParams | null;
+  /** The request's query parameters (null when it has none), parsed once per request. */
+  query: URLSearchParams | null;
+  /** The JSONP callback the request asks for, unchecked (null when none). */
+  jsonp: string | null;
 }
 
 /**
@@ -36,14 +37,10 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
   const bodiless = reply.status === 204 || reply.status === 304 || reply.body === undefined;
   const { settings } = options;
   const minBytes = settings.COMPRESS_MIN_BYTES;
-  const query = options.query !== undefined ? options.query : queryOf(request.url);
+  const { query, jsonp } = options;
   const pretty = query?.has("pretty") ?? false;
-  let callback: string | null = null;
-  try {
-    callback = jsonpCallback(settings, query);
-  } catch {
-    callback = null; // An invalid name never wraps; the route already answered 400.
-  }
+  // An invalid name never wraps; the route answers it 400.
+  const callback = jsonp !== null && isValidJsonpCallback(jsonp) ? jsonp : null;
   const format = negotiate(request.headers.get("accept"), settings.RENDERERS) ??
     settings.RENDERERS[0];
   if (bodiless) {

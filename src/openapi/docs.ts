@@ -158,6 +158,11 @@ function once<T>(make: () => T): () => T {
 /** Package files read so far, shared by every service of the process (they never change). */
 const loaded = new Map<string, Promise<Asset>>();
 
+/** Whether `name` is one of the docs page's files ({@link docsAsset} serves it). */
+export function isDocsAsset(name: string): boolean {
+  return Object.hasOwn(OWN, name) || Object.hasOwn(PACKAGED, name);
+}
+
 /** The asset called `name`, or null when the page has none of that name. */
 export function docsAsset(name: string): Promise<Asset> | null {
   if (Object.hasOwn(OWN, name)) return Promise.resolve(OWN[name]());

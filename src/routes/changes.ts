@@ -22,11 +22,10 @@ import {
   type Subscribed,
 } from "../services/changes.ts";
 import { feedView } from "../services/changes_view.ts";
-import { castUrlValue } from "../services/meta.ts";
 import { assertReadable } from "../services/policy.ts";
 import { flag, requestProjection, whereFilter } from "../services/read.ts";
 import type { RequestContext, Runtime } from "../services/runtime.ts";
-import { type Endpoint, matchRoute, type RouteMatch } from "./router.ts";
+import { type Endpoint, matchRoute, type RouteMatch, type UrlValues } from "./router.ts";
 import { typeHookLookup } from "./resource.ts";
 
 /** The query flag asking for documents in events. */
@@ -64,10 +63,13 @@ function resumePosition(request: Request, query: URLSearchParams): Position | un
   return position;
 }
 
-/** Answers a feed request (`match` from {@link changesTarget}). */
+/**
+ * Answers a feed request (`match` from {@link changesTarget}, `values` its URL values cast
+ * by `castValues`).
+ */
 export async function changesRoute(
   rt: Runtime,
-  options: { match: RouteMatch; request: Request; method: string; ip: string },
+  options: { match: RouteMatch; values: UrlValues; request: Request; method: string; ip: string },
 ): Promise<Response> {
   const hub = rt.changes!;
   const { match, request, method } = options;
@@ -76,12 +78,8 @@ export async function changesRoute(
   if (!resource.resourceMethods.includes("GET") || (method !== "GET" && method !== "HEAD")) {
     throw methodNotAllowed(resource.resourceMethods.includes("GET") ? ["GET", "HEAD"] : []);
   }
-  const urlValues: Doc = {};
-  for (const [field, raw] of Object.entries(match.variables)) {
-    const value = castUrlValue(resource, { field, raw });
-    if (value === null) throw notFound();
-    urlValues[field] = value;
-  }
+  const { urlValues } = options.values;
+  if (urlValues === null) throw notFound();
   const query = new URL(request.url).searchParams;
   const ctx: RequestContext = {
     method: "GET",

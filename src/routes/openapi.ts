@@ -7,7 +7,14 @@ import { methodNotAllowed } from "../services/errors.ts";
 import { isRead } from "../domain/methods.ts";
 import type { Runtime } from "../services/runtime.ts";
 import { describeApi, type DescribeOptions } from "../openapi/document.ts";
-import { type Asset, docsAsset, docsPage, docsPolicy, etagOf } from "../openapi/docs.ts";
+import {
+  type Asset,
+  docsAsset,
+  docsPage,
+  docsPolicy,
+  etagOf,
+  isDocsAsset,
+} from "../openapi/docs.ts";
 
 const ALLOW = "GET, HEAD, OPTIONS";
 
@@ -15,8 +22,11 @@ const ALLOW = "GET, HEAD, OPTIONS";
 export interface OpenApiEndpoints {
   /** The answer for `path` (API prefix removed), or null when the path is not one of ours. */
   answer(path: string, request: Request, method: string): Promise<Response> | null;
-  /** Whether `path` is the description (authorised as the home endpoint is). */
-  isDocument(path: string): boolean;
+  /**
+   * Whether `path` (API prefix removed) is the description ("document", authorised as the
+   * home endpoint is), the docs page or one of its files ("docs"), or neither (null).
+   */
+  owns(path: string): "document" | "docs" | null;
   /** Links for the home endpoint: RFC 8631's `service-desc` and `service-doc`. */
   homeLinks: Record<string, { href: string; title: string }>;
 }
@@ -43,7 +53,14 @@ export function openApiEndpoints(
 
   return {
     homeLinks,
-    isDocument: (path) => path === config.documentPath,
+    owns(path) {
+      if (path === config.documentPath) return "document";
+      if (docs === null || page === null) return null;
+      if (path === docs) return "docs";
+      return path.startsWith(docs + "/") && isDocsAsset(path.slice(docs.length + 1))
+        ? "docs"
+        : null;
+    },
     answer(path, request, method) {
       if (path === config.documentPath) {
         // Revalidated on every use: it changes whenever the settings do.

@@ -11,14 +11,11 @@ import { singleType } from "../domain/schema.ts";
 import { getCollection, getItem } from "../services/read.ts";
 import { RequestUploads } from "../services/uploads.ts";
 import type { Preconditions, Reply, RequestContext, Runtime } from "../services/runtime.ts";
-import {
-  deleteCollection,
-  deleteItem,
-  patchItem,
-  postCollection,
-  putItem,
-} from "../services/write.ts";
-import { type Endpoint, matchRoute } from "./router.ts";
+import { postCollection } from "../services/methods/post.ts";
+import { putItem } from "../services/methods/put.ts";
+import { patchItem } from "../services/methods/patch.ts";
+import { deleteCollection, deleteItem } from "../services/methods/delete.ts";
+import type { RouteMatch, UrlValues } from "./router.ts";
 import { accountOf } from "../auth/types.ts";
 
 type Service = (rt: Runtime, ctx: RequestContext) => Promise<Reply>;
@@ -36,9 +33,10 @@ const SERVICES: Record<string, Partial<Record<Method, Service>>> = {
 
 /** A request at a resource endpoint, as the HTTP layer hands it over. */
 export interface ResourceRequest {
-  endpoints: Endpoint[];
-  /** The path without the API prefix. */
-  path: string;
+  /** The endpoint the request addresses and its raw URL values. */
+  match: RouteMatch;
+  /** The URL values cast to their fields' types (`castValues`). */
+  values: UrlValues;
   request: Request;
   /** The effective method (after method override). */
   method: string;
@@ -57,9 +55,7 @@ export interface ResourceRequest {
 
 /** Handles a request for a resource, item or additional-lookup endpoint. */
 export async function resourceRoute(rt: Runtime, options: ResourceRequest): Promise<Reply> {
-  const { endpoints, path, request, method, ip } = options;
-  const match = matchRoute(endpoints, path);
-  if (!match) throw notFound();
+  const { match, values, request, method, ip } = options;
   const { endpoint } = match;
   const { resource } = endpoint;
   if (method === "OPTIONS") {
@@ -69,18 +65,8 @@ export async function resourceRoute(rt: Runtime, options: ResourceRequest): Prom
   if (!endpoint.methods.includes(method as Method) || !service) {
     throw methodNotAllowed(endpoint.methods);
   }
-  const urlValues: Doc = {};
-  for (const [field, raw] of Object.entries(match.variables)) {
-    const value = castUrlValue(resource, { field, raw });
-    if (value === null) throw notFound();
-    urlValues[field] = value;
-  }
-  const lookup: Doc = {};
-  if (match.id !== undefined) {
-    const value = castUrlValue(resource, { field: endpoint.lookupField!, raw: match.id });
-    if (value === null) throw notFound();
-    lookup[endpoint.lookupField!] = value;
-  }
+  const { urlValues, lookup } = values;
+  if (urlValues === null || lookup === null) throw notFound();
   const ctx: RequestContext = {
     method: method as Method,
     resource,

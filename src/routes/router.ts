@@ -4,6 +4,8 @@
  */
 import { freshString } from "../util/strings.ts";
 import type { Endpoint } from "../domain/endpoints.ts";
+import type { Doc } from "../doc/types.ts";
+import { castUrlValue } from "../services/meta.ts";
 
 export { buildRoutes, type Endpoint, type EndpointKind } from "../domain/endpoints.ts";
 
@@ -35,4 +37,35 @@ export function matchRoute(endpoints: Endpoint[], path: string): RouteMatch | nu
     return { endpoint, variables, id: groups.id, resourcePath };
   }
   return null;
+}
+
+/**
+ * A matched endpoint's URL values, each cast to its field's type: `urlValues` (the resource
+ * URL's variables) and `lookup` (the item id or additional lookup value); either is null
+ * when one of its values is not a value of its field's type (the route answers 404 once
+ * the method is known to be allowed).
+ */
+export interface UrlValues {
+  urlValues: Doc | null;
+  lookup: Doc | null;
+}
+
+/** Casts a route match's raw URL values to their fields' types. */
+export function castValues(match: RouteMatch): UrlValues {
+  const { resource, lookupField } = match.endpoint;
+  let urlValues: Doc | null = {};
+  for (const [field, raw] of Object.entries(match.variables)) {
+    const value = castUrlValue(resource, { field, raw });
+    if (value === null) {
+      urlValues = null;
+      break;
+    }
+    urlValues[field] = value;
+  }
+  let lookup: Doc | null = {};
+  if (match.id !== undefined) {
+    const value = castUrlValue(resource, { field: lookupField!, raw: match.id });
+    lookup = value === null ? null : { [lookupField!]: value };
+  }
+  return { urlValues, lookup };
 }

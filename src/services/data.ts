@@ -21,7 +21,10 @@ import type { Doc } from "../store/store.ts";
 import { castUrlValue } from "./meta.ts";
 import { getCollection, getItem } from "./read.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
-import { deleteCollection, deleteItem, patchItem, postCollection, putItem } from "./write.ts";
+import { postCollection } from "./methods/post.ts";
+import { putItem } from "./methods/put.ts";
+import { patchItem } from "./methods/patch.ts";
+import { deleteCollection, deleteItem } from "./methods/delete.ts";
 import { checkValueBudget } from "./value_budget.ts";
 import { isPlainObject } from "../util/plain.ts";
 

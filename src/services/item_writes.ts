@@ -2,9 +2,9 @@
  * Writes to one document from this process run one after another, in arrival order.
  *
  * An item write reads the document, works out the new one and stores it only if nobody
- * changed it meanwhile (an ETag compare-and-swap: `swap` in write.ts). Requests arriving
- * together would otherwise read the same version and all but one would fail with 412,
- * although none of their clients asked for a version (no `If-Match`). Queued, each reads
+ * changed it meanwhile (an ETag compare-and-swap: `swap` in methods/common.ts). Requests
+ * arriving together would otherwise read the same version and all but one would fail with
+ * 412, although none of their clients asked for a version (no `If-Match`). Queued, each reads
  * what the previous one stored. The compare-and-swap stays the guard against writers this
  * queue cannot see (other service instances on one MongoDB).
  */

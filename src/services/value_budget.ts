@@ -3,7 +3,7 @@
  * MAX_DOCUMENT_DEPTH, BULK_MAX_DOCUMENTS) checked on values already built, for bodies that
  * never were bytes: the in-process API (`service.data`). Values JSON could not carry (a Map,
  * a class instance, an invalid date) are refused there too. HTTP bodies are checked on their
- * bytes before parsing (`http/budget.ts`), with the same limits and messages.
+ * bytes before parsing (`http/body/budget.ts`), with the same limits and messages.
  */
 import type { Settings } from "../settings/check.ts";
 import { ServiceError } from "./errors.ts";

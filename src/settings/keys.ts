@@ -242,7 +242,7 @@ export const GLOBAL_KEYS = {
   QUERY_EXPR_MAX_ELEMENTS: k("int", 100_000),
   QUERY_TIMEOUT_MS: k("int", 10_000),
   // Request bodies slower than this (bytes per second of waiting, after the grace period)
-  // are answered 408 and their connection closed; 0: off (src/http/body_rate.ts).
+  // are answered 408 and their connection closed; 0: off (src/util/body_rate.ts).
   MIN_REQUEST_BODY_RATE: k("int", 240),
   MIN_REQUEST_BODY_RATE_GRACE_MS: k("int", 5_000),
   // TLS straight from the service (HTTP/2 through ALPN): PEM files, both or neither.

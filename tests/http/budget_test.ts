@@ -1,6 +1,6 @@
-/** The byte-level body budget scan (src/http/budget.ts). */
+/** The byte-level body budget scan (src/http/body/budget.ts). */
 import assert from "node:assert/strict";
-import { type BodyBudget, scanJson } from "../../src/http/budget.ts";
+import { type BodyBudget, scanJson } from "../../src/http/body/budget.ts";
 import { HttpError } from "../../src/http/errors.ts";
 
 const BUDGET: BodyBudget = {

@@ -5,8 +5,12 @@
  * stores that are slow to take each piece.
  */
 import assert from "node:assert/strict";
-import { bodyChunks } from "../../src/http/body_chunks.ts";
-import { type FilePart, type MultipartOptions, readMultipart } from "../../src/http/multipart.ts";
+import { bodyChunks } from "../../src/http/body/body_chunks.ts";
+import {
+  type FilePart,
+  type MultipartOptions,
+  readMultipart,
+} from "../../src/http/body/multipart.ts";
 import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
 import type { FileStore } from "../../src/store/store.ts";
 import { byteStream, rawMultipart, type RawPart, sha256, trickyBytes } from "../support/media.ts";

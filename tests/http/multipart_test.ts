@@ -1,6 +1,10 @@
 /** The streaming multipart reader: order, budgets, file limits and failures mid-body. */
 import assert from "node:assert/strict";
-import { type FilePart, type MultipartOptions, readMultipart } from "../../src/http/multipart.ts";
+import {
+  type FilePart,
+  type MultipartOptions,
+  readMultipart,
+} from "../../src/http/body/multipart.ts";
 import { HttpError } from "../../src/http/errors.ts";
 
 const BOUNDARY = "unit-boundary-42";

@@ -1,3 +1,13 @@
+/**
+ * Refuses a request whose `Host` header is not a host name or address (400).
+ *
+ * Why: the request URL is built from `Host`, so a value holding `/`, `?` or `#` would
+ * change the path that gets routed (and what authorisation and the rate limit see).
+ *
+ * ```ts
+ * app.use("*", hostCheck()); // `Host: a/b` -> 400 before any route runs
+ * ```
+ */
 import type { MiddlewareHandler } from "hono";
 import { HttpError } from "../errors.ts";
 import type { AppEnv } from "../env.ts";

@@ -1,3 +1,16 @@
+/**
+ * X-HTTP-Method-Override (ALLOW_OVERRIDE_HTTP_METHOD): a POST carrying the header is
+ * executed as the method it names; the effective method is the Hono variable `method`,
+ * which every later middleware and route reads (and the log context shows).
+ *
+ * Why: clients and proxies that can send only GET and POST can still PATCH, PUT and
+ * DELETE. Only POST is overridden, so a GET a crawler sends never becomes a write.
+ *
+ * ```ts
+ * app.use("*", methodOverride(true));
+ * // POST /people/1 with `X-HTTP-Method-Override: PATCH` is routed as PATCH
+ * ```
+ */
 import type { MiddlewareHandler } from "hono";
 import { HttpError } from "../errors.ts";
 import type { AppEnv } from "../env.ts";

@@ -1,24 +1,30 @@
-import type { Context, MiddlewareHandler } from "hono";
+/**
+ * Prometheus metrics (METRICS): serves the exposition at METRICS_PATH and counts and times
+ * every other request, labelled by resource name, endpoint kind, method and status (never
+ * by URL, so the label sets stay bounded), and counts rate-limited requests.
+ *
+ * Why first in the chain: a request refused by any later middleware (a bad Host, a failed
+ * authentication, a rate limit) is counted too, and the scrape skips logging,
+ * authentication and rate limits, like the probes.
+ *
+ * ```ts
+ * app.use("*", resolve(rt, routes)); // sets the request's target: the labels come from it
+ * app.use("*", metrics({ metrics, config }));
+ * // GET /metrics -> text/plain exposition; other requests -> restsvc_http_requests_total{...}
+ * ```
+ */
+import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env.ts";
 import { HttpError } from "../errors.ts";
+import { metricsLabels } from "../dispatch.ts";
 import { accepted } from "../../ratelimit/mod.ts";
 import { safeEqual } from "../../auth/secrets.ts";
 import type { Metrics, MetricsConfig } from "../../metrics/mod.ts";
-
-/** What a request addressed, for the labels: a configured resource name, never a URL. */
-export interface MetricsTarget {
-  /** The resource name, "" for endpoints of no resource. */
-  resource: string;
-  /** collection, item, lookup, home, schema, media, openapi, or none. */
-  endpoint: string;
-}
 
 /** Options of {@link metrics}. */
 export interface MetricsOptions {
   metrics: Metrics;
   config: MetricsConfig;
-  /** What the request addressed; called once the answer is known. */
-  target: (c: Context<AppEnv>) => MetricsTarget;
 }
 
 /** The bearer token of an `Authorization` header, or null. */
@@ -34,7 +40,7 @@ function bearer(header: string | undefined): string | null {
  * which answer before it.
  */
 export function metrics(options: MetricsOptions): MiddlewareHandler<AppEnv> {
-  const { metrics, config, target } = options;
+  const { metrics, config } = options;
   return async function metricsMiddleware(c, next) {
     const method = c.req.method;
     if (c.req.path === config.path && (method === "GET" || method === "HEAD")) {
@@ -54,7 +60,9 @@ export function metrics(options: MetricsOptions): MiddlewareHandler<AppEnv> {
     const started = performance.now();
     await next();
     const seconds = (performance.now() - started) / 1000;
-    const { resource, endpoint } = target(c);
+    // What the request addressed (its resolved target): a configured resource name and the
+    // endpoint kind (collection, item, lookup, home, schema, media, openapi or none).
+    const { resource, endpoint } = metricsLabels(c.get("target"));
     const counted = c.get("method") ?? method;
     metrics.observeRequest({ resource, endpoint, method: counted, status: c.res.status, seconds });
     const hit = c.get("rateLimit");

@@ -1,3 +1,16 @@
+/**
+ * Request ids and the write log: every request gets an id (the client's `X-Request-Id`
+ * when short and safe, else a new UUID), which every log record of the request carries and
+ * the response returns in `X-Request-Id`; POST, PATCH and PUT are logged with the client
+ * address, URL and method.
+ *
+ * Why: one id ties a client's report to the service's log records of that request.
+ *
+ * ```ts
+ * app.use("*", requestLog(log));
+ * // X-Request-Id: abc-1 in, X-Request-Id: abc-1 out, {"requestid":"abc-1",...} in the logs
+ * ```
+ */
 import type { MiddlewareHandler } from "hono";
 import { type Logger, withLogContext } from "../../log.ts";
 import type { AppEnv } from "../env.ts";

@@ -1,17 +1,24 @@
 /**
- * Reads request bodies: JSON and form-encoded fields, read whole within MAX_BODY_SIZE, and
- * multipart/form-data, read as a stream (`multipart.ts`): its non-file fields are held to
- * MAX_BODY_SIZE together, each file to MAX_FILE_SIZE, and files go to the store as they
+ * Request-body reading, the entry of `http/body/` (the app calls {@link readRequestBody}
+ * and nothing else here): JSON and form-encoded fields, read whole within MAX_BODY_SIZE,
+ * and multipart/form-data, read as a stream (`multipart.ts`): its non-file fields are held
+ * to MAX_BODY_SIZE together, each file to MAX_FILE_SIZE, and files go to the store as they
  * arrive. Every body is held to the minimum data rate (MIN_REQUEST_BODY_RATE, 408 under it).
  * Client mistakes become 400, 408, 413 or 415, never a 500.
+ *
+ * The parts beside it:
+ * - `budget.ts`: field-count and depth budgets checked on the raw bytes, before parsing;
+ * - `body_chunks.ts`: chunk-by-chunk reading into one reused buffer, at the minimum rate;
+ * - `multipart.ts`: the streaming multipart/form-data reader;
+ * - `file_pipe.ts`: carries one file part from the parser to its saver.
  */
-import { ClientAbortError, HttpError } from "./errors.ts";
+import { ClientAbortError, HttpError } from "../errors.ts";
 import { type BodyBudget, checkPairs, scanJson } from "./budget.ts";
 import { type FileSaver, readMultipart } from "./multipart.ts";
 import { bodyChunks } from "./body_chunks.ts";
-import { type BodyRate, SlowBodyError } from "../util/body_rate.ts";
-import { setOwn } from "../domain/keys.ts";
-import type { Settings } from "../settings/check.ts";
+import { type BodyRate, SlowBodyError } from "../../util/body_rate.ts";
+import { setOwn } from "../../domain/keys.ts";
+import type { Settings } from "../../settings/check.ts";
 
 /** Reads at most `limit` bytes of the body, at the minimum data rate `rate`; 413 beyond. */
 async function readLimited(

@@ -12,8 +12,8 @@
  * Every read is held to the minimum body data rate (`util/body_rate.ts`): a read rejects with
  * `SlowBodyError` once the body falls under it.
  */
-import { noteTransferred } from "../util/transfer.ts";
-import { type BodyRate, RateWatch } from "../util/body_rate.ts";
+import { noteTransferred } from "../../util/transfer.ts";
+import { type BodyRate, RateWatch } from "../../util/body_rate.ts";
 
 /** Bytes of the reused buffer. */
 export const BODY_CHUNK_BYTES = 64 * 1024;

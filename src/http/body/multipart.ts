@@ -14,9 +14,9 @@
 import { Buffer } from "node:buffer";
 import type { Readable } from "node:stream";
 import { Busboy, type BusboyFileStream, type BusboyInstance } from "@fastify/busboy";
-import { ClientAbortError, HttpError } from "./errors.ts";
+import { ClientAbortError, HttpError } from "../errors.ts";
 import { bodyChunks } from "./body_chunks.ts";
-import { type BodyRate, SlowBodyError } from "../util/body_rate.ts";
+import { type BodyRate, SlowBodyError } from "../../util/body_rate.ts";
 import { drained, FilePipe } from "./file_pipe.ts";
 
 /** A file part as it arrives. */

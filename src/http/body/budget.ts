@@ -3,7 +3,7 @@
  * once (no allocation per key) so a body of a million keys is refused in milliseconds
  * instead of blocking the event loop in `JSON.parse` and the validator.
  */
-import { HttpError } from "./errors.ts";
+import { HttpError } from "../errors.ts";
 
 /** The limits a request body must keep (MAX_* settings). */
 export interface BodyBudget {

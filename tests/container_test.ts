@@ -178,4 +178,11 @@ Deno.test("start: deno.runtime.lock is deno.lock cut to the service's packages",
     "deno.runtime.lock is stale: run `deno task lock:runtime`",
   );
   for (const pkg of TEST_ONLY_PACKAGES) assert.ok(!expected.includes(`"${pkg}@`), pkg);
+  // It is the default lock, so `deno task start` installs nothing else; the tasks that reach
+  // the tests name the full lock.
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  assert.equal(config.lock, "deno.runtime.lock");
+  for (const task of ["test", "check"]) {
+    assert.match(config.tasks[task], /--lock=deno\.lock/, `the ${task} task names deno.lock`);
+  }
 });

@@ -1,8 +1,11 @@
 /**
  * Writes `deno.runtime.lock`: `deno.lock` cut down to the packages the service's import map
- * reaches. `deno task start` (and the container build) install from it, frozen: Deno installs
- * every package a lock file holds, and `deno.lock` also holds the test-only packages that the
- * tests import (tests/support/test_deps.ts). Run it after changing dependencies:
+ * reaches. Deno installs every package a lock file holds, and `deno.lock` also holds the
+ * test-only packages the tests import (tests/support/test_deps.ts), so deno.json names
+ * `deno.runtime.lock` as the default lock: `deno task start` (and the container build)
+ * install the service's packages alone, while `deno task test` and `deno task check` name
+ * `--lock=deno.lock`. A plain `deno test` without that flag would write test packages into
+ * the runtime lock; tests/container_test.ts then fails. Run it after changing dependencies:
  *
  * ```sh
  * deno task lock:runtime

@@ -209,6 +209,33 @@ for (const kind of STORES) {
   }
 }
 
+/**
+ * Runs `text` with bash in a process group of its own (setsid), and past `timeoutMs` kills
+ * the whole group: an example that starts a server leaves nothing running behind it.
+ */
+async function groupOutput(text: string, options: { cwd: string; timeoutMs: number }) {
+  const child = new Deno.Command("setsid", {
+    args: ["bash", "-c", text],
+    cwd: options.cwd,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const killGroup = () => {
+    try {
+      Deno.kill(-child.pid, "SIGKILL");
+    } catch {
+      // The group has already ended.
+    }
+  };
+  const timer = setTimeout(killGroup, options.timeoutMs);
+  try {
+    return await child.output();
+  } finally {
+    clearTimeout(timer);
+    killGroup();
+  }
+}
+
 async function runGroup(kind: (typeof STORES)[number], group: ExampleBlock[]) {
   const running = await startService(withSettings(shipped, group[0].settings), kind);
   // A fresh directory for the files examples write, where `deno task` finds the project.
@@ -219,13 +246,10 @@ async function runGroup(kind: (typeof STORES)[number], group: ExampleBlock[]) {
   try {
     const host = new URL(running.url).host;
     const commands = group.flatMap((b) => b.commands.map((c) => ({ block: b, command: c })));
-    const out = await new Deno.Command("bash", {
-      args: ["-c", script(commands.map((c) => c.command.source.replaceAll(DOC_HOST, host)))],
-      cwd: dir,
-      stdout: "piped",
-      stderr: "piped",
-      signal: AbortSignal.timeout(60_000),
-    }).output();
+    const out = await groupOutput(
+      script(commands.map((c) => c.command.source.replaceAll(DOC_HOST, host))),
+      { cwd: dir, timeoutMs: 60_000 },
+    );
     const decode = (b: Uint8Array) => new TextDecoder().decode(b);
     const runs = commandRuns(decode(out.stdout), decode(out.stderr), commands.length);
     runs.forEach((run, i) => {

@@ -8,13 +8,14 @@
  * short token) and recover that value offline from the ETag. Deliberately, no ETag here is
  * a hash anyone could recompute:
  *
- * - A write through the API stores with the document a hash of it keyed with a fresh random
- *   value (160 bits, drawn for this write and kept nowhere): still a hash of the
- *   representation, computed once per write as Eve's is, but as unpredictable as a random
- *   number, so no guess can be checked against it. It changes with every write, a change
- *   to a hidden field alone included (rewriting identical content too), and every instance
- *   reading the document sees the same one, since they all read it from the store.
- *   Versions keep the ETag they had when current: the shadow copies store it with them.
+ * - A write through the API stores with the document 160 random bits drawn for this write.
+ *   Eve hashes the representation; a hash keyed with a random value kept nowhere (what this
+ *   service first did) is indistinguishable from the random value itself, so the value is
+ *   used directly and no write spends time serialising and hashing the document: nothing can
+ *   be checked against it. It changes with every write, a change to a hidden field alone
+ *   included (rewriting identical content too), and every instance reading the document sees
+ *   the same one, since they all read it from the store. Versions keep the ETag they had when
+ *   current: the shadow copies store it with them.
  * - A document written outside the API has no stored ETag: it gets one computed from the
  *   whole stored document, hidden fields included (so any change to it changes the ETag),
  *   as a keyed hash (HMAC-SHA-256, 160 bits kept) rather than a plain one, so that without
@@ -24,9 +25,9 @@
  *   no setting at all and no default key anyone could know. A per-process random key would
  *   keep the secret as well but would make instances (and restarts) disagree.
  *
- * A per-write random key rather than the shared key for API writes: the ETags clients see
- * most never depend on a long-lived key, so no key that leaks (a settings file, a backup)
- * ever opens them.
+ * A per-write random value rather than a hash with the shared key for API writes: the ETags
+ * clients see most never depend on a long-lived key, so no key that leaks (a settings file, a
+ * backup) ever opens them.
  */
 import { createHmac } from "node:crypto";
 import { canonicalEjson } from "../doc/bson.ts";
@@ -38,11 +39,19 @@ export const KEY_COLLECTION = "_service_keys";
 
 const KEY_ID = "etag";
 
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+/** Random bytes drawn in bulk: one call to the system's generator serves many ETags. */
+const pool = new Uint8Array(20 * 256);
+let poolAt = pool.length;
+
 /** 160 random bits as 40 hex digits. */
 function randomHex(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(20));
+  if (poolAt === pool.length) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
   let out = "";
-  for (const byte of bytes) out += byte.toString(16).padStart(2, "0");
+  for (let end = poolAt + 20; poolAt < end; poolAt++) out += HEX[pool[poolAt]];
   return out;
 }
 
@@ -54,11 +63,11 @@ function keyedHash(rt: Runtime, doc: Doc, key: string): string {
 }
 
 /**
- * The ETag of `doc`, about to be stored by a write: its hash keyed with a random value
- * drawn for this write alone.
+ * The ETag of a document about to be stored by a write: 160 random bits drawn for this write
+ * alone (40 hex digits, Eve's length).
  */
-export function freshEtag(rt: Runtime, doc: Doc): string {
-  return keyedHash(rt, doc, randomHex());
+export function freshEtag(): string {
+  return randomHex();
 }
 
 /**

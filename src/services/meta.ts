@@ -1,8 +1,7 @@
 /**
  * Meta fields the service keeps on every stored document: id, dates, ETag, soft-delete
- * flag. The ETag, a hash of the document keyed with a value drawn at random for the write,
- * reveals nothing of the content (see etag.ts) and is kept in the document, so conditional
- * requests cost no recomputation.
+ * flag. The ETag, a value drawn at random for the write, reveals nothing of the content (see
+ * etag.ts) and is kept in the document, so conditional requests cost no recomputation.
  */
 import { ObjectId, parseObjectId } from "../doc/bson.ts";
 import type { Doc } from "../store/store.ts";
@@ -65,7 +64,7 @@ export function stamp(
   doc[s.DATE_UPDATED] = time;
   softDeleteOf(rt, resource).setFlag(doc);
   delete doc[s.ETAG];
-  doc[s.ETAG] = freshEtag(rt, doc);
+  doc[s.ETAG] = freshEtag();
   return doc;
 }
 

@@ -86,7 +86,7 @@ export async function oplogEntries(
   await rt.events.emit("on_oplog_push", resource.name, entries);
   for (const entry of entries) {
     delete entry[s.ETAG];
-    entry[s.ETAG] = freshEtag(rt, entry);
+    entry[s.ETAG] = freshEtag();
   }
   return { collection: s.OPLOG_NAME, docs: entries };
 }

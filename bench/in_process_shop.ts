@@ -56,20 +56,22 @@ const service = await createService(
   { ...settings, STORE: "embedded", DATA_DIR: dir },
   { env: false },
 );
+const encoder = new TextEncoder();
 const json = { "content-type": "application/json", host: "127.0.0.1:8000", "user-agent": "wrk" };
 
 async function call(method: string, path: string, body?: unknown, headers = {}) {
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  // As a client sends it: with its length.
+  const length = text === undefined
+    ? {}
+    : { "content-length": String(encoder.encode(text).length) };
   const res = await service.fetch(
-    new Request(origin + path, {
-      method,
-      headers: { ...json, ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
+    new Request(origin + path, { method, headers: { ...json, ...length, ...headers }, body: text }),
     info,
   );
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text;
+  const answer = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${answer}`);
+  return answer;
 }
 
 async function seed(path: string, docs: unknown[]) {

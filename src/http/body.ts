@@ -97,7 +97,9 @@ async function readWhole(
     }
     throw new ClientAbortError(); // the body failed: the client went away mid-body
   }
-  if (buffer.byteLength > limit) throw new HttpError(413, `the request body exceeds ${limit} bytes`);
+  if (buffer.byteLength > limit) {
+    throw new HttpError(413, `the request body exceeds ${limit} bytes`);
+  }
   noteTransferred(buffer.byteLength);
   return new Uint8Array(buffer);
 }

@@ -51,7 +51,8 @@ function randomHex(): string {
     poolAt = 0;
   }
   let out = "";
-  for (let end = poolAt + 20; poolAt < end; poolAt++) out += HEX[pool[poolAt]];
+  const end = poolAt + 20;
+  for (; poolAt < end; poolAt++) out += HEX[pool[poolAt]];
   return out;
 }
 

@@ -12,8 +12,8 @@
  *   deno task bench --mongo              # MongoDB path against the raw driver (jongodb or MONGO_URI)
  *
  * Every service runs in its own process on the embedded store in a temporary data directory
- * (`--mongo`: on the MongoDB server, a fresh database per run); the throughput table serves
- * it with `Deno.serve`, as the hello world is served.
+ * (`--mongo`: on the MongoDB server, a fresh database per run), served by `Deno.serve` as the
+ * hello world is.
  */
 import { parseArgs } from "node:util";
 import { startJongodb } from "../tests/support/jongodb.ts";
@@ -144,14 +144,10 @@ async function startService(
   }, port);
 }
 
-/** The hello-world ceiling; `front`: served by the service's HTTP server. */
-async function startHello(front = false): Promise<Server> {
+/** The hello-world ceiling. */
+async function startHello(): Promise<Server> {
   const port = freePort();
-  return await startProcess(
-    ["bench/hello.ts", String(port), ...(front ? ["--front"] : [])],
-    {},
-    port,
-  );
+  return await startProcess(["bench/hello.ts", String(port)], {}, port);
 }
 
 /** Inserts `count` documents with bulk POSTs of up to 1,000; returns the ids. */
@@ -418,15 +414,6 @@ end
   ];
 }
 
-/**
- * Settings serving with `Deno.serve` directly: SERVER_FRONT false while the service still
- * has its own HTTP server (the setting), nothing once `Deno.serve` is its only one.
- */
-async function denoServe(): Promise<Record<string, unknown>> {
-  const keys = await Deno.readTextFile(new URL("../src/settings/keys.ts", import.meta.url));
-  return keys.includes("SERVER_FRONT:") ? { SERVER_FRONT: false } : {};
-}
-
 /** CPU time (user + system) a process has used so far, in microseconds. */
 async function cpuMicros(pid: number): Promise<number> {
   const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
@@ -453,13 +440,9 @@ async function measured(server: Server, lua: string): Promise<WrkResult & { cpu:
 async function throughput(domain: string): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "restsvc-bench-" });
   const hello = await startHello();
-  const direct = await denoServe();
   const service = domain === "people"
-    ? await startService(dir, direct)
-    : await startService(dir, direct, { STORE: "embedded" }, {
-      ...await shopSettings(),
-      ...direct,
-    });
+    ? await startService(dir)
+    : await startService(dir, {}, { STORE: "embedded" }, await shopSettings());
   try {
     const loads = domain === "people"
       ? await peopleLoads(service.base)
@@ -560,15 +543,8 @@ async function mongoComparison(): Promise<void> {
   const url = new URL(base);
   url.pathname = `/bench${Date.now()}`;
   const uri = url.href;
-  const dirs = [
-    await Deno.makeTempDir({ prefix: "restsvc-mongo-" }),
-    await Deno.makeTempDir({ prefix: "restsvc-mongo-" }),
-  ];
-  const mongo = { STORE: "mongo", MONGO_URI: uri };
-  // The service behind its own HTTP server (the default) and listening itself (SERVER_FRONT
-  // false), as the raw driver's app does.
-  const service = await startService(dirs[0], {}, mongo);
-  const direct = await startService(dirs[1], { SERVER_FRONT: false }, mongo);
+  const dir = await Deno.makeTempDir({ prefix: "restsvc-mongo-" });
+  const service = await startService(dir, {}, { STORE: "mongo", MONGO_URI: uri });
   const rawPort = freePort();
   const raw = await startProcess(
     ["bench/raw_driver.ts", String(rawPort), uri],
@@ -578,7 +554,7 @@ async function mongoComparison(): Promise<void> {
   try {
     const ids = await seed(service.base, 1000);
     // All must read the same documents: a miss would make one side measure 404s.
-    for (const base of [service.base, direct.base, raw.base]) {
+    for (const base of [service.base, raw.base]) {
       const res = await fetch(`${base}/people/${ids[0]}`);
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`${base} does not see the seeded documents`);
@@ -588,11 +564,11 @@ async function mongoComparison(): Promise<void> {
       ["GET item", luaGetItem(ids)],
       ["GET page of 25", luaGet(pages)],
     ];
-    const sides = [service, direct, raw];
+    const sides = [service, raw];
     for (const [, lua] of loads) for (const side of sides) await wrk(side.base + "/", lua);
     const rows: string[][] = [];
     for (const [name, lua] of loads) {
-      const results: WrkResult[][] = [[], [], []];
+      const results: WrkResult[][] = [[], []];
       for (let round = 0; round < 3; round++) {
         for (const [i, side] of sides.entries()) results[i].push(await wrk(side.base + "/", lua));
       }
@@ -601,16 +577,14 @@ async function mongoComparison(): Promise<void> {
       const sequential = [];
       for (const side of sides) sequential.push(await one(side.base));
       const rps = (rs: WrkResult[]) => median(rs.map((r) => r.rps));
-      const [ours, ourDirect, theirs] = results;
+      const [ours, theirs] = results;
       rows.push([
         name,
         fmt(rps(ours), 0),
         fmt(rps(ours) / rps(theirs), 3),
-        fmt(rps(ourDirect), 0),
-        fmt(rps(ourDirect) / rps(theirs), 3),
         fmt(rps(theirs), 0),
         ...sequential.map((ms) => fmt(ms)),
-        String([...ours, ...ourDirect].reduce((n, r) => n + r.errors, 0)),
+        String(ours.reduce((n, r) => n + r.errors, 0)),
       ]);
     }
     console.log(
@@ -619,22 +593,18 @@ async function mongoComparison(): Promise<void> {
     );
     console.log(table([
       "operation",
-      "front req/s",
-      "ratio",
-      "no front req/s",
+      "service req/s",
       "ratio",
       "raw driver req/s",
-      "1 client ms front",
-      "no front",
+      "1 client ms service",
       "raw",
       "errors",
     ], rows));
   } finally {
     await service.stop();
-    await direct.stop();
     await raw.stop();
     await server?.stop();
-    for (const dir of dirs) await Deno.remove(dir, { recursive: true });
+    await Deno.remove(dir, { recursive: true });
   }
 }
 

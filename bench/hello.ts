@@ -1,7 +1,6 @@
 /**
  * The ceiling for any request: a Hono hello-world on Deno.serve.
- * `deno run -A bench/hello.ts PORT` (a `--front` argument is accepted and ignored: the service
- * has no other server).
+ * `deno run -A bench/hello.ts PORT`.
  * `deno run -A bench/hello.ts PORT --answer=FILE` answers every request with the body and
  * headers in FILE (`{"body": "...", "headers": {...}}`): the ceiling for an answer of that
  * size and shape, with no work behind it.

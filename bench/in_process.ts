@@ -1,9 +1,8 @@
 /**
  * @module
- * The service's own per-request cost, without sockets: requests made as the HTTP server makes
- * them (lazily, `src/http/http1_request.ts`) handed to `service.fetch` in a loop, on the
- * embedded store, with the bench's document shape. Three domains run side by side in one
- * process, their rounds interleaved so a busy machine slows all of them alike:
+ * The service's own per-request cost, without sockets: plain Requests handed to `service.fetch`
+ * in a loop, on the embedded store, with the bench's document shape. Three domains run side by
+ * side in one process, their rounds interleaved so a busy machine slows all of them alike:
  *
  * - `alone`: the `people` resource alone;
  * - `30 resources`: the same with 29 unrelated resources on their own collections;

@@ -21,10 +21,12 @@ export const JSON_READY: unique symbol = Symbol("JSON-ready");
 const MAX_DEPTH = 256;
 
 /**
- * Returns a copy of `value` made of plain objects, arrays, strings, numbers, booleans and
- * null: ObjectId -> hex, Date -> `formatDate`, Decimal128 -> string, Binary/Uint8Array ->
- * Base64, Long/Int32/Double -> number, bigint -> number (string when unsafe).
- * `undefined` and functions are dropped from objects (null in arrays), as JSON does.
+ * Returns `value` as plain objects, arrays, strings, numbers, booleans and null: ObjectId ->
+ * hex, Date -> `formatDate`, Decimal128 -> string, Binary/Uint8Array -> Base64,
+ * Long/Int32/Double -> number, bigint -> number (string when unsafe). `undefined` and
+ * functions are dropped from objects (null in arrays), as JSON does. An object or array that
+ * is plain data already (a stored document's address, its list of tags) is returned as it is,
+ * not copied: the result is for rendering, and shares such parts with `value`.
  */
 export function toPlain(value: unknown, formatDate: DateFormatter): unknown {
   forIn = !hasEnumerable(Object.prototype);
@@ -47,9 +49,18 @@ function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
   if (v === null || typeof v !== "object") return primitive(v);
   if (depth > MAX_DEPTH) throw new Error("response body nested too deeply (cycle?)");
   if (Array.isArray(v)) {
-    const out = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = convert(v[i], fmt, depth + 1) ?? null;
-    return out;
+    // Copied from the first element that changes (none changes: `v` itself).
+    let out: unknown[] | null = null;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i];
+      const plain = convert(item, fmt, depth + 1) ?? null;
+      if (out === null) {
+        if (plain === item) continue;
+        out = v.slice(0, i);
+      }
+      out.push(plain);
+    }
+    return out ?? v;
   }
   const proto = Object.getPrototypeOf(v);
   if (proto !== Object.prototype && proto !== null) {
@@ -62,17 +73,51 @@ function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
     if (typeof bson === "string") return convertBson(bson, v);
   }
   if ((v as { [JSON_READY]?: boolean })[JSON_READY] === true) return v;
-  const out: Record<string, unknown> = {};
+  const source = v as Record<string, unknown>;
+  // Copied from the first member that changes (none changes: `v` itself). A member that
+  // stays the same is neither `undefined` (dropped) nor `__proto__` (copied as an own key).
+  let out: Record<string, unknown> | null = null;
   if (forIn && (proto === Object.prototype || proto === null)) {
-    for (const key in v) {
-      copyMember(out, key, convert((v as Record<string, unknown>)[key], fmt, depth + 1));
+    for (const key in source) {
+      const member = source[key];
+      const plain = convert(member, fmt, depth + 1);
+      if (out === null) {
+        if (plain === member && plain !== undefined && key !== "__proto__") continue;
+        out = copyBefore(source, key, true);
+      }
+      copyMember(out, key, plain);
     }
   } else {
-    for (const key of Object.keys(v)) {
-      copyMember(out, key, convert((v as Record<string, unknown>)[key], fmt, depth + 1));
+    for (const key of Object.keys(source)) {
+      const member = source[key];
+      const plain = convert(member, fmt, depth + 1);
+      if (out === null) {
+        if (plain === member && plain !== undefined && key !== "__proto__") continue;
+        out = copyBefore(source, key, false);
+      }
+      copyMember(out, key, plain);
     }
   }
+  // Not a plain object (a class instance that is not BSON): always a copy, as JSON sees it.
+  return out ?? (proto === Object.prototype || proto === null ? v : { ...source });
+}
+
+/** A new object with the members of `source` that come before `key` (unchanged ones). */
+function copyBefore(
+  source: Record<string, unknown>,
+  key: string,
+  forIn: boolean,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of forIn ? keysIn(source) : Object.keys(source)) {
+    if (k === key) break;
+    out[k] = source[k];
+  }
   return out;
+}
+
+function* keysIn(source: Record<string, unknown>): Generator<string> {
+  for (const k in source) yield k;
 }
 
 function copyMember(out: Record<string, unknown>, key: string, value: unknown): void {

@@ -37,21 +37,47 @@ export function bodyChunks(
   options: { bufferBytes?: number; rate?: BodyRate | null } = {},
 ): BodyChunks {
   const watch = new RateWatch(options.rate ?? null);
-  let byob: ReadableStreamBYOBReader | null = null;
-  try {
-    byob = body.getReader({ mode: "byob" });
-  } catch {
-    // Not a byte stream: chunks come as the stream makes them.
-  }
+  // Not a byte stream (null): chunks come as the stream makes them.
+  const byob = byobReader(body);
   return byob
     ? new ReusedChunks(byob, options.bufferBytes ?? BODY_CHUNK_BYTES, watch)
     : new PlainChunks(body.getReader(), watch);
+}
+
+/**
+ * A BYOB reader of `body`, or null when it is not a byte stream. The refusal is a TypeError
+ * whose stack trace would cost more than reading a small body: none is captured.
+ */
+export function byobReader(body: ReadableStream<Uint8Array>): ReadableStreamBYOBReader | null {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return body.getReader({ mode: "byob" });
+  } catch {
+    return null;
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/**
+ * Lets go of a reader: cancels the stream after a failure, else releases the lock, unless
+ * the stream has ended (`done`), when there is nothing left to hand on (releasing a lock
+ * makes an error object for the reader's `closed` promise, which costs a stack trace).
+ */
+export function letGo(
+  reader: ReadableStreamBYOBReader | ReadableStreamDefaultReader<Uint8Array>,
+  { cancel, done }: { cancel: boolean; done: boolean },
+): void {
+  if (cancel) reader.cancel().catch(() => {});
+  else if (!done) reader.releaseLock();
 }
 
 class ReusedChunks implements BodyChunks {
   readonly reused = true;
   /** The buffer, handed back and forth with the stream (each read transfers it). */
   #buffer: ArrayBuffer | null;
+  #done = false;
 
   constructor(
     readonly reader: ReadableStreamBYOBReader,
@@ -71,6 +97,7 @@ class ReusedChunks implements BodyChunks {
     this.#buffer = step.value ? step.value.buffer as ArrayBuffer : null;
     if (step.done) {
       this.#buffer = null;
+      this.#done = true;
       return null;
     }
     // What the stores make of the chunks (the driver's copies) is short-lived too.
@@ -79,13 +106,13 @@ class ReusedChunks implements BodyChunks {
   }
 
   close(options: { cancel: boolean }): void {
-    if (options.cancel) this.reader.cancel().catch(() => {});
-    else this.reader.releaseLock();
+    letGo(this.reader, { cancel: options.cancel, done: this.#done });
   }
 }
 
 class PlainChunks implements BodyChunks {
   readonly reused = false;
+  #done = false;
 
   constructor(
     readonly reader: ReadableStreamDefaultReader<Uint8Array>,
@@ -95,14 +122,16 @@ class PlainChunks implements BodyChunks {
   async read(): Promise<Uint8Array | null> {
     for (;;) {
       const step = await this.watch.read(this.reader.read(), (s) => s.value?.byteLength ?? 0);
-      if (step.done) return null;
+      if (step.done) {
+        this.#done = true;
+        return null;
+      }
       noteTransferred(step.value.byteLength);
       if (step.value.byteLength > 0) return step.value;
     }
   }
 
   close(options: { cancel: boolean }): void {
-    if (options.cancel) this.reader.cancel().catch(() => {});
-    else this.reader.releaseLock();
+    letGo(this.reader, { cancel: options.cancel, done: this.#done });
   }
 }

@@ -60,7 +60,7 @@ export interface ServiceOptions {
   /** An event bus with callbacks already registered. */
   events?: Events;
   logger?: Logger;
-  /** Custom validation rules and types (see the README's "Extending validation"). */
+  /** Custom validation rules and types (see docs/schemas-and-validation.md). */
   extensions?: { rules?: Record<string, CustomRule>; types?: Record<string, CustomType> };
   /** Apply environment overrides (DB_*, MONGO_URI, HOST, PORT ...); default true. */
   env?: boolean;
@@ -89,7 +89,7 @@ export interface Service {
    * never ends by itself: call this when shutdown starts. `close()` does it too.
    */
   endStreams(): void;
-  /** The Prometheus metrics (README "Metrics"), or null when METRICS is off. */
+  /** The Prometheus metrics (docs/configuration.md, "Metrics"), or null when METRICS is off. */
   metrics: Metrics | null;
   /**
    * The API description OPENAPI_PATH serves (a fresh copy, built from the same settings),

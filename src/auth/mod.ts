@@ -1,5 +1,5 @@
 /**
- * Authentication and authorisation, configured from settings (README "Authentication"):
+ * Authentication and authorisation, configured from settings (docs/authentication.md):
  * who a request acts as (Basic, Token, HMAC, JWT bearer or the embedding app's
  * `authenticate`), whether that account may use the endpoint (Eve's public methods and
  * allowed roles), and which documents it may touch (AUTH_FIELD).

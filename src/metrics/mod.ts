@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics of one service (README "Metrics"), kept in a registry of its own so
+ * Prometheus metrics of one service (docs/configuration.md, "Metrics"), kept in a registry of its own so
  * that several services in one process (tests, embedding apps) never share counters:
  *
  * - `restsvc_http_requests_total{resource, endpoint, method, status}` and

@@ -226,7 +226,7 @@ export function securitySchemes(schemes: Iterable<Scheme>, realm: string): Json 
           in: "header",
           name: "Authorization",
           description: "`HMAC <username>:<hex HMAC-SHA256(secret, string to sign)>` with a " +
-            "`Date` header (see the README's HMAC section)",
+            "`Date` header (see docs/authentication.md, HMAC)",
         };
         break;
     }

@@ -571,7 +571,7 @@ class Describer {
     }
   }
 
-  /** `GET /<resource>/<CHANGES_ENDPOINT>`: the resource's change feed (README "Change feed"). */
+  /** `GET /<resource>/<CHANGES_ENDPOINT>`: the resource's change feed (docs/oplog-and-change-feed.md). */
   private changeFeeds() {
     const config = this.rt.changes?.config;
     if (!config) return;

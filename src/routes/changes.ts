@@ -1,5 +1,5 @@
 /**
- * The change feed endpoint, `GET /<resource>/<CHANGES_ENDPOINT>` (README "Change feed"): a
+ * The change feed endpoint, `GET /<resource>/<CHANGES_ENDPOINT>` (docs/oplog-and-change-feed.md): a
  * Server-Sent Events stream of the resource's inserts, updates, replaces and deletes, with
  * the same authentication, roles and read policy as a GET on the resource.
  *

@@ -1,5 +1,5 @@
 /**
- * The change hub behind every change feed (README "Change feed"): it numbers each change of
+ * The change hub behind every change feed (docs/oplog-and-change-feed.md): it numbers each change of
  * a document (from the service's write path, or from a MongoDB change stream), keeps the
  * recent ones for `Last-Event-ID` resume (a count and an age bound), and fans them out to
  * the open feeds.

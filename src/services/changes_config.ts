@@ -1,5 +1,5 @@
 /**
- * The change feed's settings (README "Change feed"), checked once at start-up: the endpoint
+ * The change feed's settings (docs/oplog-and-change-feed.md), checked once at start-up: the endpoint
  * suffix, which resources have a feed, retention, heartbeats, per-client queue bound,
  * connection cap and the source (change streams or the write path).
  */

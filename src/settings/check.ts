@@ -15,7 +15,7 @@ import {
 
 export type { ResourceOptions, Settings } from "./keys.ts";
 
-/** The request/response budgets (issue 8): positive integers. */
+/** The request/response budgets : positive integers. */
 const BUDGET_KEYS = [
   "MAX_DOCUMENT_FIELDS",
   "MAX_BODY_FIELDS",
@@ -146,7 +146,7 @@ export function checkSettings(raw: Record<string, unknown>): {
   ) {
     if ((out[key] as number) < 1) problems.push(`${key}: must be at least 1`);
   }
-  // Hostile requests (issue 8b): limits must be positive; QUERY_TIMEOUT_MS 0 turns it off.
+  // Hostile requests: limits must be positive; QUERY_TIMEOUT_MS 0 turns it off.
   for (
     const key of [
       "QUERY_MAX_RANGE",

@@ -197,7 +197,7 @@ export const GLOBAL_KEYS = {
   // Ours: the largest file of a multipart body (413 past it, nothing stored); 0: MAX_BODY_SIZE.
   MAX_FILE_SIZE: k("int", 0),
   AUTO_CREATE_LISTS: k("bool", false),
-  // Budgets: no single request may exhaust memory or block the event loop (issue 8)
+  // Budgets: no single request may exhaust memory or block the event loop
   MAX_DOCUMENT_FIELDS: k("int", 10_000),
   MAX_BODY_FIELDS: k("int", 100_000),
   MAX_LIST_LENGTH: k("int", 10_000),
@@ -211,7 +211,7 @@ export const GLOBAL_KEYS = {
   RATE_LIMIT_PATCH: k("any", null),
   RATE_LIMIT_DELETE: k("any", null),
   REDIS_URL: k("string?", null),
-  // Known to Eve, no effect here (documented in the README)
+  // Known to Eve, no effect here (docs/migrating-from-eve.md)
   DEBUG: k("bool", false),
   INFO: k("string?", null),
   SERVER_NAME: k("string?", null, { ignored: true }),
@@ -231,7 +231,7 @@ export const GLOBAL_KEYS = {
   }),
   EXTRA_RESPONSE_FIELDS: k("strings", []),
   QUERY_OBJECTID_AS_STRING: k("bool", false),
-  // Rate limiting and cross-origin access (issue 12; README "Rate limiting")
+  // Rate limiting and cross-origin access (docs/cors-and-rate-limits.md)
   RATE_LIMIT_PUT: k("any", null),
   RATE_LIMIT_KEY_PREFIX: k("string", "ratelimit:"),
   RATE_LIMIT_REDIS_TIMEOUT: k("int", 500),
@@ -261,7 +261,7 @@ export const GLOBAL_KEYS = {
     refused: "no longer exists: the service always serves with Deno.serve; put the reverse " +
       "proxy of deploy/nginx.conf in front of it (docs/deployment.md)",
   }),
-  // Authentication, roles and user-restricted access (src/auth/, README "Authentication")
+  // Authentication, roles and user-restricted access (src/auth/, docs/authentication.md)
   PUBLIC_METHODS: k("methods", []),
   PUBLIC_ITEM_METHODS: k("methods", []),
   ALLOWED_ROLES: k("strings", []),
@@ -280,15 +280,15 @@ export const GLOBAL_KEYS = {
   AUTH_HMAC_MAX_SKEW: k("int", 300),
   // Ours: answers at least this long are compressed (br/gzip/deflate) when accepted; 0: off.
   COMPRESS_MIN_BYTES: k("int", 1024),
-  // Probes for orchestrators (README "Health and readiness")
+  // Probes for orchestrators (docs/configuration.md)
   HEALTH_PATH: k("string", "/health"),
   READY_PATH: k("string", "/ready"),
   READY_TIMEOUT_MS: k("int", 2000),
-  // API description and docs page (src/openapi/; README "API description and docs page"):
+  // API description and docs page (src/openapi/; docs/api-description.md):
   // a path under the API prefix, or false / null for none. Checked in src/openapi/config.ts.
   OPENAPI_PATH: k("any", "/openapi.json"),
   DOCS_PATH: k("any", "/docs"),
-  // Change feed (README "Change feed"): GET /<resource>/<CHANGES_ENDPOINT> as Server-Sent Events
+  // Change feed (docs/oplog-and-change-feed.md): GET /<resource>/<CHANGES_ENDPOINT> as Server-Sent Events
   CHANGES: k("bool", false),
   CHANGES_ENDPOINT: k("string", "_changes"),
   CHANGES_DOCUMENTS: k("bool", true),
@@ -298,7 +298,7 @@ export const GLOBAL_KEYS = {
   CHANGES_QUEUE_LIMIT: k("int", 256),
   CHANGES_MAX_CONNECTIONS: k("int", 100),
   CHANGES_SOURCE: k("string", "auto"),
-  // Prometheus metrics (README "Metrics"): off by default; METRICS_TOKEN protects the path.
+  // Prometheus metrics (docs/configuration.md, "Metrics"): off by default; METRICS_TOKEN protects the path.
   METRICS: k("bool", false),
   METRICS_PATH: k("string", "/metrics"),
   METRICS_TOKEN: k("string?", null),

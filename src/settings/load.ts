@@ -1,7 +1,7 @@
 /**
  * Loads settings from a JSON file, an Eve settings.py or a TypeScript/JavaScript module, then applies
  * environment overrides. A module exports the settings as `default` (or `settings`), and
- * may export `extensions` (custom validation rules and types, see the README).
+ * may export `extensions` (custom validation rules and types, see docs/schemas-and-validation.md).
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";

@@ -1,5 +1,5 @@
 /**
- * Response compression (README "Compression"): brotli, gzip or deflate, for answers of at
+ * Response compression (docs/reading.md): brotli, gzip or deflate, for answers of at
  * least `threshold` bytes with a compressible type, when the client's `Accept-Encoding`
  * allows it. The encoding with the highest quality value wins; on a tie brotli goes first
  * (the smallest output), then gzip, then deflate.

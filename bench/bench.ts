@@ -18,6 +18,7 @@
 import { parseArgs } from "node:util";
 import { startJongodb } from "../tests/support/jongodb.ts";
 import type { HeapCost } from "./heap.ts";
+import { customer } from "./shop_data.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
@@ -289,20 +290,6 @@ async function peopleLoads(base: string): Promise<Load[]> {
 /** The shop domain (bench/shop-settings.json): settings as shipped there. */
 async function shopSettings(): Promise<Record<string, unknown>> {
   return JSON.parse(await Deno.readTextFile(new URL("shop-settings.json", import.meta.url)));
-}
-
-const COUNTRIES = ["FR", "DE", "IT", "ES", "NL", "SE", "PL", "PT"];
-
-function customer(n: number, prefix = "c") {
-  return {
-    name: `Customer ${n}`,
-    email: `${prefix}${n}@shop.example.org`,
-    age: 18 + (n * 37) % 70,
-    country: COUNTRIES[n % COUNTRIES.length],
-    vip: n % 10 === 0,
-    tags: ["newsletter", `t${n % 10}`],
-    address: { street: `${n} Main Street`, city: "Lyon", zip: "69001" },
-  };
 }
 
 /** POSTs `docs` to `base/path` in batches of up to 1,000; returns the created items. */

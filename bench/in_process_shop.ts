@@ -20,6 +20,7 @@
 import { parseArgs } from "node:util";
 import process from "node:process";
 import { createService } from "../src/mod.ts";
+import { customer } from "./shop_data.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -37,16 +38,6 @@ const info = {
   completed: Promise.resolve(),
 } as Deno.ServeHandlerInfo<Deno.NetAddr>;
 const origin = "http://127.0.0.1:8000";
-const COUNTRIES = ["FR", "DE", "IT", "ES", "NL", "SE", "PL", "PT"];
-const customer = (n: number, prefix = "c") => ({
-  name: `Customer ${n}`,
-  email: `${prefix}${n}@shop.example.org`,
-  age: 18 + (n * 37) % 70,
-  country: COUNTRIES[n % COUNTRIES.length],
-  vip: n % 10 === 0,
-  tags: ["newsletter", `t${n % 10}`],
-  address: { street: `${n} Main Street`, city: "Lyon", zip: "69001" },
-});
 
 const dir = await Deno.makeTempDir({ prefix: "restsvc-in-process-shop-" });
 const settings = JSON.parse(
@@ -62,7 +53,7 @@ const json = { "content-type": "application/json", host: "127.0.0.1:8000", "user
 async function call(method: string, path: string, body?: unknown, headers = {}) {
   const text = body === undefined ? undefined : JSON.stringify(body);
   // As a client sends it: with its length.
-  const length = text === undefined
+  const length: Record<string, string> = text === undefined
     ? {}
     : { "content-length": String(encoder.encode(text).length) };
   const res = await service.fetch(

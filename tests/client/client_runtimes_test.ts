@@ -100,6 +100,8 @@ for (const kind of STORES) {
             : await runJson(Deno.execPath(), [
               "run",
               "-A",
+              // The full lock: the project's default lock holds the service's packages alone.
+              `--lock=${new URL("deno.lock", ROOT).pathname}`,
               new URL("browser_driver.ts", HERE).pathname,
               running.url,
               dir,

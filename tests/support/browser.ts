@@ -49,6 +49,8 @@ export async function visit(
     args: [
       "run",
       "-A",
+      // The full lock: the project's default lock holds the service's packages alone.
+      `--lock=${new URL("../../deno.lock", import.meta.url).pathname}`,
       driver,
       url,
       options.selector,

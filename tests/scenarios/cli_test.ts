@@ -1,22 +1,10 @@
 /** The command line: help, unknown flags, unreadable settings, --check, a port in use. */
 import assert from "node:assert/strict";
 import { freePort } from "../support/net.ts";
+import { runMain } from "../support/main_process.ts";
 
 const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
-
-/** Runs `src/main.ts` with `args`, killed after 30 s at the latest. */
-async function run(args: string[], env: Record<string, string> = {}) {
-  const command = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(30_000),
-  });
-  const out = await command.output();
-  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr).trim() };
-}
+const run = runMain;
 
 /** One line, no stack trace. */
 function oneLine(text: string) {

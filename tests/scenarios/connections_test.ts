@@ -12,8 +12,7 @@ import { createLogger } from "../../src/log.ts";
 import { serve } from "../../src/http/server.ts";
 import { SANITIZED, scenario, type StoreKind, STORES, storeSettings } from "../support/harness.ts";
 import { closeQuietly, readAnswer, readUntilClosed } from "../support/net.ts";
-
-const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
+import { runMain } from "../support/main_process.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST"],
@@ -278,14 +277,9 @@ for (const kind of STORES) {
           `${dir}/settings.json`,
           JSON.stringify({ ...SETTINGS, SERVER_FRONT: false, SERVER_MAX_CONNECTIONS: 10 }),
         );
-        const run = await new Deno.Command(Deno.execPath(), {
-          args: ["run", "-A", MAIN, "--settings", `${dir}/settings.json`],
-          env: { ...store, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", PORT: "0" },
-          stdout: "null",
-          stderr: "piped",
-          signal: AbortSignal.timeout(30_000),
-        }).output();
-        const stderr = new TextDecoder().decode(run.stderr);
+        const env = Object.fromEntries(Object.entries(store).map(([k, v]) => [k, String(v)]));
+        const run = await runMain(["--settings", `${dir}/settings.json`], { ...env, PORT: "0" });
+        const stderr = run.stderr;
         assert.equal(run.code, 1, stderr);
         assert.match(stderr, /refusing to start: .* has 2 problem\(s\)/);
         assert.match(stderr, /SERVER_FRONT: no longer exists/);

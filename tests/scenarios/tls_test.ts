@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { STORES, storeSettings } from "../support/harness.ts";
-import { startMain } from "../support/main_process.ts";
+import { runMain, startMain } from "../support/main_process.ts";
 import { skipUnless } from "../support/skip.ts";
 import { withDeadline } from "../support/wait.ts";
 
@@ -180,21 +180,13 @@ Deno.test("TLS files that cannot be read: the command line refuses to start", as
         TLS_KEY_FILE: `${dir}/missing-key.pem`,
       }),
     );
-    const run = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", new URL("../../src/main.ts", import.meta.url).pathname],
-      env: {
-        SETTINGS: `${dir}/settings.json`,
-        STORE: "embedded",
-        DATA_DIR: `${dir}/data`,
-        PORT: "0",
-        NO_COLOR: "1",
-        DENO_NO_UPDATE_CHECK: "1",
-      },
-      stdout: "null",
-      stderr: "piped",
-      signal: AbortSignal.timeout(30_000),
-    }).output();
-    const stderr = new TextDecoder().decode(run.stderr);
+    const run = await runMain([], {
+      SETTINGS: `${dir}/settings.json`,
+      STORE: "embedded",
+      DATA_DIR: `${dir}/data`,
+      PORT: "0",
+    });
+    const stderr = run.stderr;
     assert.equal(run.code, 1, stderr);
     assert.match(stderr, /refusing to start: cannot read the TLS files: .*missing-cert\.pem/);
     assert.doesNotMatch(stderr, /\n\s+at /, "a stack trace");

@@ -7,6 +7,22 @@ import { until } from "./wait.ts";
 
 const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
 
+/**
+ * Runs `src/main.ts` with `args` to its end (killed after 30 s at the latest): its exit code
+ * and what it printed.
+ */
+export async function runMain(args: string[], env: Record<string, string> = {}) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(30_000),
+  }).output();
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr).trim() };
+}
+
 /** A running `src/main.ts`. */
 export interface MainProcess {
   child: Deno.ChildProcess;

@@ -72,13 +72,28 @@ export function checkFilter(filter: unknown, opts: FilterCheckOptions): Filter {
   const limits = opts.expressionLimits ?? DEFAULT_EXPRESSION_LIMITS;
   scanOperators(filter, blacklistOf(opts.blacklist), { limits, param: opts.param });
   if (opts.references) visitReferences(filter, opts.param, opts.references);
-  if (opts.whitelist) {
-    checkWhitelist(filter, new Set([...EVE_OPERATORS, ...opts.whitelist]), opts.param);
-  }
+  if (opts.whitelist) checkWhitelist(filter, knownOperators(opts.whitelist), opts.param);
   return new Checker(opts).query(filter, "", (path) => opts.model.fieldAt(path));
 }
 
+/** Sets made once per settings list (a resource's lists live as long as the service). */
+const blacklists = new WeakMap<readonly string[], Set<string>>();
+const whitelists = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+/** Eve's operators and `whitelist`'s. */
+function knownOperators(whitelist: readonly string[]): ReadonlySet<string> {
+  let set = whitelists.get(whitelist);
+  if (!set) whitelists.set(whitelist, set = new Set([...EVE_OPERATORS, ...whitelist]));
+  return set;
+}
+
 function blacklistOf(list: string[]): Set<string> {
+  let set = blacklists.get(list);
+  if (!set) blacklists.set(list, set = blacklistSet(list));
+  return set;
+}
+
+function blacklistSet(list: string[]): Set<string> {
   const set = new Set(list);
   if (set.has("$where")) { for (const op of CODE_OPERATORS) set.add(op); }
   if (set.has("$regex")) { for (const op of REGEX_EXPRESSION_OPERATORS) set.add(op); }

@@ -12,3 +12,6 @@ export function ruleMethod(method: string): string {
 export function isRead(method: string): boolean {
   return ruleMethod(method) === "GET";
 }
+
+/** The `Allow` of every read-only endpoint (home, schema, media, change feeds, API docs). */
+export const READ_ONLY_ALLOW = "GET, HEAD, OPTIONS";

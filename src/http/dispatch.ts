@@ -11,6 +11,7 @@ import { HttpError } from "./errors.ts";
 import { parsePreconditions } from "./preconditions.ts";
 import { readRequestBody } from "./body/mod.ts";
 import { isValidJsonpCallback } from "./jsonp.ts";
+import { READ_ONLY_ALLOW } from "../domain/methods.ts";
 import { clientIp } from "./client-address.ts";
 import type { Endpoints, Target } from "./target.ts";
 import type { AuthTarget } from "../auth/mod.ts";
@@ -39,6 +40,8 @@ interface Kind<T extends Target> {
   guarded(target: T): { kind: AuthTarget["kind"]; resource: Resource | null } | null;
   /** The `endpoint` label of the request metrics (the resource is the other label). */
   label: string;
+  /** The endpoint's methods as its `Allow` header names them; null: no endpoint. */
+  allow(target: T): string | null;
   /** Answers the request: a Response, or a Reply the app renders. */
   route(target: T, handling: Handling): Promise<Response | Reply> | Reply;
 }
@@ -46,6 +49,7 @@ interface Kind<T extends Target> {
 type Of<K extends Target["kind"]> = Extract<Target, { kind: K }>;
 
 const nothing = () => null;
+const readOnly = () => READ_ONLY_ALLOW;
 const serviceWide = (kind: AuthTarget["kind"]) => () => ({ kind, resource: null });
 
 /** Answers the description or the docs page (both are the OpenAPI endpoints'). */
@@ -58,6 +62,7 @@ export const KINDS: { readonly [K in Target["kind"]]: Kind<Of<K>> } = {
   outside: {
     guarded: nothing,
     label: "none",
+    allow: nothing,
     route: () => {
       throw new HttpError(404, "The requested URL was not found on the server.");
     },
@@ -65,16 +70,18 @@ export const KINDS: { readonly [K in Target["kind"]]: Kind<Of<K>> } = {
   none: {
     guarded: nothing,
     label: "none",
+    allow: nothing,
     route: () => {
       throw notFound();
     },
   },
   // The description says what the home endpoint links to: it is authorised the same way.
-  openapi: { guarded: serviceWide("home"), label: "openapi", route: described },
-  docs: { guarded: nothing, label: "none", route: described },
+  openapi: { guarded: serviceWide("home"), label: "openapi", allow: readOnly, route: described },
+  docs: { guarded: nothing, label: "none", allow: readOnly, route: described },
   home: {
     guarded: serviceWide("home"),
     label: "home",
+    allow: readOnly,
     route: (_target, { rt, c, routes }) =>
       homeRoute(rt, {
         request: c.req.raw,
@@ -85,12 +92,14 @@ export const KINDS: { readonly [K in Target["kind"]]: Kind<Of<K>> } = {
   schema: {
     guarded: serviceWide("schema"),
     label: "schema",
+    allow: readOnly,
     route: (target, { rt, c }) =>
       schemaRoute(rt, { target: target.name, request: c.req.raw, method: c.get("method") }),
   },
   media: {
     guarded: serviceWide("media"),
     label: "media",
+    allow: readOnly,
     route: (target, { rt, c }) =>
       mediaRoute(rt, {
         id: target.id,
@@ -104,6 +113,7 @@ export const KINDS: { readonly [K in Target["kind"]]: Kind<Of<K>> } = {
   changes: {
     guarded: (target) => ({ kind: "collection", resource: target.resource }),
     label: "collection",
+    allow: readOnly,
     route: (target, { rt, c }) =>
       changesRoute(rt, {
         match: target.match,
@@ -125,6 +135,7 @@ function resourceKind(kind: ResourceKind): Kind<Of<ResourceKind>> {
   return {
     guarded: (target) => ({ kind, resource: target.resource }),
     label: kind,
+    allow: (target) => [...target.match.endpoint.methods, "OPTIONS"].join(", "),
     route: (target, { rt, c }) =>
       resourceRoute(rt, {
         match: target.match,
@@ -154,6 +165,14 @@ export function authTarget(target: Target, method: string): AuthTarget | null {
 export function metricsLabels(target: Target): { resource: string; endpoint: string } {
   const guarded = kindOf(target).guarded(target);
   return { resource: guarded?.resource?.name ?? "", endpoint: kindOf(target).label };
+}
+
+/**
+ * The methods of the endpoint `target` addresses, as its OPTIONS answer's `Allow` names
+ * them; null when it addresses none.
+ */
+export function allowedMethods(target: Target): string | null {
+  return kindOf(target).allow(target);
 }
 
 /**

@@ -27,12 +27,13 @@ import { flag, requestProjection, whereFilter } from "../services/read.ts";
 import type { RequestContext, Runtime } from "../services/runtime.ts";
 import { type Endpoint, matchRoute, type RouteMatch, type UrlValues } from "./router.ts";
 import { typeHookLookup } from "./resource.ts";
+import { READ_ONLY_ALLOW } from "../domain/methods.ts";
 
 /** The query flag asking for documents in events. */
 const DOCUMENTS_PARAM = "documents";
 /** Longest `Last-Event-ID` accepted. */
 const MAX_EVENT_ID = 64;
-const ALLOW = "GET, HEAD, OPTIONS";
+const ALLOW = READ_ONLY_ALLOW;
 
 /**
  * The collection endpoint whose feed `path` (API prefix removed) addresses; null when it

@@ -3,7 +3,7 @@
  * under the INFO key (when set) what serves the API.
  */
 import { methodNotAllowed } from "../services/errors.ts";
-import { isRead } from "../domain/methods.ts";
+import { isRead, READ_ONLY_ALLOW } from "../domain/methods.ts";
 import type { Reply, Runtime } from "../services/runtime.ts";
 
 /**
@@ -23,7 +23,7 @@ export async function homeRoute(
 }
 
 function homeReply(rt: Runtime, method: string, links: Record<string, unknown>): Reply {
-  if (method === "OPTIONS") return { status: 200, headers: { allow: "GET, HEAD, OPTIONS" } };
+  if (method === "OPTIONS") return { status: 200, headers: { allow: READ_ONLY_ALLOW } };
   if (!isRead(method)) {
     throw methodNotAllowed(["GET", "HEAD"]);
   }

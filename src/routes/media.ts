@@ -4,14 +4,14 @@
  * chunk rows), with conditional requests and byte ranges.
  */
 import { methodNotAllowed, notFound } from "../services/errors.ts";
-import { isRead } from "../domain/methods.ts";
+import { isRead, READ_ONLY_ALLOW } from "../domain/methods.ts";
 import type { Account } from "../auth/types.ts";
 import { type ObjectId, parseObjectId } from "../doc/bson.ts";
 import { notModified } from "../services/conditional.ts";
 import { mayDownload } from "../services/media_access.ts";
 import type { Preconditions, Runtime } from "../services/runtime.ts";
 
-const ALLOW = "GET, HEAD, OPTIONS";
+const ALLOW = READ_ONLY_ALLOW;
 
 /** The file id a path addresses at the media endpoint, or null when it is not one. */
 export function mediaTarget(rt: Runtime, path: string): ObjectId | null {

@@ -4,7 +4,7 @@
  * here, at start-up; both answer GET, HEAD and OPTIONS, with ETags and 304s.
  */
 import { methodNotAllowed } from "../services/errors.ts";
-import { isRead } from "../domain/methods.ts";
+import { isRead, READ_ONLY_ALLOW } from "../domain/methods.ts";
 import type { Runtime } from "../services/runtime.ts";
 import { describeApi, type DescribeOptions } from "../openapi/document.ts";
 import {
@@ -16,7 +16,7 @@ import {
   isDocsAsset,
 } from "../openapi/docs.ts";
 
-const ALLOW = "GET, HEAD, OPTIONS";
+const ALLOW = READ_ONLY_ALLOW;
 
 /** The description's and docs page's endpoints of one service. */
 export interface OpenApiEndpoints {

@@ -4,14 +4,14 @@
  * Read-only: GET, HEAD and OPTIONS.
  */
 import { methodNotAllowed, notFound } from "../services/errors.ts";
-import { isRead } from "../domain/methods.ts";
+import { isRead, READ_ONLY_ALLOW } from "../domain/methods.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Doc } from "../store/store.ts";
 import type { Reply, Runtime } from "../services/runtime.ts";
 import { accountOf } from "../auth/types.ts";
 import { canRead } from "../services/policy.ts";
 
-const ALLOWED = "GET, HEAD, OPTIONS";
+const ALLOWED = READ_ONLY_ALLOW;
 
 /**
  * Whether `request` may see `resource`'s schema: never for internal resources. This is the

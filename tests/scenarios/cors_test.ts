@@ -94,6 +94,15 @@ scenario("CORS: a disallowed origin gets an empty Allow-Origin, as in Eve", CORS
     const res = await api.get("people", { origin });
     assert.equal(res.status, 200);
     assertRefused(res);
+    // As in Eve, the other Access-Control-* headers still go with the answer (they grant
+    // nothing without an Allow-Origin that matches).
+    assert.deepEqual(
+      methodSet(res.headers.get("access-control-allow-methods")),
+      new Set(["GET", "HEAD", "POST", "OPTIONS"]),
+    );
+    assert.equal(res.headers.get("access-control-allow-headers"), "Content-Type, If-Match");
+    assert.equal(res.headers.get("access-control-expose-headers"), "ETag");
+    assert.equal(res.headers.get("access-control-max-age"), "21600");
     const pre = await preflight(api, "people", origin, "POST");
     assert.equal(pre.status, 200);
     assertRefused(pre);
@@ -137,9 +146,15 @@ scenario("CORS: errors carry the CORS headers", CORS, async (api) => {
   const notFound = await api.get("nowhere", origin);
   assert.equal(notFound.status, 404);
   assertAllowed(notFound, APP);
+  // No endpoint there: no method is allowed.
+  assert.equal(notFound.headers.get("access-control-allow-methods"), "");
   const notAllowed = await api.request("PUT", "people", { headers: origin, body: {} });
   assert.equal(notAllowed.status, 405);
   assertAllowed(notAllowed, APP);
+  assert.deepEqual(
+    methodSet(notAllowed.headers.get("access-control-allow-methods")),
+    new Set(["GET", "HEAD", "POST", "OPTIONS"]),
+  );
   const invalid = await api.post("people", { name: 5 }, origin);
   assert.equal(invalid.status, 422);
   assertAllowed(invalid, APP);

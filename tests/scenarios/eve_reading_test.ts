@@ -467,12 +467,65 @@ scenario("TestRenders.test_CORS*: refused origins, Max-Age, Vary", {
     const refused = await api.get("", { origin });
     assert.equal(refused.headers.get("access-control-allow-origin"), "");
     assert.equal(refused.headers.get("access-control-max-age"), "21600");
+    // As in Eve, the other Access-Control-* headers go with every answer to an origin
+    // (empty lists when X_HEADERS / X_EXPOSE_HEADERS are unset), whatever the method.
+    assert.equal(refused.headers.get("access-control-allow-headers"), "");
+    assert.equal(refused.headers.get("access-control-expose-headers"), "");
+    assert.equal(refused.headers.get("access-control-allow-methods"), "GET, HEAD, OPTIONS");
   }
   const options = await api.request("OPTIONS", "arbitraryurl", {
     headers: { origin: "http://2of2.com" },
   });
   assert.equal(options.headers.get("vary"), "Origin");
   assert.match(options.headers.get("access-control-allow-methods") ?? "", /GET/);
+  // test_CORS_OPTIONS' last step: a GET from a refused origin names the endpoint's methods.
+  const refusedGet = await api.get("arbitraryurl", { origin: "http://not_an_example.com" });
+  assert.equal(refusedGet.status, 200);
+  assert.equal(refusedGet.headers.get("access-control-allow-origin"), "");
+  for (const m of [...SETTINGS.RESOURCE_METHODS, "OPTIONS"]) {
+    assert.ok(refusedGet.headers.get("access-control-allow-methods")?.includes(m), m);
+  }
+  const item = await api.create("arbitraryurl", { ref: ref(1) });
+  const itemGet = await api.get(`arbitraryurl/${item._id}`, { origin: "http://1of2.com" });
+  // The same list as the item's OPTIONS answer names.
+  const itemOptions = await api.request("OPTIONS", `arbitraryurl/${item._id}`, {
+    headers: { origin: "http://1of2.com" },
+  });
+  assert.equal(
+    itemGet.headers.get("access-control-allow-methods"),
+    itemOptions.headers.get("allow"),
+  );
+  assert.deepEqual(
+    new Set(itemGet.headers.get("access-control-allow-methods")!.split(", ")),
+    new Set(["GET", "HEAD", "PATCH", "DELETE", "PUT", "OPTIONS"]),
+  );
+});
+
+scenario("TestGridFSMediaStorage.test_media_endpoint_supports_CORS", {
+  ...SETTINGS,
+  RETURN_MEDIA_AS_BASE64_STRING: false,
+  RETURN_MEDIA_AS_URL: true,
+  X_DOMAINS: "*",
+  DOMAIN: {
+    contacts: CONTACTS,
+    files: { schema: { media: { type: "media" } } },
+  },
+}, async (api) => {
+  const f = new FormData();
+  f.append("media", new Blob(["my file contents"], { type: "text/plain" }), "test.txt");
+  const posted = await api.request("POST", "files", { raw: f });
+  assert.equal(posted.status, 201, posted.text);
+  assert.equal(posted.body._status, "OK");
+  const url = (await api.get(`files/${posted.body._id}`)).body.media as string;
+  assert.match(url, /^\/media\/[0-9a-f]{24}$/);
+  for (const method of ["GET", "OPTIONS"]) {
+    const res = await api.request(method, url, { headers: { origin: "http://example.com" } });
+    assert.equal(res.status, 200, method);
+    assert.equal(res.headers.get("access-control-allow-origin"), "http://example.com");
+    assert.equal(res.headers.get("vary"), "Origin", method);
+    assert.ok(res.headers.get("access-control-allow-methods")?.includes(method), method);
+    if (method === "GET") assert.equal(res.text, "my file contents");
+  }
 });
 
 scenario("TestEndPoints.test_schema_endpoint lists the id field", {

@@ -8,8 +8,9 @@
  * `*`) with `Vary: Origin`; a disallowed origin gets an empty Access-Control-Allow-Origin
  * (as in Eve: no browser accepts it); credentials are allowed only for origins listed
  * explicitly (X_DOMAINS entries or X_DOMAINS_RE), never for an origin let in by `*` nor
- * for a refused one. Access-Control-Max-Age (and Allow-Headers, Expose-Headers) go with
- * every answer to an origin, as in Eve; Access-Control-Allow-Methods with OPTIONS answers.
+ * for a refused one. As in Eve, Access-Control-Allow-Methods (the endpoint's methods, as
+ * its `Allow` names them), -Allow-Headers, -Expose-Headers and -Max-Age go with every
+ * answer to an origin, refused or not, whatever the method.
  *
  * Hono's own `cors()` is not used: it sends Access-Control-Allow-Credentials to disallowed
  * origins, echoes any requested header when none are configured, and answers every
@@ -18,6 +19,8 @@
 import type { MiddlewareHandler } from "hono";
 import type { Settings } from "../../settings/check.ts";
 import type { AppEnv } from "../env.ts";
+import type { Target } from "../target.ts";
+import { allowedMethods } from "../dispatch.ts";
 
 export interface CorsConfig {
   /** Origins allowed by exact match. */
@@ -146,16 +149,15 @@ export function cors(config: CorsConfig | null): MiddlewareHandler<AppEnv> {
     if (match && config.credentials && match === "listed") {
       headers.set("access-control-allow-credentials", "true");
     }
-    if (config.exposeHeaders.length) {
-      headers.set("access-control-expose-headers", config.exposeHeaders.join(", "));
-    }
-    if (config.allowHeaders.length) {
-      headers.set("access-control-allow-headers", config.allowHeaders.join(", "));
-    }
-    // As in Eve, every answer to an origin tells how long a preflight may be cached.
+    // As in Eve, every answer to an origin (a refused one too) names the allowed request
+    // headers, the exposed headers, the endpoint's methods and how long a preflight may be
+    // cached; the lists are empty when nothing is configured.
+    headers.set("access-control-allow-headers", config.allowHeaders.join(", "));
+    headers.set("access-control-expose-headers", config.exposeHeaders.join(", "));
+    const target = c.get("target") as Target | undefined;
+    const methods = (c.req.method === "OPTIONS" ? headers.get("allow") : null) ??
+      (target ? allowedMethods(target) : null);
+    headers.set("access-control-allow-methods", methods ?? "");
     headers.set("access-control-max-age", String(config.maxAge));
-    if (c.req.method !== "OPTIONS") return;
-    const allow = headers.get("allow");
-    if (allow) headers.set("access-control-allow-methods", allow);
   };
 }

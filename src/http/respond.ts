@@ -79,7 +79,10 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
   if (!counted) return answer(text, { status: reply.status, headers });
   bytes ??= encoder.encode(text);
   headers["content-length"] = String(bytes.byteLength);
-  return answer(head ? null : bytes, { status: reply.status, headers });
+  // A HEAD that may be compressed carries its bytes on to the compression middleware, which
+  // measures them as its GET would be sent and drops them.
+  const measured = head && !short && minBytes > 0 && request.headers.has("accept-encoding");
+  return answer(head && !measured ? null : bytes, { status: reply.status, headers });
 }
 
 /**

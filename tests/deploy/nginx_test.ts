@@ -308,6 +308,20 @@ for (const kind of STORES) {
           }
         });
 
+        await t.step("answers through the proxy carry its request id", async () => {
+          // The service echoes an id only when the request carried one; the proxy sets one.
+          const viaProxy = await fetch(`${proxy}people`);
+          await viaProxy.arrayBuffer();
+          assert.equal(viaProxy.status, 200);
+          assert.match(viaProxy.headers.get("x-request-id") ?? "", /^[0-9a-f]{32}$/);
+          const again = await fetch(`${proxy}people`);
+          await again.arrayBuffer();
+          assert.notEqual(again.headers.get("x-request-id"), viaProxy.headers.get("x-request-id"));
+          const plain = await fetch(`${direct}people`);
+          await plain.arrayBuffer();
+          assert.equal(plain.headers.get("x-request-id"), null);
+        });
+
         await t.step("a Range download is byte-exact", async () => {
           const bytes = new Uint8Array(300_000);
           for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919 + (i >> 8)) & 0xff;

@@ -595,3 +595,119 @@ scenario(
   },
   { gaps: ["$expr-operators"] },
 );
+
+/**
+ * The header fields of a raw HTTP/1.1 exchange (no client in between that adds, drops or
+ * decodes anything), as [name, value] pairs in the order sent, and whether a body followed.
+ */
+async function rawFields(base: string, method: string, path: string, extra: string[]) {
+  const url = new URL(path, base);
+  const conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) });
+  const lines = [`${method} ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`];
+  await conn.write(
+    new TextEncoder().encode([...lines, ...extra, "Connection: close", "", ""].join("\r\n")),
+  );
+  let text = "";
+  const buffer = new Uint8Array(65536);
+  const timer = setTimeout(() => conn.close(), 5000);
+  try {
+    while (true) {
+      const n = await conn.read(buffer);
+      if (n === null) break;
+      text += new TextDecoder("latin1").decode(buffer.subarray(0, n));
+    }
+  } finally {
+    clearTimeout(timer);
+    try {
+      conn.close();
+    } catch { /* closed by the deadline */ }
+  }
+  const split = text.indexOf("\r\n\r\n");
+  assert.ok(split > 0, `${method} ${path}: no complete head`);
+  const [status, ...fields] = text.slice(0, split).split("\r\n");
+  return {
+    status,
+    fields: fields.map((f) => {
+      const at = f.indexOf(":");
+      return [f.slice(0, at).toLowerCase(), f.slice(at + 1).trim()] as [string, string];
+    }),
+    bodyBytes: text.length - split - 4,
+  };
+}
+
+scenario(
+  "TestHead.test_head_home, test_head_resource, test_head_item: HEAD's fields are GET's",
+  {
+    ...SETTINGS,
+    // Enough resources for a home answer long enough to be compressed.
+    DOMAIN: {
+      ...SETTINGS.DOMAIN,
+      ...Object.fromEntries(
+        Array.from(
+          { length: 40 },
+          (_, i) => [`resource${i}`, { schema: { n: { type: "integer" } } }],
+        ),
+      ),
+      cached: {
+        cache_control: "max-age=20,must-revalidate",
+        cache_expires: 20,
+        schema: { n: { type: "integer" } },
+      },
+    },
+  },
+  async (api, running) => {
+    const docs = Array.from({ length: 30 }, (_, i) => ({ ref: ref(i), prog: i }));
+    const posted = await api.post("arbitraryurl", docs);
+    assert.equal(posted.status, 201, posted.text);
+    const item = posted.body._items[0]._id as string;
+    const cached = await api.create("cached", { n: 1 });
+    const paths = ["", "arbitraryurl", `arbitraryurl/${item}`, "cached", `cached/${cached._id}`];
+    // No Accept-Encoding (Werkzeug's test client), the default of Python's HTTP clients, and
+    // brotli; with and without an X-Request-Id of the client's.
+    const variants = [[], ["Accept-Encoding: gzip, deflate"], ["Accept-Encoding: br"], [
+      "X-Request-Id: trace-1",
+      "Accept-Encoding: gzip, deflate, br",
+    ]];
+    let compared = 0;
+    let compressed = 0;
+    for (const path of paths) {
+      for (const extra of variants) {
+        const get = await rawFields(running.url, "GET", path, extra);
+        const head = await rawFields(running.url, "HEAD", path, extra);
+        const what = `${path || "home"} ${extra.join("; ")}`;
+        assert.equal(get.status, "HTTP/1.1 200 OK", what);
+        assert.equal(head.status, get.status, what);
+        assert.equal(head.bodyBytes, 0, what);
+        assert.ok(get.bodyBytes > 0, what);
+        // Date may tick between the two; Expires (set from it) is compared as Eve does,
+        // within a second.
+        const fieldsOf = (a: typeof get) => {
+          // Compared as a set, as Werkzeug's Headers compare.
+          const rest = a.fields.filter(([n]) => n !== "date" && n !== "expires").sort((x, y) =>
+            x.join(":") < y.join(":") ? -1 : 1
+          );
+          const expires = a.fields.find(([n]) => n === "expires")?.[1];
+          return { rest, expires: expires === undefined ? undefined : Date.parse(expires) };
+        };
+        const g = fieldsOf(get);
+        const h = fieldsOf(head);
+        assert.deepEqual(
+          h.rest,
+          g.rest,
+          `${what}: ${JSON.stringify(h.rest)} vs ${JSON.stringify(g.rest)}`,
+        );
+        if (g.expires === undefined) assert.equal(h.expires, undefined, what);
+        else assert.ok(Math.abs(g.expires - h.expires!) <= 1000, what);
+        if (path.startsWith("cached")) assert.ok(g.expires !== undefined, what);
+        const names = new Set(g.rest.map(([n]) => n));
+        if (names.has("content-encoding")) compressed++;
+        // As in Eve: the request carried no id, so the answer carries none.
+        assert.equal(names.has("x-request-id"), extra.some((e) => e.startsWith("X-Request-Id")));
+        compared++;
+      }
+    }
+    assert.equal(compared, paths.length * variants.length);
+    // The long answers (home, the collection) were compressed for the clients that accept it.
+    assert.ok(compressed >= 6, `compressed ${compressed}`);
+  },
+);

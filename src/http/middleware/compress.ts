@@ -63,9 +63,18 @@ function brotli(sizeHint: number | null): ReadableWritablePair<Uint8Array, Uint8
 }
 
 /**
- * Compresses answers of at least `threshold` bytes (see the module comment). HEAD, 206,
- * already encoded and `Cache-Control: no-transform` answers never are; a compressed
- * answer's strong `ETag` becomes weak, and `Vary` names `Accept-Encoding`.
+ * Answers of a known length up to this size are compressed whole before they are sent, with
+ * the compressed Content-Length, so a HEAD carries the same fields as its GET; longer ones
+ * (and answers of unknown length) stream compressed, chunked.
+ */
+const WHOLE_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Compresses answers of at least `threshold` bytes (see the module comment). 206, already
+ * encoded and `Cache-Control: no-transform` answers never are; a compressed answer's strong
+ * `ETag` becomes weak, and `Vary` names `Accept-Encoding`. A HEAD is compressed as its GET
+ * would be (the body it carries to here is measured, never sent) when its length is known
+ * and its bytes came with it; otherwise it is left as it is.
  */
 export function compress(options: { threshold: number }): MiddlewareHandler<AppEnv> {
   return async function compress(c, next) {
@@ -78,23 +87,36 @@ export function compress(options: { threshold: number }): MiddlewareHandler<AppE
     if (!accepted && varies) return;
     const length = res.headers.get("content-length");
     const size = length === null ? null : Number(length);
-    if (
-      (size !== null && size < options.threshold) || c.req.method === "HEAD" ||
+    const head = c.req.method === "HEAD";
+    const whole = size !== null && size <= WHOLE_MAX_BYTES;
+    const skip = (size !== null && size < options.threshold) || (head && (!whole || !res.body)) ||
       res.status === 206 ||
       res.headers.has("content-encoding") || res.headers.has("transfer-encoding") ||
       !COMPRESSIBLE.test(res.headers.get("content-type") ?? "") ||
-      NO_TRANSFORM.test(res.headers.get("cache-control") ?? "")
-    ) return;
-    if (!varies) res.headers.set("vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
-    const encoding = chooseEncoding(accepted);
+      NO_TRANSFORM.test(res.headers.get("cache-control") ?? "");
+    if (!skip && !varies) {
+      res.headers.set("vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
+    }
+    const encoding = skip ? null : chooseEncoding(accepted);
     // `body` is read only now. Reading it turns a byte body into a stream, which Deno sends
     // with the Content-Length header as set; an error answer thrown after an earlier answer
     // carries that answer's Content-Length (Hono's `c.res` setter copies the old headers),
     // which Deno otherwise corrects from the bytes.
-    if (!encoding || !res.body) return;
+    if (!encoding || !res.body) {
+      // A HEAD's bytes are never sent (its Content-Length stays).
+      if (head && res.body) c.res = new Response(null, res);
+      return;
+    }
     const stream = encoding === "br" ? brotli(size) : new CompressionStream(encoding);
-    c.res = new Response(res.body.pipeThrough(stream), res);
-    c.res.headers.delete("content-length");
+    const compressed = res.body.pipeThrough(stream);
+    if (whole) {
+      const bytes = new Uint8Array(await new Response(compressed).arrayBuffer());
+      c.res = new Response(head ? null : bytes, res);
+      c.res.headers.set("content-length", String(bytes.byteLength));
+    } else {
+      c.res = new Response(compressed, res);
+      c.res.headers.delete("content-length");
+    }
     c.res.headers.set("content-encoding", encoding);
     const etag = c.res.headers.get("etag");
     if (etag && !etag.startsWith("W/")) c.res.headers.set("etag", `W/${etag}`);

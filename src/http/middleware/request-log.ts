@@ -1,10 +1,13 @@
 /**
  * Request ids and the write log: every request gets an id (the client's `X-Request-Id`
- * when short and safe, else a new UUID), which every log record of the request carries and
- * the response returns in `X-Request-Id`; POST, PATCH and PUT are logged with the client
- * address, URL and method.
+ * when short and safe, else a new UUID), which every log record of the request carries; the
+ * response returns it in `X-Request-Id` only when the request carried that id (a proxy in
+ * front sets one per request, see deploy/nginx.conf). POST, PATCH and PUT are logged with
+ * the client address, URL and method.
  *
- * Why: one id ties a client's report to the service's log records of that request.
+ * Why: one id ties a client's report to the service's log records of that request. A
+ * generated id is not sent back: two requests for the same URL (a HEAD and a GET) then get
+ * the same headers, as in Eve, and the proxy's id is the one a client sees anyway.
  *
  * ```ts
  * app.use("*", requestLog(log));
@@ -23,17 +26,18 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Gives every request an id (the client's `X-Request-Id` when safe, else a new UUID), puts
- * it in every log record of the request and in the response's `X-Request-Id`; logs POST,
- * PATCH and PUT operations with `clientip`, `url` and `method`.
+ * it in every log record of the request and, when it is the client's, in the response's
+ * `X-Request-Id`; logs POST, PATCH and PUT operations with `clientip`, `url` and `method`.
  */
 export function requestLog(log: Logger): MiddlewareHandler<AppEnv> {
   return async function requestLog(c, next) {
     const sent = c.req.header("x-request-id");
-    const requestid = sent !== undefined && SAFE_ID.test(sent) ? sent : crypto.randomUUID();
+    const echoed = sent !== undefined && SAFE_ID.test(sent);
+    const requestid = echoed ? sent : crypto.randomUUID();
     const clientip = clientIp(c);
     // Plain values (see updateLogContext): the method-override middleware updates `method`.
     await withLogContext({ requestid, clientip, url: c.req.url, method: c.req.method }, next);
-    c.res.headers.set("x-request-id", requestid);
+    if (echoed) c.res.headers.set("x-request-id", requestid);
     const method = c.get("method") ?? c.req.method;
     if (!LOGGED.has(method)) return;
     log.log("info", `${method} ${c.req.path} ${c.res.status}`, {

@@ -20,7 +20,8 @@ import { checkSettings, type Settings, SettingsError } from "./settings/check.ts
 import { applyEnvOverrides } from "./settings/load.ts";
 import type { Runtime } from "./services/runtime.ts";
 import { ensureIndexes } from "./services/indexes.ts";
-import { openStore } from "./store/open.ts";
+import { openStore, wantsMongo } from "./store/open.ts";
+import { unsatisfiableOnOneNode } from "./store/write_concern.ts";
 import { loggedStore } from "./store/logged.ts";
 import type { Store } from "./store/store.ts";
 import { type CompiledSchema, compileSchema, SchemaError } from "./validation/mod.ts";
@@ -199,9 +200,19 @@ export async function createService(
   const log = options.logger ?? createLogger(undefined, settings.DEBUG ? "debug" : "info");
   const metrics = prepared.metrics ? new Metrics() : null;
   const writeConcerns: Record<string, Record<string, unknown>> = Object.create(null);
+  // The store opened here refuses those writes (a store handed in is the caller's).
+  const embedded = !options.store && !wantsMongo(settings, hostGiven);
   for (const resource of domain.values()) {
     const concern = resource.extra.mongo_write_concern as Record<string, unknown> | undefined;
-    if (concern) writeConcerns[resource.source] = concern;
+    if (!concern) continue;
+    writeConcerns[resource.source] = concern;
+    const reason = embedded ? unsatisfiableOnOneNode(concern) : null;
+    if (reason !== null) {
+      warnings.push(
+        `DOMAIN.${resource.name}.mongo_write_concern: ${reason}: every write to the resource ` +
+          'fails (500) until it asks for w: 1, 0 or "majority"',
+      );
+    }
   }
   const store = loggedStore(
     options.store ?? await openStore(settings, hostGiven, writeConcerns),

@@ -11,6 +11,7 @@ import {
   PartialWriteError,
   QueryTimeoutError,
   StoreError,
+  WriteConcernError,
 } from "../store/store.ts";
 import { idToString } from "../services/meta.ts";
 import { SlowBodyError } from "../util/body_rate.ts";
@@ -145,6 +146,11 @@ export function httpErrorOf(error: unknown, settings: Settings): HttpError | nul
       "The documents could not all be stored, and removing the ones that were failed too: " +
         `these documents may remain stored: ${ids}. Check them, then try again.`,
     );
+  }
+  // The deployment cannot acknowledge the write concern configured: the server's fault
+  // (logged with its reason), not the client's, and nothing to retry.
+  if (error instanceof WriteConcernError) {
+    return new HttpError(500, "The server could not complete the request.");
   }
   if (error instanceof StoreError) {
     return new HttpError(503, "The database is not available; try again later.");

@@ -13,8 +13,9 @@ export function wantsMongo(settings: Settings, hostGiven: boolean): boolean {
 }
 
 /**
- * Opens the store. `writeConcerns`: the resources' `mongo_write_concern` by collection
- * (MongoDB only; the embedded store writes durably before it answers, whatever is asked).
+ * Opens the store. `writeConcerns`: the resources' `mongo_write_concern` by collection (the
+ * embedded store writes durably before it answers, and refuses the writes of a collection
+ * whose concern one node cannot acknowledge, see write_concern.ts).
  */
 export async function openStore(
   settings: Settings,
@@ -38,5 +39,8 @@ export async function openStore(
     });
   }
   const { openEmbeddedStore } = await import("./embedded/mod.ts");
-  return openEmbeddedStore(settings.DATA_DIR, { queryTimeoutMs: settings.QUERY_TIMEOUT_MS });
+  return openEmbeddedStore(settings.DATA_DIR, {
+    queryTimeoutMs: settings.QUERY_TIMEOUT_MS,
+    writeConcerns,
+  });
 }

@@ -55,6 +55,19 @@ export class StoreError extends Error {
 }
 
 /**
+ * Thrown when a write's write concern cannot be acknowledged (a resource's
+ * `mongo_write_concern` asking more nodes or tags than the deployment has): a fault of the
+ * server's configuration, answered 500 with a generic message. The embedded store (one node)
+ * throws it before it changes anything; MongoDB reports it after the primary wrote.
+ */
+export class WriteConcernError extends StoreError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "WriteConcernError";
+  }
+}
+
+/**
  * Thrown when a write failed part way and undoing what it stored failed too: the documents
  * `remaining` (their `_id`s) may still be stored. `cause` is the write's error, `cleanup`
  * the clean-up's. The HTTP layer tells the client both.

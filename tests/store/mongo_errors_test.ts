@@ -13,6 +13,7 @@ import {
   MongoNetworkTimeoutError,
   MongoServerError,
   MongoServerSelectionError,
+  MongoWriteConcernError,
 } from "mongodb";
 import { classifyError, translateError } from "../../src/store/mongo/errors.ts";
 import { MongoCollection } from "../../src/store/mongo/collection.ts";
@@ -22,6 +23,7 @@ import {
   PartialWriteError,
   QueryTimeoutError,
   StoreError,
+  WriteConcernError,
 } from "../../src/store/store.ts";
 
 const server = (fields: Record<string, unknown>) => new MongoServerError(fields);
@@ -144,4 +146,43 @@ Deno.test("mongo insert: a failed clean-up names the documents that may remain",
   assert.ok(error.cause instanceof DuplicateKeyError, "the write's own error is kept");
   assert.ok(error.cleanup instanceof StoreError, "and the clean-up's");
   assert.match(error.message, /clean-up failed .*2 document\(s\) may remain/);
+});
+
+Deno.test("mongo errors: a write concern the deployment cannot satisfy is a WriteConcernError", () => {
+  const single = new MongoWriteConcernError({
+    ok: 1,
+    n: 1,
+    writeConcernError: {
+      code: 100,
+      codeName: "UnsatisfiableWriteConcern",
+      errmsg: "Not enough data-bearing nodes",
+    },
+  });
+  // A server may call an unsatisfiable `w` a BadValue inside its write concern error: still
+  // the configuration's fault, not a bad query.
+  const badValue = new MongoWriteConcernError({
+    ok: 1,
+    writeConcernError: {
+      code: 2,
+      codeName: "BadValue",
+      errmsg: "cannot use 'w' > 1 on a standalone",
+    },
+  });
+  const tags = server({
+    code: 79,
+    codeName: "UnknownReplWriteConcern",
+    errmsg: "No write concern mode named 'dc-east' found",
+  });
+  const bulk = server({
+    errmsg: "bulk",
+    writeConcernErrors: [{ code: 100, errmsg: "Not enough data-bearing nodes" }],
+  });
+  for (const err of [single, badValue, tags, bulk]) {
+    assert.equal(classifyError(err), "write-concern", String(err));
+    const translated = translateError(err);
+    assert.ok(translated instanceof WriteConcernError, String(err));
+    assert.ok(translated instanceof StoreError);
+  }
+  // A plain BadValue stays a bad query.
+  assert.equal(classifyError(server({ code: 2, codeName: "BadValue", errmsg: "x" })), "bad-query");
 });

@@ -61,13 +61,18 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-/** Starts the service with `settings` on a free loopback port against a fresh `kind` store. */
+/**
+ * Starts the service with `settings` on a free loopback port against a fresh `kind` store,
+ * or against `reuse` (store settings from {@link storeSettings}, kept when it stops: another
+ * service may be started on the same data later; the caller removes it).
+ */
 export async function startService(
   settings: Record<string, unknown>,
   kind: StoreKind,
   options: ServiceOptions = {},
+  reuse?: Record<string, unknown>,
 ): Promise<Running> {
-  const store = await storeSettings(kind);
+  const store = reuse ?? await storeSettings(kind);
   // Records go nowhere unless TEST_LOG is set; scenarios about logging pass their own logger.
   const logger = Deno.env.get("TEST_LOG") ? undefined : createLogger(() => {});
   const service = await createService({ ...settings, ...store }, {
@@ -88,7 +93,9 @@ export async function startService(
       service.endStreams();
       await server.shutdown();
       await service.close();
-      if (kind === "embedded") await Deno.remove(store.DATA_DIR as string, { recursive: true });
+      if (kind === "embedded" && !reuse) {
+        await Deno.remove(store.DATA_DIR as string, { recursive: true });
+      }
     },
   };
 }

@@ -12,6 +12,7 @@ import { cloneValue } from "../../doc/clone.ts";
 import { EmbeddedFileStore } from "./files.ts";
 import { Database } from "./sqlite.ts";
 import { CollectionState } from "./state.ts";
+import { refusingWrites, unsatisfiableOnOneNode } from "../write_concern.ts";
 
 class EmbeddedStore implements Store, StoreContext {
   readonly kind = "embedded";
@@ -22,7 +23,15 @@ class EmbeddedStore implements Store, StoreContext {
   /**
    * @param queryTimeoutMs scan deadline of one query in ms (QUERY_TIMEOUT_MS); 0 = none.
    */
-  constructor(readonly db: Database, readonly queryTimeoutMs: number) {
+  /**
+   * @param refused collections whose writes are refused, with the reason (write concerns a
+   * single node cannot acknowledge, see ../write_concern.ts).
+   */
+  constructor(
+    readonly db: Database,
+    readonly queryTimeoutMs: number,
+    readonly refused: ReadonlyMap<string, string> = new Map(),
+  ) {
     this.files = new EmbeddedFileStore(db);
     // A failed group commit leaves memory ahead of the file: reload from the file.
     db.onGroupFailure = () => this.#states.clear();
@@ -48,7 +57,9 @@ class EmbeddedStore implements Store, StoreContext {
     if (!name || name.includes("\u0000") || name.length > 255) {
       throw new Error(`invalid collection name: ${JSON.stringify(name)}`);
     }
-    return new EmbeddedCollection(name, this);
+    const collection = new EmbeddedCollection(name, this);
+    const reason = this.refused.get(name);
+    return reason === undefined ? collection : refusingWrites(collection, reason);
   }
 
   collectionNames(): Promise<string[]> {
@@ -77,10 +88,18 @@ class EmbeddedStore implements Store, StoreContext {
  */
 export function openEmbeddedStore(
   dir: string,
-  options: { queryTimeoutMs?: number } = {},
+  options: { queryTimeoutMs?: number; writeConcerns?: Record<string, Record<string, unknown>> } =
+    {},
 ): Promise<Store> {
+  const refused = new Map<string, string>();
+  for (const [name, concern] of Object.entries(options.writeConcerns ?? {})) {
+    const reason = unsatisfiableOnOneNode(concern);
+    if (reason !== null) refused.set(name, reason);
+  }
   try {
-    return Promise.resolve(new EmbeddedStore(Database.open(dir), options.queryTimeoutMs ?? 0));
+    return Promise.resolve(
+      new EmbeddedStore(Database.open(dir), options.queryTimeoutMs ?? 0, refused),
+    );
   } catch (err) {
     return Promise.reject(err);
   }

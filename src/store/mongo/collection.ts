@@ -19,7 +19,7 @@ import type {
   WriteOptions,
 } from "../store.ts";
 import { PartialWriteError, StoreError } from "../store.ts";
-import { driverFields, translateError } from "./errors.ts";
+import { driverFields, isWriteConcernError, translateError } from "./errors.ts";
 
 /** Server error codes handled specially. */
 const NAMESPACE_NOT_FOUND = 26;
@@ -163,6 +163,9 @@ export class MongoCollection implements Collection {
           const stored: Filter = { _id: { $in: inserted } };
           await this.coll.deleteMany(stored);
         } catch (cleanup) {
+          // A write concern error comes after the primary applied the write: the documents
+          // are removed there (the insert failed the same way and is answered as such).
+          if (isWriteConcernError(cleanup)) throw translateError(err, this.secret);
           const original = translateError(err, this.secret);
           throw new PartialWriteError(inserted, {
             cause: original,

@@ -3,6 +3,8 @@
  * driver class: a refused query (bad value, unknown operator, `$near` without a 2dsphere
  * index ...) is an `InvalidQueryError` carrying the server's reason; a duplicate key a
  * `DuplicateKeyError` naming the index fields; `maxTimeMS` a `QueryTimeoutError`; network,
+ * a write concern the deployment cannot acknowledge a `WriteConcernError` (answered 500: the
+ * configuration's fault); network,
  * server-selection and driver time-outs (and any other server failure) a `StoreError`
  * (answered 503, logged by the logged store with its cause); a command the driver cannot
  * encode (`BSONError`) an `InvalidQueryError`.
@@ -16,8 +18,15 @@ import {
   MongoServerClosedError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
+  MongoWriteConcernError,
 } from "mongodb";
-import { DuplicateKeyError, InvalidQueryError, QueryTimeoutError, StoreError } from "../store.ts";
+import {
+  DuplicateKeyError,
+  InvalidQueryError,
+  QueryTimeoutError,
+  StoreError,
+  WriteConcernError,
+} from "../store.ts";
 
 const DUPLICATE_KEY = 11000;
 /** Legacy duplicate-key code some servers still report on updates. */
@@ -35,7 +44,9 @@ export interface DriverErrorFields {
   err?: DriverErrorFields;
   errorResponse?: DriverErrorFields;
   index?: unknown;
-  result?: { insertedCount?: unknown };
+  result?: { insertedCount?: unknown; writeConcernErrors?: unknown; writeConcernError?: unknown };
+  writeConcernError?: unknown;
+  writeConcernErrors?: unknown;
 }
 
 /** `err` read as a driver error (an empty record when it is not an object). */
@@ -152,12 +163,42 @@ const MAX_TIME_EXPIRED = 50;
 /** The longest server reason quoted to a client. */
 const MAX_REASON = 300;
 
+/**
+ * Codes of a write concern the deployment cannot satisfy: UnknownReplWriteConcern (an
+ * unknown tag set), UnsatisfiableWriteConcern (more nodes than there are).
+ */
+const WRITE_CONCERN_CODES = new Set([79, 100]);
+const WRITE_CONCERN_NAMES = new Set(["UnknownReplWriteConcern", "UnsatisfiableWriteConcern"]);
+
+/** Whether `err` reports a write concern error (of a single write or a bulk write). */
+export function isWriteConcernError(err: unknown): boolean {
+  if (err instanceof MongoWriteConcernError) return true;
+  const e = driverFields(err);
+  const listed = (value: unknown) =>
+    Array.isArray(value) ? value.length > 0 : value !== undefined && value !== null;
+  if (
+    listed(e.writeConcernError) || listed(e.writeConcernErrors) ||
+    listed(e.result?.writeConcernError) || listed(e.result?.writeConcernErrors) ||
+    listed(e.errorResponse?.writeConcernError)
+  ) return true;
+  return WRITE_CONCERN_CODES.has(Number(e.code)) || WRITE_CONCERN_NAMES.has(String(e.codeName));
+}
+
 /** What a driver error means for the service. */
-export type MongoErrorKind = "duplicate-key" | "bad-query" | "timeout" | "unavailable" | "other";
+export type MongoErrorKind =
+  | "duplicate-key"
+  | "write-concern"
+  | "bad-query"
+  | "timeout"
+  | "unavailable"
+  | "other";
 
 /** Classifies a driver error by its class and server code. */
 export function classifyError(err: unknown): MongoErrorKind {
   if (isDuplicateKey(err)) return "duplicate-key";
+  // Before the bad-query codes: a server may report an unsatisfiable `w` as a BadValue
+  // inside its write concern error (the client sent no bad query).
+  if (isWriteConcernError(err)) return "write-concern";
   if (
     err instanceof MongoNetworkError || err instanceof MongoServerSelectionError ||
     err instanceof MongoOperationTimeoutError || err instanceof MongoTopologyClosedError ||
@@ -209,6 +250,8 @@ export function translateError(err: unknown, secret?: string): unknown {
       return new QueryTimeoutError("MongoDB: query exceeded maxTimeMS", { cause: err });
     case "bad-query":
       return new InvalidQueryError(`MongoDB: ${reason}`, { cause: err, reason });
+    case "write-concern":
+      return new WriteConcernError(`MongoDB: write concern error: ${reason}`, { cause: err });
     default:
       return new StoreError(`MongoDB: ${reason}`, { cause: err });
   }

@@ -5,7 +5,7 @@
  */
 import type { WhereOptions } from "./options.ts";
 import { type CoerceContext, coerceTo } from "../domain/field-types.ts";
-import { type FieldAt, fieldBelow, type SchemaModel } from "../domain/schema.ts";
+import { type FieldAt, fieldBelow, type SchemaField, type SchemaModel } from "../domain/schema.ts";
 import type { Filter } from "../store/store.ts";
 import { QueryError } from "./errors.ts";
 import { isPlainObject } from "../util/plain.ts";
@@ -300,6 +300,25 @@ class Checker {
     return this.query(arg, path, member ? (key) => fieldBelow(member, key) : () => "free");
   }
 
+  /**
+   * A value compared with the elements of a fixed-size list (`items`): coerced as the first
+   * item rules whose type it then fits (an ObjectId for `objectid` items, as Eve casts it);
+   * a string stays a string when any item is typed `string`, and a value no item fits is
+   * left as it is.
+   */
+  private itemValue(v: unknown, items: readonly SchemaField[]): unknown {
+    if (v === null || isPlainObject(v) || Array.isArray(v)) return v;
+    if (typeof v === "string" && items.some((i) => i.types.some((t) => t.base === "string"))) {
+      return v;
+    }
+    for (const item of items) {
+      if (item.types.length === 0 || item.isList) continue;
+      const coerced = coerceTo(v, item.types, this.coerce);
+      if (item.types.some((t) => t.stored(coerced))) return coerced;
+    }
+    return v;
+  }
+
   /** Coerces a value to the field's type (dates, ObjectIds ...) and checks it fits. */
   private value(v: unknown, rules: FieldAt, path: string): unknown {
     if (v === null) return v;
@@ -308,9 +327,14 @@ class Checker {
     }
     if (rules.isList) {
       const member = rules.member;
-      if (Array.isArray(v)) return member ? v.map((x) => this.value(x, member, path)) : v;
+      const items = rules.items ?? [];
+      if (Array.isArray(v)) {
+        if (member) return v.map((x) => this.value(x, member, path));
+        // A whole fixed-size list: each value read by its position's rules.
+        return v.map((x, i) => items[i] ? this.itemValue(x, [items[i]]) : x);
+      }
       // Equality with one value matches lists containing it.
-      return member ? this.value(v, member, path) : v;
+      return member ? this.value(v, member, path) : this.itemValue(v, items);
     }
     const types = rules.types;
     const coerced = coerceTo(v, types, this.coerce);

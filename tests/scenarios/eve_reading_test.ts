@@ -711,3 +711,101 @@ scenario(
     assert.ok(compressed >= 6, `compressed ${compressed}`);
   },
 );
+
+/**
+ * `contacts` as Eve's fixtures store them (tests/__init__.py `random_contacts`, inserted with
+ * pymongo, nothing through the API): `tid` an ObjectId, `born` and the dates datetimes, `rows` skus of 24 hex digits, no `_etag`; `users` documents
+ * (with `username`) in the same collection.
+ */
+function eveContacts(count: number, extra: Record<string, unknown> = {}) {
+  const hex = () =>
+    Array.from({ length: 24 }, () => "0123456789abcdef"[Math.floor(Math.random() * 16)]).join("");
+  const upper = (n: number) =>
+    Array.from({ length: n }, () => String.fromCharCode(65 + Math.floor(Math.random() * 26))).join(
+      "",
+    );
+  const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+  return Array.from({ length: count }, (_, i) => ({
+    _id: new ObjectId(),
+    ref: upper(25),
+    prog: i,
+    // Eve's fixtures store one string, outside the schema (a list); a list here, as the API
+    // description the test harness checks every answer against says.
+    role: [["agent", "client", "vendor"][i % 3]],
+    title: "Mr.",
+    rows: Array.from({ length: 1 + (i % 5) }, () => ({ sku: hex(), price: 100 + i })),
+    location: { address: `address ${upper(5)}`, city: `city ${upper(3)}` },
+    born: new Date(Date.now() + (i % 21 - 10) * 86_400_000),
+    tid: new ObjectId(),
+    _updated: now,
+    _created: now,
+    ...extra,
+  }));
+}
+
+const EVE_CONTACTS = {
+  ...CONTACTS,
+  cache_control: "max-age=20,must-revalidate",
+  cache_expires: 20,
+  schema: {
+    ...CONTACTS.schema,
+    title: { type: "string", default: "Mr." },
+    born: { type: "datetime" },
+    id_list_fixed_len: { type: "list", items: [{ type: "objectid" }] },
+  },
+};
+
+scenario(
+  "TestGet.test_get_where_mongo_objectid_as_string(_with_nested_documents), " +
+    "TestPost.test_post_list_fixed_len: on documents stored as Eve's fixtures store them",
+  {
+    ...SETTINGS,
+    DOMAIN: {
+      ...SETTINGS.DOMAIN,
+      contacts: EVE_CONTACTS,
+      // The same collection with query_objectid_as_string, Eve's test's second step.
+      contacts_as_string: {
+        ...Object.fromEntries(
+          Object.entries(EVE_CONTACTS).filter(([k]) => k !== "additional_lookup"),
+        ),
+        url: "asstring",
+        datasource: { ...EVE_CONTACTS.datasource, source: "contacts" },
+        query_objectid_as_string: true,
+      },
+    },
+  },
+  async (api, running) => {
+    const contacts = running.service.store.collection("contacts");
+    await contacts.insertMany(eveContacts(101));
+    await contacts.insertMany(eveContacts(2, { username: "someone" }));
+    // setUp: the first contact of `?max_results=2` gives item_tid.
+    const first = await items(api, "arbitraryurl?max_results=2");
+    const tid = first[0].tid as string;
+    assert.match(tid, /^[0-9a-f]{24}$/);
+    for (const path of ["arbitraryurl", "asstring"]) {
+      const eq = await items(api, `${path}?where=${q(`{"tid": "${tid}"}`)}`);
+      assert.equal(eq.length, 1, path);
+      assert.equal(eq[0]._id, first[0]._id);
+      const nested = await items(api, `${path}?where=${q(`{"tid": { "$in": ["${tid}"]}}`)}`);
+      assert.equal(nested.length, 1, path);
+      assert.equal(nested[0]._id, first[0]._id);
+    }
+    // test_post_list_fixed_len: `ref` no longer required in Eve's test; here a valid one.
+    const objectid = "50656e4538345b39dd0414f0";
+    const posted = await api.post("arbitraryurl", {
+      ref: ref(7),
+      id_list_fixed_len: [objectid],
+    });
+    assert.equal(posted.status, 201, posted.text);
+    const found = await api.get(
+      `arbitraryurl?where=${q(`{"id_list_fixed_len": {"$in": ["${objectid}"]}}`)}`,
+    );
+    assert.equal(found.status, 200, found.text);
+    assert.equal(found.body._items.length, 1);
+    assert.ok(found.body._items[0].id_list_fixed_len.includes(objectid));
+    // Stored as Eve stores it: an ObjectId inside the list.
+    const stored = await contacts.findOne({ ref: ref(7) });
+    assert.ok(stored!.id_list_fixed_len instanceof Array);
+    assert.ok((stored!.id_list_fixed_len as unknown[])[0] instanceof ObjectId);
+  },
+);

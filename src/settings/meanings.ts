@@ -295,7 +295,10 @@ export const GLOBAL_MEANINGS: Readonly<Record<string, Meaning>> = {
 
 /** Per-resource keys without a global counterpart: one line each. */
 export const RESOURCE_MEANINGS: Readonly<Record<string, Meaning>> = {
-  mongo_write_concern: m("writing", "Write concern of this resource's writes (MongoDB)"),
+  mongo_write_concern: m(
+    "writing",
+    "Write concern of this resource's writes (the embedded store refuses w > 1 or a tag set)",
+  ),
   url: m("reading", "The resource's URL (may hold regex-typed variables: a sub-resource)"),
   schema: m("schemas-and-validation", "The validation schema (Eve/Cerberus rules)"),
   datasource: m("reading", "`source`, `filter`, `projection`, `default_sort`, `aggregation`"),

@@ -809,3 +809,25 @@ scenario(
     assert.ok((stored!.id_list_fixed_len as unknown[])[0] instanceof ObjectId);
   },
 );
+
+scenario("HEAD and GET with rate limits: only X-RateLimit-Remaining differs", {
+  ...SETTINGS,
+  RATE_LIMIT_GET: [50, 600],
+  X_DOMAINS: ["http://1of2.com"],
+}, async (api, running) => {
+  await seed(api, 30);
+  for (const path of ["", "arbitraryurl"]) {
+    const extra = ["Accept-Encoding: gzip, deflate", "Origin: http://1of2.com"];
+    const get = await rawFields(running.url, "GET", path, extra);
+    const head = await rawFields(running.url, "HEAD", path, extra);
+    const rest = (a: typeof get) =>
+      a.fields.filter(([n]) => n !== "date" && n !== "x-ratelimit-remaining").sort((x, y) =>
+        x.join(":") < y.join(":") ? -1 : 1
+      );
+    assert.deepEqual(rest(head), rest(get), path);
+    const remaining = (a: typeof get) =>
+      Number(a.fields.find(([n]) => n === "x-ratelimit-remaining")?.[1]);
+    // HEAD counts as a GET.
+    assert.equal(remaining(head), remaining(get) - 1, path);
+  }
+});

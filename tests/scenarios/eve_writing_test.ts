@@ -331,3 +331,63 @@ for (const kind of STORES) {
     });
   }
 }
+
+/** Eve's `credit_rules` (tests/test_settings.py). */
+const CREDIT_RULES = {
+  allow_unknown: true,
+  schema: {
+    name: { type: "string" },
+    amount: { type: "float", default: 0.00, min: 0.00, required: true },
+    start: { type: "string", required: true },
+    duration: {
+      type: "string",
+      allowed: ["days", "weeks", "months", "years", "one-time"],
+      required: true,
+    },
+    prepaid: { type: "boolean", default: false },
+    expiration_duration: {
+      type: "string",
+      allowed: ["days", "weeks", "months", "years"],
+      required: false,
+    },
+  },
+};
+
+for (const bandwidthSaver of [true, false]) {
+  scenario(
+    `TestPost.test_post_bandwidth_saver_credit_rule_broken (BANDWIDTH_SAVER ${bandwidthSaver})`,
+    {
+      RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+      ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
+      BANDWIDTH_SAVER: bandwidthSaver,
+      DOMAIN: { credit_rules: CREDIT_RULES },
+    },
+    async (api) => {
+      const data = [{
+        amount: 300.0,
+        duration: "months",
+        name: "Bandwidth Saver:True, Projection:True",
+        start: "2020-03-28T06:00:00 UTC",
+      }];
+      const r = await api.post("credit_rules", data);
+      assert.equal(r.status, 201, r.text);
+      // assertPostResponse: a list of one is answered as the document.
+      const item = r.body;
+      assert.equal(item._items, undefined);
+      assert.equal(item._status, "OK");
+      assert.equal(item._issues, undefined);
+      assert.match(item._id, /^[0-9a-f]{24}$/);
+      assert.ok(item._updated);
+      assert.ok(item._links.self.title);
+      assert.ok(item._links.self.href.includes(`/${item._id}`));
+      assert.equal(typeof item._etag, "string");
+      if (bandwidthSaver) assert.equal("amount" in item, false);
+      else {
+        for (const f of ["amount", "duration", "name", "start"]) assert.ok(f in item, f);
+      }
+      const got = await api.get(`credit_rules/${item._id}`);
+      assert.equal(got.status, 200);
+      assert.equal(got.body._etag, item._etag);
+    },
+  );
+}

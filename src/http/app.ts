@@ -47,13 +47,13 @@ export interface AppOptions {
 
 /** The error body: `_status` ERR and `_error` {code, message}, plus any extra fields. */
 function errorReply(rt: Runtime, error: HttpError) {
-  const s = rt.settings;
+  const settings = rt.settings;
   return {
     status: error.status,
     headers: error.extra.headers,
     body: {
-      [s.STATUS]: s.STATUS_ERR,
-      [s.ERROR]: { code: error.status, message: error.message || REASONS[error.status] },
+      [settings.STATUS]: settings.STATUS_ERR,
+      [settings.ERROR]: { code: error.status, message: error.message || REASONS[error.status] },
       ...error.extra.body,
     },
   };

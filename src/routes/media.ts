@@ -15,9 +15,9 @@ const ALLOW = READ_ONLY_ALLOW;
 
 /** The file id a path addresses at the media endpoint, or null when it is not one. */
 export function mediaTarget(rt: Runtime, path: string): ObjectId | null {
-  const s = rt.settings;
-  if (!s.RETURN_MEDIA_AS_URL) return null;
-  const prefix = `${s.MEDIA_ENDPOINT}/`;
+  const settings = rt.settings;
+  if (!settings.RETURN_MEDIA_AS_URL) return null;
+  const prefix = `${settings.MEDIA_ENDPOINT}/`;
   if (!path.startsWith(prefix)) return null;
   const id = path.slice(prefix.length);
   return parseObjectId(id);

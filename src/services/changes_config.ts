@@ -41,33 +41,32 @@ const POSITIVE = [
  * `changes` / `changes_documents`); every problem is appended to `problems`.
  */
 export function changesConfig(settings: Settings, problems: string[]): ChangesConfig {
-  const s = settings;
   for (const key of POSITIVE) {
-    if (s[key] < 1) problems.push(`${key}: must be at least 1`);
+    if (settings[key] < 1) problems.push(`${key}: must be at least 1`);
   }
-  const endpoint = s.CHANGES_ENDPOINT;
+  const endpoint = settings.CHANGES_ENDPOINT;
   if (!/^[A-Za-z0-9_.~-]+$/.test(endpoint)) {
     problems.push(`CHANGES_ENDPOINT: must be one path segment (letters, digits, "_", "-", ".")`);
   }
   // A reverse proxy closes an upstream that stays silent past its read timeout (nginx's
   // default proxy_read_timeout is 60 s; deploy/nginx.conf gives feeds longer).
-  if (s.CHANGES_HEARTBEAT_MS >= PROXY_READ_TIMEOUT_MS) {
+  if (settings.CHANGES_HEARTBEAT_MS >= PROXY_READ_TIMEOUT_MS) {
     problems.push(
       `CHANGES_HEARTBEAT_MS: must be below ${PROXY_READ_TIMEOUT_MS} (a reverse proxy's default ` +
         "read timeout: an idle feed would be closed)",
     );
   }
-  if (!["auto", "writes"].includes(s.CHANGES_SOURCE)) {
+  if (!["auto", "writes"].includes(settings.CHANGES_SOURCE)) {
     problems.push(`CHANGES_SOURCE: must be "auto" or "writes"`);
   }
   const resources = new Map<string, { documents: boolean }>();
-  const domain = (s.DOMAIN ?? {}) as Record<string, Record<string, unknown>>;
+  const domain = (settings.DOMAIN ?? {}) as Record<string, Record<string, unknown>>;
   for (const [name, raw] of Object.entries(domain)) {
-    const on = (raw.changes as boolean | undefined) ?? s.CHANGES;
+    const on = (raw.changes as boolean | undefined) ?? settings.CHANGES;
     if (!on) continue;
     const path = `DOMAIN.${name}.changes`;
     // The operation log is written alongside other writes, never through the write path.
-    if (name === s.OPLOG_NAME) {
+    if (name === settings.OPLOG_NAME) {
       if (raw.changes === true) problems.push(`${path}: the operation log has no feed`);
       continue;
     }
@@ -81,17 +80,17 @@ export function changesConfig(settings: Settings, problems: string[]): ChangesCo
       continue;
     }
     const documents = (raw.changes_documents as boolean | undefined) ??
-      s.CHANGES_DOCUMENTS;
+      settings.CHANGES_DOCUMENTS;
     resources.set(name, { documents });
   }
   return {
     endpoint,
     resources,
-    retention: s.CHANGES_RETENTION,
-    retentionMs: s.CHANGES_RETENTION_SECONDS * 1000,
-    heartbeatMs: s.CHANGES_HEARTBEAT_MS,
-    queueLimit: s.CHANGES_QUEUE_LIMIT,
-    maxConnections: s.CHANGES_MAX_CONNECTIONS,
-    source: s.CHANGES_SOURCE as ChangesSource, // checked above
+    retention: settings.CHANGES_RETENTION,
+    retentionMs: settings.CHANGES_RETENTION_SECONDS * 1000,
+    heartbeatMs: settings.CHANGES_HEARTBEAT_MS,
+    queueLimit: settings.CHANGES_QUEUE_LIMIT,
+    maxConnections: settings.CHANGES_MAX_CONNECTIONS,
+    source: settings.CHANGES_SOURCE as ChangesSource, // checked above
   };
 }

@@ -65,13 +65,17 @@ async function renderEvent(
   ctx: RequestContext,
   options: FeedViewOptions & { event: FeedEvent },
 ): Promise<Doc> {
-  const s = rt.settings;
+  const settings = rt.settings;
   const { resource } = ctx;
   const { change, kind } = options.event;
   const latest = change.doc ?? change.before;
   const out: Doc = { op: kind, [resource.idField]: change.id };
-  if (resource.ifMatch && typeof latest?.[s.ETAG] === "string") out[s.ETAG] = latest[s.ETAG];
-  if (latest?.[s.DATE_UPDATED] !== undefined) out[s.DATE_UPDATED] = latest[s.DATE_UPDATED];
+  if (resource.ifMatch && typeof latest?.[settings.ETAG] === "string") {
+    out[settings.ETAG] = latest[settings.ETAG];
+  }
+  if (latest?.[settings.DATE_UPDATED] !== undefined) {
+    out[settings.DATE_UPDATED] = latest[settings.DATE_UPDATED];
+  }
   if (options.documents && kind !== "delete" && change.doc) {
     const [doc] = showable(rt, resource, [projected(change.doc, options.projection)]);
     Object.assign(doc, versionStamp(rt, resource, { doc }));

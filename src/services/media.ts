@@ -208,13 +208,13 @@ export async function expandMedia(
 ): Promise<void> {
   const paths = resource.schemaModel.mediaPaths;
   if (paths.length === 0) return;
-  const s = rt.settings;
-  const info = s.EXTENDED_MEDIA_INFO;
+  const settings = rt.settings;
+  const info = settings.EXTENDED_MEDIA_INFO;
   const expand = async (id: ObjectId): Promise<unknown> => {
     const meta = info.length ? await rt.store.files.stat(id) : null;
     let file: unknown = null;
-    if (s.RETURN_MEDIA_AS_URL) file = rt.urls.media(id.toHexString());
-    else if (s.RETURN_MEDIA_AS_BASE64_STRING) {
+    if (settings.RETURN_MEDIA_AS_URL) file = rt.urls.media(id.toHexString());
+    else if (settings.RETURN_MEDIA_AS_BASE64_STRING) {
       file = await base64Of(rt, id);
       if (file === null) return null;
     }
@@ -234,7 +234,7 @@ export async function expandMedia(
   for (const doc of options.docs) {
     for (const path of paths) eachValue(doc, path, collect);
   }
-  if (!s.RETURN_MEDIA_AS_URL && s.RETURN_MEDIA_AS_BASE64_STRING) {
+  if (!settings.RETURN_MEDIA_AS_URL && settings.RETURN_MEDIA_AS_BASE64_STRING) {
     await checkInlineBudget(rt, slots.map(([, , id]) => id));
   }
   await Promise.all(slots.map(async ([holder, key, id]) => {

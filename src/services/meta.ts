@@ -36,16 +36,16 @@ export function etagCondition(rt: Runtime, original: Doc): Doc {
 
 /** Names of the fields clients may never write. */
 export function metaFields(rt: Runtime, resource: Resource): string[] {
-  const s = rt.settings;
+  const settings = rt.settings;
   // The soft-delete flag is the service's even where the resource does not soft-delete.
   return [
-    s.DATE_CREATED,
-    s.DATE_UPDATED,
-    s.ETAG,
-    s.LINKS,
-    s.DELETED,
+    settings.DATE_CREATED,
+    settings.DATE_UPDATED,
+    settings.ETAG,
+    settings.LINKS,
+    settings.DELETED,
     ...versionFields(rt, resource),
-    ...(resource.versioning ? [resource.idField + s.VERSION_ID_SUFFIX] : []),
+    ...(resource.versioning ? [resource.idField + settings.VERSION_ID_SUFFIX] : []),
   ];
 }
 
@@ -59,13 +59,13 @@ export function stamp(
   options: { doc: Doc; created?: Date },
 ): Doc {
   const { doc, created } = options;
-  const s = rt.settings;
+  const settings = rt.settings;
   const time = now();
-  if (created) doc[s.DATE_CREATED] = created;
-  doc[s.DATE_UPDATED] = time;
+  if (created) doc[settings.DATE_CREATED] = created;
+  doc[settings.DATE_UPDATED] = time;
   softDeleteOf(rt, resource).setFlag(doc);
-  delete doc[s.ETAG];
-  doc[s.ETAG] = freshEtag(rt, doc);
+  delete doc[settings.ETAG];
+  doc[settings.ETAG] = freshEtag(rt, doc);
   return doc;
 }
 

@@ -61,9 +61,9 @@ export async function oplogEntries(
 ): Promise<Alongside | undefined> {
   const { op, items } = options;
   if (items.length === 0 || !oplogEnabled(rt, op)) return undefined;
-  const s = rt.settings;
+  const settings = rt.settings;
   const { resource } = ctx;
-  const withChanges = s.OPLOG_CHANGE_METHODS.includes(op);
+  const withChanges = settings.OPLOG_CHANGE_METHODS.includes(op);
   const time = now();
   const user = requester(ctx);
   const entries = items.map(({ doc, changes }) => {
@@ -74,21 +74,21 @@ export async function oplogEntries(
       i: doc[resource.idField],
     };
     if (withChanges) entry.c = visibleChanges(rt, resource, { doc: changes ?? doc });
-    if (s.OPLOG_AUDIT && ctx.ip) entry.ip = ctx.ip;
+    if (settings.OPLOG_AUDIT && ctx.ip) entry.ip = ctx.ip;
     entry.u = user;
     // A hard delete leaves no document: the entry's time is the time of the removal.
-    entry[s.DATE_CREATED] = doc[s.DATE_CREATED] ?? time;
-    entry[s.DATE_UPDATED] = op === "DELETE" && !resource.softDelete
+    entry[settings.DATE_CREATED] = doc[settings.DATE_CREATED] ?? time;
+    entry[settings.DATE_UPDATED] = op === "DELETE" && !resource.softDelete
       ? time
-      : doc[s.DATE_UPDATED] ?? time;
+      : doc[settings.DATE_UPDATED] ?? time;
     return entry;
   });
   await rt.events.emit("on_oplog_push", resource.name, entries);
   for (const entry of entries) {
-    delete entry[s.ETAG];
-    entry[s.ETAG] = freshEtag(rt, entry);
+    delete entry[settings.ETAG];
+    entry[settings.ETAG] = freshEtag(rt, entry);
   }
-  return { collection: s.OPLOG_NAME, docs: entries };
+  return { collection: settings.OPLOG_NAME, docs: entries };
 }
 
 /**

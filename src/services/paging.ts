@@ -3,11 +3,11 @@ import { type Paging, parsePaging } from "../query/paging.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 
 export function requestPaging(rt: Runtime, ctx: RequestContext): Paging {
-  const s = rt.settings;
+  const settings = rt.settings;
   return parsePaging(
     {
-      page: ctx.query.get(s.QUERY_PAGE) ?? undefined,
-      max_results: ctx.query.get(s.QUERY_MAX_RESULTS) ?? undefined,
+      page: ctx.query.get(settings.QUERY_PAGE) ?? undefined,
+      max_results: ctx.query.get(settings.QUERY_MAX_RESULTS) ?? undefined,
     },
     { default: ctx.resource.paginationDefault, limit: ctx.resource.paginationLimit },
   );

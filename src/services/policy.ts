@@ -22,12 +22,12 @@ import type { Account, Runtime } from "./runtime.ts";
 
 /** Key fields every projection of `resource` keeps. */
 export function keyFieldsOf(rt: Runtime, resource: Resource): string[] {
-  const s = rt.settings;
+  const settings = rt.settings;
   return [
     resource.idField,
-    s.DATE_CREATED,
-    s.DATE_UPDATED,
-    s.ETAG,
+    settings.DATE_CREATED,
+    settings.DATE_UPDATED,
+    settings.ETAG,
     ...softDeleteOf(rt, resource).fields,
     ...versionFields(rt, resource),
   ];

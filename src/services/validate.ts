@@ -99,19 +99,23 @@ export function validationError(
   options: { bulk: boolean },
 ): ServiceError {
   const { bulk } = options;
-  const s = rt.settings;
+  const settings = rt.settings;
   const failed = results.filter(Boolean).length;
   const message = `Insertion failure: ${failed} document(s) contain(s) error(s)`;
-  const shown = (issues: Issues) => s.VALIDATION_ERROR_AS_LIST ? asLists(issues) : issues;
+  const shown = (issues: Issues) => settings.VALIDATION_ERROR_AS_LIST ? asLists(issues) : issues;
   if (!bulk) {
     // `_issues` is null when a document is refused without field issues.
-    if (!results[0]) return new ServiceError("validation", message, { body: { [s.ISSUES]: null } });
+    if (!results[0]) {
+      return new ServiceError("validation", message, { body: { [settings.ISSUES]: null } });
+    }
     return new ServiceError("validation", message, { issues: shown(results[0]) });
   }
   const items = results.map((issues) =>
-    issues ? { [s.STATUS]: s.STATUS_ERR, [s.ISSUES]: shown(issues) } : { [s.STATUS]: s.STATUS_OK }
+    issues
+      ? { [settings.STATUS]: settings.STATUS_ERR, [settings.ISSUES]: shown(issues) }
+      : { [settings.STATUS]: settings.STATUS_OK }
   );
-  return new ServiceError("validation", message, { body: { [s.ITEMS]: items } });
+  return new ServiceError("validation", message, { body: { [settings.ITEMS]: items } });
 }
 
 /**

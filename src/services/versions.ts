@@ -283,13 +283,13 @@ export async function refById(
 ): Promise<VersionRef | undefined> {
   const { field, ref } = options;
   if (field === target.idField) return ref;
-  const s = rt.settings;
+  const settings = rt.settings;
   const idField = documentIdField(rt, target);
   const unversioned = target.schemaModel.unversioned.includes(field);
   if (!unversioned) {
     const shadow = await rt.store.collection(versionsSource(rt, target)).findOne(
       andFilters(
-        { [field]: ref.id, [s.VERSION]: ref.version },
+        { [field]: ref.id, [settings.VERSION]: ref.version },
         onShadowFilter(rt, target, { filter: target.filter }),
       ),
       { projection: { [idField]: 1 } },
@@ -301,7 +301,7 @@ export async function refById(
     andFilters(
       target.filter,
       { [field]: ref.id },
-      unversioned ? undefined : { [s.VERSION]: { $exists: false } },
+      unversioned ? undefined : { [settings.VERSION]: { $exists: false } },
     ),
     { projection: { [target.idField]: 1 } },
   );
@@ -348,12 +348,12 @@ export async function referencedVersions(
   target: Resource,
   options: { refs: VersionRef[]; projection?: Projection; filter?: Filter },
 ): Promise<Map<string, Doc>> {
-  const s = rt.settings;
+  const settings = rt.settings;
   const found = new Map<string, Doc>();
   if (options.refs.length === 0) return found;
   const wanted = new Map(options.refs.map((ref) => [
     versionKey(ref),
-    { [target.idField]: ref.id, [s.VERSION]: ref.version },
+    { [target.idField]: ref.id, [settings.VERSION]: ref.version },
   ]));
   const { projection, filter } = options;
   for (
@@ -364,7 +364,7 @@ export async function referencedVersions(
     })
   ) {
     found.set(
-      versionKey({ id: version[target.idField], version: version[s.VERSION] as number }),
+      versionKey({ id: version[target.idField], version: version[settings.VERSION] as number }),
       version,
     );
   }
@@ -466,8 +466,8 @@ export async function versionPage(
  */
 export function diffVersions(rt: Runtime, options: { versions: Doc[] }): Doc[] {
   const { versions } = options;
-  const s = rt.settings;
-  const keep = new Set([s.VERSION, ...s.VERSION_DIFF_INCLUDE]);
+  const settings = rt.settings;
+  const keep = new Set([settings.VERSION, ...settings.VERSION_DIFF_INCLUDE]);
   return versions.map((version, i) => {
     if (i === 0) return version;
     const before = versions[i - 1];

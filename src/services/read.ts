@@ -3,7 +3,7 @@
  * GET (with conditional requests), plus the fetch events.
  */
 import { flatConcat } from "../util/strings.ts";
-import { JSON_READY } from "../render/convert.ts";
+import { JSON_READY, plainTopLevel } from "../render/convert.ts";
 import { ruleMethod } from "../domain/methods.ts";
 import { notFound, ServiceError } from "./errors.ts";
 import { parseWhere } from "../query/where.ts";
@@ -82,7 +82,8 @@ export interface DecorateOptions {
   related?: RelatedLinks;
   /**
    * Nothing sees the items between this and rendering (see {@link unobserved}): their links
-   * are marked JSON-ready, so rendering does not copy them.
+   * are marked JSON-ready and their top-level ids and dates turned into what rendering makes
+   * of them, so rendering copies neither.
    */
   unobserved?: boolean;
   /**
@@ -104,6 +105,8 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i];
     softDelete.setFlag(doc);
+    // Before the links: the `self` link then reads the id's hex made here.
+    if (options.unobserved) plainTopLevel(doc, rt.formatDate);
     // Unset rather than deleted: `delete` would turn every returned document into a slow
     // dictionary object; rendering drops undefined members.
     if (!resource.ifMatch && doc[s.ETAG] !== undefined) doc[s.ETAG] = undefined;

@@ -89,7 +89,7 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
 }
 
 /** Any character outside ASCII (which takes one UTF-8 byte per UTF-16 unit). */
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** The UTF-8 byte count of `text`, without encoding it when it is ASCII. */
 function utf8Length(text: string): number {

@@ -70,19 +70,31 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
   // Every answer rendered here has a compressible type: with compression on, each one long
   // enough to be compressed says it varies with Accept-Encoding (the compression middleware
   // then has nothing to add). A shorter one is never compressed: it varies with nothing, and
-  // carries its Content-Length so the middleware sees it is short.
-  let bytes: Uint8Array<ArrayBuffer> | undefined;
+  // carries its Content-Length so the middleware sees it is short. A short answer and a HEAD
+  // need the count alone (of an ASCII text, its length): their text is not encoded here.
+  let length: number | undefined;
   const short = minBytes > 0 && text.length < minBytes &&
-    (text.length * 3 < minBytes || (bytes = encoder.encode(text)).byteLength < minBytes);
+    (text.length * 3 < minBytes || (length = utf8Length(text)) < minBytes);
   if (minBytes > 0 && !short) varyEncoding(headers);
-  const counted = head || short || (minBytes > 0 && request.headers.has("accept-encoding"));
-  if (!counted) return answer(text, { status: reply.status, headers });
-  bytes ??= encoder.encode(text);
-  headers["content-length"] = String(bytes.byteLength);
+  const compressible = minBytes > 0 && request.headers.has("accept-encoding");
+  if (short || (head && !compressible)) {
+    headers["content-length"] = String(length ?? utf8Length(text));
+    return answer(head ? null : text, { status: reply.status, headers });
+  }
+  if (!compressible) return answer(text, { status: reply.status, headers });
   // A HEAD that may be compressed carries its bytes on to the compression middleware, which
   // measures them as its GET would be sent and drops them.
-  const measured = head && !short && minBytes > 0 && request.headers.has("accept-encoding");
-  return answer(head && !measured ? null : bytes, { status: reply.status, headers });
+  const bytes = encoder.encode(text);
+  headers["content-length"] = String(bytes.byteLength);
+  return answer(bytes, { status: reply.status, headers });
+}
+
+/** Any character outside ASCII (which takes one UTF-8 byte per UTF-16 unit). */
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/** The UTF-8 byte count of `text`, without encoding it when it is ASCII. */
+function utf8Length(text: string): number {
+  return NON_ASCII.test(text) ? encoder.encode(text).byteLength : text.length;
 }
 
 /**

@@ -215,13 +215,16 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
   if (resource.pagination) {
     const paging = requestPaging(rt, ctx);
     const skip = (paging.page - 1) * paging.maxResults;
-    const collection = rt.store.collection(resource.source);
-    const [documents, counted] = await Promise.all([
-      collection.aggregate([...pipeline, { $skip: skip }, { $limit: paging.maxResults }])
-        .then((docs) => showable(rt, resource, docs)),
-      collection.aggregate([...pipeline, { $count: "n" }]),
-    ]);
-    const total = (counted[0]?.n ?? 0) as number;
+    // The page and the total from one run of the pipeline: its results go through a final
+    // `$facet` taking the page of them and counting them.
+    const [faceted] = await rt.store.collection(resource.source).aggregate([...pipeline, {
+      $facet: {
+        page: [{ $skip: skip }, { $limit: paging.maxResults }],
+        total: [{ $count: "n" }],
+      },
+    }]);
+    const documents = showable(rt, resource, (faceted?.page ?? []) as Doc[]);
+    const total = ((faceted?.total as Doc[] | undefined)?.[0]?.n ?? 0) as number;
     await rt.events.emitFor("after_aggregation", resource.name, documents);
     body[s.ITEMS] = documents;
     body[s.META] = pageMeta(

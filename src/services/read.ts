@@ -3,7 +3,7 @@
  * GET (with conditional requests), plus the fetch events.
  */
 import { flatConcat } from "../util/strings.ts";
-import { JSON_READY } from "../render/convert.ts";
+import { JSON_READY, plainFields } from "../render/convert.ts";
 import { ruleMethod } from "../domain/methods.ts";
 import { notFound, ServiceError } from "./errors.ts";
 import { parseWhere } from "../query/where.ts";
@@ -82,7 +82,8 @@ export interface DecorateOptions {
   related?: RelatedLinks;
   /**
    * Nothing sees the items between this and rendering (see {@link unobserved}): their links
-   * are marked JSON-ready, so rendering does not copy them.
+   * are marked JSON-ready and their ids and creation and update dates turned into what
+   * rendering makes of them, so rendering copies neither.
    */
   unobserved?: boolean;
   /**
@@ -101,9 +102,12 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
   const s = rt.settings;
   const { resource } = ctx;
   const softDelete = softDeleteOf(rt, resource);
+  const metaFields = options.unobserved ? idAndDatesOf(rt, resource) : [];
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i];
     softDelete.setFlag(doc);
+    // Before the links: the `self` link then reads the id's hex made here.
+    if (options.unobserved) plainFields(doc, metaFields, rt.formatDate);
     // Unset rather than deleted: `delete` would turn every returned document into a slow
     // dictionary object; rendering drops undefined members.
     if (!resource.ifMatch && doc[s.ETAG] !== undefined) doc[s.ETAG] = undefined;
@@ -120,6 +124,22 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
     }
   }
 }
+
+/**
+ * The fields every stored document of `resource` carries as an ObjectId or a date: its id and
+ * the creation and update dates (worked out once per resource).
+ */
+function idAndDatesOf(rt: Runtime, resource: Resource): readonly string[] {
+  let fields = ID_AND_DATES.get(resource);
+  if (!fields) {
+    const s = rt.settings;
+    fields = [...new Set([resource.idField, s.DATE_CREATED, s.DATE_UPDATED])];
+    ID_AND_DATES.set(resource, fields);
+  }
+  return fields;
+}
+
+const ID_AND_DATES = new WeakMap<Resource, readonly string[]>();
 
 /** The `_meta` keys of a page: the names of the page and max-results parameters. */
 export function metaNames(rt: Runtime): { page: string; maxResults: string } {

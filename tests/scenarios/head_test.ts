@@ -37,3 +37,16 @@ scenario("HEAD negotiates XML like GET", SETTINGS, async (api) => {
   assert.match(head.headers.get("content-type") ?? "", /xml/);
   assert.equal(head.headers.get("content-length"), get.headers.get("content-length"));
 });
+
+scenario("a short answer's Content-Length counts bytes, not characters", SETTINGS, async (api) => {
+  const created = await api.create("people", { name: "Åsa Ødegård 😀" });
+  for (const path of [`people/${created._id}`, "people"]) {
+    const get = await api.get(path);
+    assert.equal(get.status, 200);
+    assert.match(get.text, /Åsa Ødegård 😀/);
+    const bytes = new TextEncoder().encode(get.text).length;
+    assert.ok(bytes > get.text.length);
+    assert.equal(Number(get.headers.get("content-length")), bytes, `${path}: GET`);
+    assert.equal(Number((await api.head(path)).headers.get("content-length")), bytes, path);
+  }
+});

@@ -58,13 +58,23 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
     matches.length === 1 ? matches[0] : { $and: matches },
     source.options,
   );
-  const results = new Aggregator(rest, source.options).run<Doc>(
-    inputOf(source.snapshot(), {
-      test,
-      timeoutMs: source.timeoutMs ?? 0,
-      fields: rest.length > 0 ? groupInputFields(rest[0]) : null,
-    }),
-  );
+  // A final `$facet` of pages and counts only is read off the results of the stages before
+  // it: they run once, not once per facet.
+  const facets = !writes && rest.length > 0 ? pageFacets(rest[rest.length - 1]) : null;
+  const body = facets ? rest.slice(0, -1) : rest;
+  const timeoutMs = source.timeoutMs ?? 0;
+  const grouped = body.length > 0 ? plainGroup(body[0]) : null;
+  const first = grouped ? grouped(source.snapshot(), { test, timeoutMs }) : null;
+  const results = first
+    ? (body.length > 1 ? new Aggregator(body.slice(1), source.options).run<Doc>(first) : first)
+    : new Aggregator(body, source.options).run<Doc>(
+      inputOf(source.snapshot(), {
+        test,
+        timeoutMs,
+        fields: body.length > 0 ? groupInputFields(body[0]) : null,
+      }),
+    );
+  if (facets) return [facets(results)];
   if (!writes) return results;
   if ("$out" in last) {
     const target = last.$out as string | { coll: string };
@@ -106,6 +116,187 @@ function* inputOf(
     for (const f of fields) if (Object.hasOwn(doc, f)) copy[f] = cloneValue(doc[f]);
     yield copy;
   }
+}
+
+/**
+ * A `$facet` stage whose every facet is made of `$skip`, `$limit` and `$count` stages only
+ * (a page of the results and their number, as an endpoint's pagination asks): a function
+ * making its one output document from the results of the stages before it, as the engine
+ * would. Null for any other stage.
+ */
+export function pageFacets(stage: Doc): ((results: Doc[]) => Doc) | null {
+  const keys = Object.keys(stage);
+  if (keys.length !== 1 || keys[0] !== "$facet") return null;
+  const spec = stage.$facet;
+  if (spec === null || typeof spec !== "object" || Array.isArray(spec)) return null;
+  const facets: Array<[string, Array<(docs: Doc[]) => Doc[]>]> = [];
+  for (const [name, pipeline] of Object.entries(spec as Doc)) {
+    if (!Array.isArray(pipeline)) return null;
+    const steps: Array<(docs: Doc[]) => Doc[]> = [];
+    for (const step of pipeline as unknown[]) {
+      if (step === null || typeof step !== "object" || Array.isArray(step)) return null;
+      const names = Object.keys(step);
+      if (names.length !== 1) return null;
+      const value = (step as Doc)[names[0]];
+      if (names[0] === "$skip" && isCount(value)) {
+        steps.push((docs) => docs.slice(value as number));
+      } else if (names[0] === "$limit" && isCount(value) && (value as number) > 0) {
+        steps.push((docs) => docs.slice(0, value as number));
+      } else if (
+        names[0] === "$count" && typeof value === "string" && value.trim().length > 0 &&
+        !value.includes(".") && !value.startsWith("$")
+      ) {
+        steps.push((docs) => docs.length === 0 ? [] : [{ [value]: docs.length }]);
+      } else return null;
+    }
+    facets.push([name, steps]);
+  }
+  return (results) => {
+    const out: Doc = {};
+    // The results go to one facet as they are; any other facet holding some gets copies.
+    let handed = false;
+    for (const [name, steps] of facets) {
+      let docs = results;
+      for (const step of steps) docs = step(docs);
+      const counted = docs.length === 1 && !results.includes(docs[0]);
+      if (!counted && handed) docs = docs.map(cloneValue);
+      if (!counted) handed = true;
+      out[name] = docs;
+    }
+    return out;
+  };
+}
+
+function isCount(value: unknown): boolean {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** The options of a compiled plain group (see {@link plainGroup}). */
+interface GroupInput {
+  /** The leading `$match`es, compiled; null: every document. */
+  test: ((doc: Doc) => boolean) | null;
+  /** Time bound of the pass in ms; 0: none. */
+  timeoutMs: number;
+}
+
+/** One accumulator of a plain group: its running state per group. */
+type Accumulator =
+  | { kind: "count"; times: number }
+  | { kind: "sum" | "avg"; field: string };
+
+/**
+ * Names Object.prototype gives every object: the engine reads such a field of a document
+ * only when the document has it as its own, and the fast path leaves them to it.
+ */
+const PROTO_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** The top-level field a `"$name"` path names, or null for anything else. */
+function topLevelPath(value: unknown): string | null {
+  if (typeof value !== "string" || value.length < 2 || value[0] !== "$") return null;
+  const name = value.slice(1);
+  if (name.includes(".") || name.includes("$") || PROTO_NAMES.has(name)) return null;
+  return name;
+}
+
+/** A number as the engine's accumulators count it (NaN is not one). */
+function isNumber(v: unknown): v is number {
+  return typeof v === "number" && !Number.isNaN(v);
+}
+
+/**
+ * A `$group` stage grouping by one top-level field (or by nothing: `_id: null`) with `$sum`
+ * (of a number or a top-level field), `$avg` (of a top-level field) and `$count`
+ * accumulators, compiled to one pass over the stored documents that reads only those
+ * fields and copies nothing (the engine copies every document it is fed, then evaluates
+ * each accumulator expression per document). Its output is the engine's exactly: groups in
+ * the order their key first appears, `_id` first, accumulators in the stage's order, sums
+ * added in document order. Null for any other stage; the compiled pass returns null (the
+ * engine then runs the stage) when a key is not a primitive value, which the engine
+ * compares by content.
+ */
+export function plainGroup(
+  stage: Doc,
+): ((docs: Doc[], input: GroupInput) => Doc[] | null) | null {
+  const keys = Object.keys(stage);
+  if (keys.length !== 1 || keys[0] !== "$group") return null;
+  const spec = stage.$group as Doc;
+  if (spec === null || typeof spec !== "object" || Array.isArray(spec)) return null;
+  if (!Object.hasOwn(spec, "_id")) return null;
+  const idSpec = spec._id;
+  const idField = idSpec === null ? null : topLevelPath(idSpec);
+  if (idSpec !== null && idField === null) return null;
+  const names: string[] = [];
+  const accumulators: Accumulator[] = [];
+  for (const [name, expr] of Object.entries(spec)) {
+    if (name === "_id") continue;
+    if (name.includes(".") || name.startsWith("$")) return null;
+    if (expr === null || typeof expr !== "object" || Array.isArray(expr)) return null;
+    const ops = Object.keys(expr);
+    if (ops.length !== 1) return null;
+    const arg = (expr as Doc)[ops[0]];
+    if (ops[0] === "$sum" && isNumber(arg)) accumulators.push({ kind: "count", times: arg });
+    else if (ops[0] === "$count" && isEmptyObject(arg)) {
+      accumulators.push({ kind: "count", times: 1 });
+    } else if ((ops[0] === "$sum" || ops[0] === "$avg") && topLevelPath(arg) !== null) {
+      accumulators.push({ kind: ops[0] === "$sum" ? "sum" : "avg", field: topLevelPath(arg)! });
+    } else return null;
+    names.push(name);
+  }
+  const n = accumulators.length;
+  return (docs, { test, timeoutMs }) => {
+    const deadline = timeoutMs > 0 ? performance.now() + timeoutMs : Infinity;
+    // Per group: its key, its number of documents, and per accumulator a sum and a count of
+    // the numbers added.
+    const groups = new Map<unknown, { size: number; sums: number[]; counts: number[] }>();
+    let seen = 0;
+    for (const doc of docs) {
+      if ((++seen & 63) === 0 && performance.now() > deadline) {
+        throw new QueryTimeoutError(`aggregation exceeded ${timeoutMs} ms`);
+      }
+      if (test && !test(doc)) continue;
+      const key = idField === null
+        ? null
+        : (Object.hasOwn(doc, idField) ? doc[idField] : undefined) ?? null;
+      if (key !== null && typeof key === "object" || typeof key === "function") return null;
+      let group = groups.get(key);
+      if (!group) {
+        group = { size: 0, sums: new Array(n).fill(0), counts: new Array(n).fill(0) };
+        groups.set(key, group);
+      }
+      group.size++;
+      for (let i = 0; i < n; i++) {
+        const acc = accumulators[i];
+        if (acc.kind === "count") continue;
+        const value = Object.hasOwn(doc, acc.field) ? doc[acc.field] : undefined;
+        if (isNumber(value)) {
+          group.sums[i] += value;
+          group.counts[i]++;
+        }
+      }
+    }
+    const out: Doc[] = [];
+    // The map's own keys, as the engine's: a key of -0 reads as 0 there.
+    for (const [key, group] of groups) {
+      const doc: Doc = { _id: key };
+      for (let i = 0; i < n; i++) {
+        const acc = accumulators[i];
+        doc[names[i]] = acc.kind === "count"
+          ? group.size * acc.times
+          : acc.kind === "sum"
+          ? group.sums[i]
+          : group.counts[i] === 0
+          ? null
+          : group.sums[i] / group.counts[i];
+      }
+      out.push(doc);
+    }
+    return out;
+  };
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return value !== null && typeof value === "object" && !Array.isArray(value) &&
+    Object.keys(value).length === 0;
 }
 
 /** Operators that read fields not named by a `"$path"` string (or run code). */

@@ -190,13 +190,13 @@ function withBase(stages: Doc[], base: Doc): Doc[] {
 
 /** Runs the endpoint's pipeline with the client's values, paginated after the pipeline. */
 export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<Reply> {
-  const s = rt.settings;
+  const settings = rt.settings;
   const { resource, query } = ctx;
-  if (query.get(s.QUERY_SORT)) {
+  if (query.get(settings.QUERY_SORT)) {
     // As in Eve: client sorting is unsupported here and the parameter is ignored.
     rt.log.log("debug", "sort ignored on an aggregation endpoint", { resource: resource.name });
   }
-  const values = parseValues(resource, query.get(s.QUERY_AGGREGATION), {
+  const values = parseValues(resource, query.get(settings.QUERY_AGGREGATION), {
     parseDate: rt.parseDate,
     objectIdAsString: resource.queryObjectIdAsString,
   });
@@ -226,16 +226,16 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
     const documents = showable(rt, resource, (faceted?.page ?? []) as Doc[]);
     const total = ((faceted?.total as Doc[] | undefined)?.[0]?.n ?? 0) as number;
     await rt.events.emitFor("after_aggregation", resource.name, documents);
-    body[s.ITEMS] = documents;
-    body[s.META] = pageMeta(
-      { page: s.QUERY_PAGE, maxResults: s.QUERY_MAX_RESULTS },
+    body[settings.ITEMS] = documents;
+    body[settings.META] = pageMeta(
+      { page: settings.QUERY_PAGE, maxResults: settings.QUERY_MAX_RESULTS },
       { ...paging, total },
     );
     if (resource.hateoas) {
-      body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, {
+      body[settings.LINKS] = collectionLinks(resource, ctx.resourcePath, {
         query,
         found: total > 0,
-        paging: { ...paging, total, pageParam: s.QUERY_PAGE },
+        paging: { ...paging, total, pageParam: settings.QUERY_PAGE },
       });
     }
   } else {
@@ -245,9 +245,9 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
       await rt.store.collection(resource.source).aggregate(pipeline),
     );
     await rt.events.emitFor("after_aggregation", resource.name, documents);
-    body[s.ITEMS] = documents;
+    body[settings.ITEMS] = documents;
     if (resource.hateoas) {
-      body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, {
+      body[settings.LINKS] = collectionLinks(resource, ctx.resourcePath, {
         query,
         found: documents.length > 0,
       });

@@ -99,7 +99,7 @@ export interface DecorateOptions {
  */
 export function decorateItems(rt: Runtime, ctx: RequestContext, options: DecorateOptions): void {
   const { docs, related } = options;
-  const s = rt.settings;
+  const settings = rt.settings;
   const { resource } = ctx;
   const softDelete = softDeleteOf(rt, resource);
   const metaFields = options.unobserved ? idAndDatesOf(rt, resource) : [];
@@ -110,17 +110,23 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
     if (options.unobserved) plainFields(doc, metaFields, rt.formatDate);
     // Unset rather than deleted: `delete` would turn every returned document into a slow
     // dictionary object; rendering drops undefined members.
-    if (!resource.ifMatch && doc[s.ETAG] !== undefined) doc[s.ETAG] = undefined;
+    if (!resource.ifMatch && doc[settings.ETAG] !== undefined) doc[settings.ETAG] = undefined;
     if (resource.hateoas && options.version) {
       const self = itemLink(ctx, options.version);
-      self.href = flatConcat([self.href, "?", s.VERSION_PARAM, "=", String(doc[s.VERSION])]);
-      doc[s.LINKS] = { self };
+      self.href = flatConcat([
+        self.href,
+        "?",
+        settings.VERSION_PARAM,
+        "=",
+        String(doc[settings.VERSION]),
+      ]);
+      doc[settings.LINKS] = { self };
     } else if (resource.hateoas) {
       const links: Doc = itemLinks(ctx, doc);
       const itemRelated = related?.[i];
       if (itemRelated) links.related = itemRelated;
       if (options.unobserved) (links as { [JSON_READY]?: boolean })[JSON_READY] = true;
-      doc[s.LINKS] = links;
+      doc[settings.LINKS] = links;
     }
   }
 }
@@ -132,8 +138,8 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
 function idAndDatesOf(rt: Runtime, resource: Resource): readonly string[] {
   let fields = ID_AND_DATES.get(resource);
   if (!fields) {
-    const s = rt.settings;
-    fields = [...new Set([resource.idField, s.DATE_CREATED, s.DATE_UPDATED])];
+    const settings = rt.settings;
+    fields = [...new Set([resource.idField, settings.DATE_CREATED, settings.DATE_UPDATED])];
     ID_AND_DATES.set(resource, fields);
   }
   return fields;
@@ -151,7 +157,7 @@ export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefine
   const raw = ctx.query.get(rt.settings.QUERY_WHERE);
   if (raw === null || raw === "") return undefined;
   const { resource } = ctx;
-  const s = rt.settings;
+  const settings = rt.settings;
   if (resource.allowedFilters.length === 0) {
     // As in Eve, an empty ALLOWED_FILTERS turns filtering off: `where` is ignored.
     rt.log.log("debug", "where ignored: filtering is off", { resource: resource.name });
@@ -159,13 +165,16 @@ export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefine
   }
   return parseWhere(raw, {
     model: resource.schemaModel,
-    dateFormat: rt.settings.DATE_FORMAT,
+    dateFormat: settings.DATE_FORMAT,
     parseDate: rt.parseDate,
     allowedFilters: resource.allowedFilters,
     validateFiltering: resource.validateFiltering,
     blacklist: resource.queryBlacklist,
     whitelist: resource.queryWhitelist,
-    expressionLimits: { maxRange: s.QUERY_MAX_RANGE, maxElements: s.QUERY_EXPR_MAX_ELEMENTS },
+    expressionLimits: {
+      maxRange: settings.QUERY_MAX_RANGE,
+      maxElements: settings.QUERY_EXPR_MAX_ELEMENTS,
+    },
     objectIdAsString: resource.queryObjectIdAsString,
     references: referenceGuard(rt, resource, { param: "where" }),
   });
@@ -185,8 +194,8 @@ async function completeMeta(
   options: { docs: Doc[]; projection: Projection | undefined },
 ): Promise<void> {
   const { docs, projection } = options;
-  const s = rt.settings;
-  const missing = docs.filter((doc) => typeof doc[s.ETAG] !== "string");
+  const settings = rt.settings;
+  const missing = docs.filter((doc) => typeof doc[settings.ETAG] !== "string");
   if (missing.length > 0 && resource.ifMatch) {
     let whole = new Map(missing.map((doc) => [idToString(doc[resource.idField]), doc]));
     if (projection) {
@@ -198,28 +207,28 @@ async function completeMeta(
     }
     for (const doc of missing) {
       const stored = whole.get(idToString(doc[resource.idField]));
-      if (stored) doc[s.ETAG] = await etagOf(rt, stored);
+      if (stored) doc[settings.ETAG] = await etagOf(rt, stored);
     }
   }
   for (const doc of docs) {
-    doc[s.DATE_CREATED] ??= new Date(0);
-    doc[s.DATE_UPDATED] ??= new Date(0);
+    doc[settings.DATE_CREATED] ??= new Date(0);
+    doc[settings.DATE_UPDATED] ??= new Date(0);
   }
 }
 
 /** GET (and HEAD) on a resource endpoint. */
 export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const { resource, query } = ctx;
-  const s = rt.settings;
+  const settings = rt.settings;
   if (resource.aggregation) return runAggregation(rt, ctx);
   const where = whereFilter(rt, ctx);
   if (!ctx.internal) rt.auth?.assertOwnRequest(ctx, [where]);
   const showDeleted = softDeleteOf(rt, resource).showsDeleted({
-    showDeleted: flag(query, s.SHOW_DELETED_PARAM),
+    showDeleted: flag(query, settings.SHOW_DELETED_PARAM),
     where,
   });
   const filter = andFilters(endpointFilter(rt, ctx, { includeDeleted: showDeleted }), where);
-  let rawSort = query.get(s.QUERY_SORT);
+  let rawSort = query.get(settings.QUERY_SORT);
   if (rawSort !== null && rawSort !== "" && !resource.sorting) {
     // As in Eve, a client sort on a resource with sorting off is ignored.
     rt.log.log("debug", "sort ignored: sorting is off", { resource: resource.name });
@@ -244,12 +253,12 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
     ]);
     const more = found.length > paging.maxResults;
     docs = showable(rt, resource, more ? found.slice(0, paging.maxResults) : found);
-    body[s.META] = pageMeta(metaNames(rt), { ...paging, total });
+    body[settings.META] = pageMeta(metaNames(rt), { ...paging, total });
     if (resource.hateoas) {
-      body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, {
+      body[settings.LINKS] = collectionLinks(resource, ctx.resourcePath, {
         query,
         found: total === undefined ? docs.length > 0 : total > 0,
-        paging: { ...paging, total, more, pageParam: s.QUERY_PAGE },
+        paging: { ...paging, total, more, pageParam: settings.QUERY_PAGE },
       });
     }
   } else {
@@ -259,7 +268,7 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       await rt.store.collection(resource.source).find(filter, { sort, projection, shared }),
     );
     if (resource.hateoas) {
-      body[s.LINKS] = collectionLinks(resource, ctx.resourcePath, {
+      body[settings.LINKS] = collectionLinks(resource, ctx.resourcePath, {
         query,
         found: docs.length > 0,
       });
@@ -275,10 +284,10 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
     related,
     unobserved: unobserved(rt, ctx, { hook: "on_fetched_resource" }),
   });
-  const envelope: Doc = { [s.ITEMS]: docs, ...body };
+  const envelope: Doc = { [settings.ITEMS]: docs, ...body };
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
   const headers = cacheHeaders(ctx);
-  const total = (body[s.META] as Doc | undefined)?.total;
+  const total = (body[settings.META] as Doc | undefined)?.total;
   // As in Eve, a collection read (GET or HEAD) tells the total in a header when counted.
   if (typeof total === "number") headers["x-total-count"] = String(total);
   return { status: 200, body: envelope, headers };
@@ -352,9 +361,9 @@ export async function findItem(
 
 /** GET (and HEAD) on an item endpoint. */
 export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
-  const s = rt.settings;
+  const settings = rt.settings;
   const projection = requestProjection(rt, ctx);
-  const versionParam = ctx.query.get(s.VERSION_PARAM);
+  const versionParam = ctx.query.get(settings.VERSION_PARAM);
   const versions = versionParam !== null && versionParam !== "";
   const embedded = requestedFields(rt, ctx);
   const shared = !versions && mayShare(rt, ctx, { embedded, hook: "on_fetched_item" });
@@ -391,8 +400,8 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
     // As in Eve: with the count skipped, an item's links name the collection's next page.
     const paging = requestPaging(rt, ctx);
     const params = new URLSearchParams(ctx.query);
-    params.set(s.QUERY_PAGE, String(paging.page + 1));
-    (doc[s.LINKS] as Doc).next = {
+    params.set(settings.QUERY_PAGE, String(paging.page + 1));
+    (doc[settings.LINKS] as Doc).next = {
       href: flatConcat([ctx.resourcePath, "?", linkQuery(params)]),
       title: "next page",
     };
@@ -411,7 +420,7 @@ async function getItemVersions(
   options: { primary: Doc; raw: string; projection: Projection | undefined },
 ): Promise<Reply> {
   const { primary, raw, projection } = options;
-  const s = rt.settings;
+  const settings = rt.settings;
   const { resource } = ctx;
   if (!resource.versioning) {
     throw new ServiceError("bad-request", "versioning is not enabled for this resource");
@@ -420,7 +429,7 @@ async function getItemVersions(
   const id = primary[resource.idField];
   // A document stored before versioning was enabled is its own (only) version 1.
   const legacy = legacyVersion(rt, resource, { original: primary });
-  const latest = versionStamp(rt, resource, { doc: primary })[s.VERSION];
+  const latest = versionStamp(rt, resource, { doc: primary })[settings.VERSION];
   const lastModified = conditionalHeaders(rt, ctx, { doc: primary })["last-modified"];
   // Versions are read under the same policy as the document: its filter and projection.
   const filter = andFilters(resource.filter, ctx.urlValues);
@@ -437,7 +446,7 @@ async function getItemVersions(
     const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, { doc }) };
     // As in Eve, the ETag of a version names the latest version number too: a new version
     // changes `_latest_version` in every older one, so a cached copy must not answer 304.
-    if (headers.etag) headers.etag = `"${doc[s.ETAG]}${latest}"`;
+    if (headers.etag) headers.etag = `"${doc[settings.ETAG]}${latest}"`;
     if (lastModified) headers["last-modified"] = lastModified;
     if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
     if (softDeleteOf(rt, resource).isDeleted(doc)) {
@@ -451,10 +460,10 @@ async function getItemVersions(
     decorateItems(rt, ctx, { docs, version: primary });
     if (resource.hateoas) {
       const itemPath = itemLink(ctx, primary).href;
-      Object.assign(doc[s.LINKS] as Doc, {
+      Object.assign(doc[settings.LINKS] as Doc, {
         parent: { href: itemPath, title: resource.itemTitle },
         collection: {
-          href: flatConcat([itemPath, "?", s.VERSION_PARAM, "=all"]),
+          href: flatConcat([itemPath, "?", settings.VERSION_PARAM, "=all"]),
           title: resource.resourceTitle,
         },
       });
@@ -462,7 +471,7 @@ async function getItemVersions(
     await rt.events.emitFor("on_fetched_item", resource.name, doc);
     return { status: 200, body: doc, headers };
   }
-  const rawSort = ctx.query.get(s.QUERY_SORT);
+  const rawSort = ctx.query.get(settings.QUERY_SORT);
   if (wanted === "diffs" && rawSort) {
     throw new ServiceError("bad-request", "sorting is not supported with version=diffs");
   }
@@ -510,22 +519,22 @@ async function getItemVersions(
     Object.assign(version, versionStamp(rt, resource, { doc: version, latest }));
   });
   decorateItems(rt, ctx, { docs: versions, version: primary });
-  const envelope: Doc = { [s.ITEMS]: versions };
+  const envelope: Doc = { [settings.ITEMS]: versions };
   if (paging) {
-    envelope[s.META] = pageMeta(metaNames(rt), { ...paging, total });
+    envelope[settings.META] = pageMeta(metaNames(rt), { ...paging, total });
   }
   if (resource.hateoas) {
     const itemPath = itemLink(ctx, primary).href;
     const links = collectionLinks(resource, itemPath, {
       query: ctx.query,
-      paging: paging && { ...paging, total, pageParam: s.QUERY_PAGE },
+      paging: paging && { ...paging, total, pageParam: settings.QUERY_PAGE },
     });
-    const self = flatConcat([itemPath, "?", s.VERSION_PARAM, "=", String(wanted)]);
+    const self = flatConcat([itemPath, "?", settings.VERSION_PARAM, "=", String(wanted)]);
     links.self = { href: self, title: resource.itemTitle };
     // As in Eve: the versions' collection is the document, their parent its resource.
     links.collection = { href: itemPath, title: resource.itemTitle };
     links.parent = collectionLink(resource, ctx.resourcePath);
-    envelope[s.LINKS] = links;
+    envelope[settings.LINKS] = links;
   }
   // As in Eve: `on_fetched_diffs` gets the list of diffs, `on_fetched_item` each version.
   if (wanted === "diffs") await rt.events.emitFor("on_fetched_diffs", resource.name, versions);

@@ -158,18 +158,20 @@ export class Metrics {
   }
 
   /** Counts one answered request. */
-  observeRequest(o: RequestObservation): void {
-    const method = METHODS.has(o.method) ? o.method : "OTHER";
-    const labels = { resource: o.resource, endpoint: o.endpoint, method };
-    this.requests.inc({ ...labels, status: String(o.status) });
-    this.latency.observe(labels, o.seconds);
+  observeRequest(observation: RequestObservation): void {
+    const method = METHODS.has(observation.method) ? observation.method : "OTHER";
+    const labels = { resource: observation.resource, endpoint: observation.endpoint, method };
+    this.requests.inc({ ...labels, status: String(observation.status) });
+    this.latency.observe(labels, observation.seconds);
   }
 
   /** Counts one store operation (the hook of the logged store). */
-  observeStore(o: StoreObservation): void {
-    const labels = { operation: o.operation, collection: o.collection };
-    this.storeLatency.observe(labels, o.seconds);
-    if (o.outcome !== "ok") this.storeErrors.inc({ ...labels, kind: o.outcome });
+  observeStore(observation: StoreObservation): void {
+    const labels = { operation: observation.operation, collection: observation.collection };
+    this.storeLatency.observe(labels, observation.seconds);
+    if (observation.outcome !== "ok") {
+      this.storeErrors.inc({ ...labels, kind: observation.outcome });
+    }
   }
 
   /** Counts one request refused by the rate limit. */

@@ -52,30 +52,33 @@ const LOWER: Record<Method, string> = {
 };
 
 class Describer {
-  private readonly s: Settings;
+  private readonly settings: Settings;
   private readonly schemas: Json = {};
   private readonly paths: Json = {};
   private readonly visible: Resource[];
 
   constructor(private readonly rt: Runtime, private readonly options: DescribeOptions) {
-    this.s = rt.settings;
+    this.settings = rt.settings;
     this.visible = [...rt.domain.values()].filter((r) => !r.internal);
   }
 
   document(): Json {
-    const s = this.s;
+    const settings = this.settings;
     for (const resource of this.visible) this.resourceSchemas(resource);
     this.home();
     for (const endpoint of buildRoutes(this.rt.domain)) this.endpoint(endpoint);
     this.schemaEndpoint();
     this.mediaEndpoint();
-    this.headOf([`/${this.s.SCHEMA_ENDPOINT}`, `/${this.s.SCHEMA_ENDPOINT}/{resource}`]);
-    this.headOf([`/${this.s.MEDIA_ENDPOINT}/{file}`]);
+    this.headOf([
+      `/${this.settings.SCHEMA_ENDPOINT}`,
+      `/${this.settings.SCHEMA_ENDPOINT}/{resource}`,
+    ]);
+    this.headOf([`/${this.settings.MEDIA_ENDPOINT}/{file}`]);
     this.changeFeeds();
     const components: Json = {
-      schemas: Object.assign(sharedSchemas(s), this.schemas),
-      parameters: sharedParameters(s),
-      responses: sharedResponses(s),
+      schemas: Object.assign(sharedSchemas(settings), this.schemas),
+      parameters: sharedParameters(settings),
+      responses: sharedResponses(settings),
     };
     const answers: Json[] = Object.values(components.responses as Json) as Json[];
     for (const item of Object.values(this.paths as Record<string, Json>)) {
@@ -84,14 +87,14 @@ class Describer {
         answers.push(...Object.values(op.responses as Json) as Json[]);
       }
     }
-    for (const answer of answers) renderings(answer, s);
+    for (const answer of answers) renderings(answer, settings);
     const auth = this.options.auth?.config;
     if (auth) components.securitySchemes = securitySchemes(auth.schemes, auth.realm);
     return {
       openapi: OPENAPI_VERSION,
       info: {
         title: "REST API",
-        version: s.API_VERSION || "1",
+        version: settings.API_VERSION || "1",
         description: "Generated from the service's settings at start-up.",
       },
       servers: [{ url: this.rt.urls.apiRoot() }],
@@ -109,41 +112,41 @@ class Describer {
   private translate(resource: Resource, mode: Mode, media?: "binary" | "omit"): Json {
     const compiled = this.rt.schemas.get(resource.name);
     if (!compiled) return { type: "object" };
-    const s = this.s;
+    const settings = this.settings;
     const options: TranslateOptions = {
       mode,
       media,
       mediaOutput: {
-        asUrl: s.RETURN_MEDIA_AS_URL,
-        asBase64: s.RETURN_MEDIA_AS_BASE64_STRING,
-        info: s.EXTENDED_MEDIA_INFO,
+        asUrl: settings.RETURN_MEDIA_AS_URL,
+        asBase64: settings.RETURN_MEDIA_AS_BASE64_STRING,
+        info: settings.EXTENDED_MEDIA_INFO,
       },
       relations: resource.schemaModel.relations,
       embeddedRef: (name) => {
         const target = this.rt.domain.get(name);
         return target && !target.internal ? `#/components/schemas/${name}.item` : null;
       },
-      dateFormat: s.DATE_FORMAT,
+      dateFormat: settings.DATE_FORMAT,
     };
     return documentSchema(compiled.model(), options);
   }
 
   /** `<name>.item`, `.input`, `.patch`, `.form`, `.page`, `.diffs`, `.written`, `.bulk`. */
   private resourceSchemas(resource: Resource) {
-    const s = this.s;
+    const settings = this.settings;
     const name = resource.name;
     const add = (suffix: string, schema: Json) => setOwn(this.schemas, `${name}.${suffix}`, schema);
     const item = resource.aggregation ? { type: "object" } : this.itemSchema(resource);
     add("item", item);
-    const page: Json = { [s.ITEMS]: { type: "array", items: schemaRef(`${name}.item`) } };
-    if (resource.pagination) page[s.META] = schemaRef("Meta");
-    if (resource.hateoas) page[s.LINKS] = schemaRef("Links");
-    add("page", { type: "object", properties: page, required: [s.ITEMS] });
+    const page: Json = { [settings.ITEMS]: { type: "array", items: schemaRef(`${name}.item`) } };
+    if (resource.pagination) page[settings.META] = schemaRef("Meta");
+    if (resource.hateoas) page[settings.LINKS] = schemaRef("Links");
+    add("page", { type: "object", properties: page, required: [settings.ITEMS] });
     if (resource.versioning && !resource.aggregation) {
       // version=diffs: after the first, a diff holds only the fields that changed.
       const { required: _required, ...diff } = item;
-      const diffs: Json = { ...page, [s.ITEMS]: { type: "array", items: diff } };
-      add("diffs", { type: "object", properties: diffs, required: [s.ITEMS] });
+      const diffs: Json = { ...page, [settings.ITEMS]: { type: "array", items: diff } };
+      add("diffs", { type: "object", properties: diffs, required: [settings.ITEMS] });
     }
     const writes = [...resource.resourceMethods, ...resource.itemMethods]
       .some((m) => m === "POST" || m === "PUT" || m === "PATCH");
@@ -158,15 +161,15 @@ class Describer {
     add("bulk", {
       type: "object",
       properties: {
-        [s.STATUS]: { const: s.STATUS_OK },
-        [s.ITEMS]: { type: "array", items: schemaRef(`${name}.written`) },
+        [settings.STATUS]: { const: settings.STATUS_OK },
+        [settings.ITEMS]: { type: "array", items: schemaRef(`${name}.written`) },
       },
     });
   }
 
   /** A document as read: no hidden or unreadable field, the meta fields added. */
   private itemSchema(resource: Resource): Json {
-    const s = this.s;
+    const settings = this.settings;
     const schema = this.translate(resource, "output");
     const properties = (schema.properties ?? {}) as Json;
     for (const path of resource.hidden ?? []) dropPath(schema, path.split("."));
@@ -175,16 +178,16 @@ class Describer {
     }
     if (resource.readable) keepPaths(schema, resource.readable.map((p) => p.split(".")));
     const meta: Json = {
-      [s.DATE_CREATED]: { type: "string", description: `a date in DATE_FORMAT` },
-      [s.DATE_UPDATED]: { type: "string", description: `a date in DATE_FORMAT` },
+      [settings.DATE_CREATED]: { type: "string", description: `a date in DATE_FORMAT` },
+      [settings.DATE_UPDATED]: { type: "string", description: `a date in DATE_FORMAT` },
     };
-    if (resource.ifMatch) meta[s.ETAG] = { type: "string" };
-    if (resource.softDelete) meta[s.DELETED] = { type: "boolean" };
+    if (resource.ifMatch) meta[settings.ETAG] = { type: "string" };
+    if (resource.softDelete) meta[settings.DELETED] = { type: "boolean" };
     if (resource.versioning) {
-      meta[s.VERSION] = { type: "integer", minimum: 1 };
-      meta[s.LATEST_VERSION] = { type: "integer", minimum: 1 };
+      meta[settings.VERSION] = { type: "integer", minimum: 1 };
+      meta[settings.LATEST_VERSION] = { type: "integer", minimum: 1 };
     }
-    if (resource.hateoas) meta[s.LINKS] = schemaRef("Links");
+    if (resource.hateoas) meta[settings.LINKS] = schemaRef("Links");
     for (const [k, v] of Object.entries(meta)) setOwn(properties, k, v);
     if (!Object.hasOwn(properties, resource.idField)) {
       setOwn(properties, resource.idField, { type: "string" });
@@ -196,22 +199,24 @@ class Describer {
 
   /** The write response: meta fields (the whole document without BANDWIDTH_SAVER). */
   private writtenSchema(resource: Resource): Json {
-    const s = this.s;
+    const settings = this.settings;
     const properties: Json = {
       [resource.idField]: { type: "string" },
-      [s.DATE_CREATED]: { type: "string" },
-      [s.DATE_UPDATED]: { type: "string" },
-      [s.STATUS]: { const: s.STATUS_OK },
+      [settings.DATE_CREATED]: { type: "string" },
+      [settings.DATE_UPDATED]: { type: "string" },
+      [settings.STATUS]: { const: settings.STATUS_OK },
     };
-    if (resource.ifMatch) properties[s.ETAG] = { type: "string" };
-    if (resource.softDelete) properties[s.DELETED] = { type: "boolean" };
+    if (resource.ifMatch) properties[settings.ETAG] = { type: "string" };
+    if (resource.softDelete) properties[settings.DELETED] = { type: "boolean" };
     if (resource.versioning) {
-      properties[s.VERSION] = { type: "integer" };
-      properties[s.LATEST_VERSION] = { type: "integer" };
+      properties[settings.VERSION] = { type: "integer" };
+      properties[settings.LATEST_VERSION] = { type: "integer" };
     }
-    if (resource.hateoas) properties[s.LINKS] = schemaRef("Links");
-    const written: Json = { type: "object", properties, required: [s.STATUS] };
-    return s.BANDWIDTH_SAVER ? written : { allOf: [schemaRef(`${resource.name}.item`), written] };
+    if (resource.hateoas) properties[settings.LINKS] = schemaRef("Links");
+    const written: Json = { type: "object", properties, required: [settings.STATUS] };
+    return settings.BANDWIDTH_SAVER
+      ? written
+      : { allOf: [schemaRef(`${resource.name}.item`), written] };
   }
 
   // ---- paths ---------------------------------------------------------------------------
@@ -331,7 +336,7 @@ class Describer {
       if (resource.sorting && !resource.aggregation) params.push(parameterRef("sort"));
       if (resource.pagination) {
         params.push(parameterRef("page"), {
-          name: this.s.QUERY_MAX_RESULTS,
+          name: this.settings.QUERY_MAX_RESULTS,
           in: "query",
           description: `Page size (default ${resource.paginationDefault})`,
           schema: { type: "integer", minimum: 1, maximum: resource.paginationLimit },
@@ -352,7 +357,7 @@ class Describer {
       params.push(parameterRef("IfNoneMatch"), parameterRef("IfModifiedSince"));
     }
     params.push(parameterRef("pretty"));
-    if (this.s.JSONP_ARGUMENT) params.push(parameterRef("jsonp"));
+    if (this.settings.JSONP_ARGUMENT) params.push(parameterRef("jsonp"));
     return params;
   }
 
@@ -379,7 +384,13 @@ class Describer {
       case "POST": {
         const input = schemaRef(`${name}.input`);
         const schema = resource.bulkEnabled
-          ? { anyOf: [input, { type: "array", items: input, maxItems: this.s.BULK_MAX_DOCUMENTS }] }
+          ? {
+            anyOf: [input, {
+              type: "array",
+              items: input,
+              maxItems: this.settings.BULK_MAX_DOCUMENTS,
+            }],
+          }
           : input;
         const content: Json = { "application/json": { schema } };
         if (hasMedia(resource)) {
@@ -402,7 +413,7 @@ class Describer {
             "400": responseRef("BadRequest"),
             "409": responseRef("BadRequest"),
             "413": responseRef("TooLarge"),
-            [String(this.s.VALIDATION_ERROR_STATUS)]: responseRef("Invalid"),
+            [String(this.settings.VALIDATION_ERROR_STATUS)]: responseRef("Invalid"),
           },
         }, target);
       }
@@ -494,7 +505,7 @@ class Describer {
           "404": responseRef("NotFound"),
           ...conditional,
           "413": responseRef("TooLarge"),
-          [String(this.s.VALIDATION_ERROR_STATUS)]: responseRef("Invalid"),
+          [String(this.settings.VALIDATION_ERROR_STATUS)]: responseRef("Invalid"),
         });
         return this.secured({
           ...base,
@@ -522,7 +533,7 @@ class Describer {
   }
 
   private schemaEndpoint() {
-    const name = this.s.SCHEMA_ENDPOINT;
+    const name = this.settings.SCHEMA_ENDPOINT;
     if (!name) return;
     const target = { kind: "schema" as const, resource: null, method: "GET" };
     const schema = { type: "object", description: "Eve schemas, as in the settings" };
@@ -620,14 +631,14 @@ class Describer {
   }
 
   private mediaEndpoint() {
-    const s = this.s;
-    if (!s.RETURN_MEDIA_AS_URL || !this.visible.some(hasMedia)) return;
+    const settings = this.settings;
+    if (!settings.RETURN_MEDIA_AS_URL || !this.visible.some(hasMedia)) return;
     const target = { kind: "media" as const, resource: null, method: "GET" };
     // A file is served with the content type it was stored with.
     const binary = {
       "*/*": { schema: { type: "string", format: "binary" } },
     };
-    this.operationsAt(`/${s.MEDIA_ENDPOINT}/{file}`).get = this.secured({
+    this.operationsAt(`/${settings.MEDIA_ENDPOINT}/{file}`).get = this.secured({
       tags: ["home"],
       operationId: "media_get",
       summary: "Download a stored file (media field URLs point here)",

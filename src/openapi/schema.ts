@@ -64,7 +64,7 @@ export function documentSchema(
 }
 
 class Translator {
-  constructor(private readonly o: TranslateOptions) {}
+  constructor(private readonly options: TranslateOptions) {}
 
   /** A dict level: `properties`, `required`, unknown fields. */
   dict(json: Readonly<Json>, node: DictNode | undefined, path: string): Json {
@@ -80,10 +80,10 @@ class Translator {
     const required = ((json.required ?? []) as string[]).filter((n) =>
       Object.hasOwn(properties, n)
     );
-    if (this.o.mode === "input" && required.length) out.required = required;
+    if (this.options.mode === "input" && required.length) out.required = required;
     const extra = json.additionalProperties;
     if (extra === false) {
-      if (this.o.mode !== "output") out.additionalProperties = false;
+      if (this.options.mode !== "output") out.additionalProperties = false;
     } else if (isObject(extra)) {
       const unknown = node?.unknown;
       const schema = this.field(extra, typeof unknown === "object" ? unknown : undefined, path);
@@ -101,12 +101,12 @@ class Translator {
     const nullable = wrapper.then === true;
     const types = (rules.eveType ?? []) as string[];
     if (types.length && types.every((t) => t === "media")) {
-      if (this.o.mode !== "output" && this.o.media !== "binary") return null;
+      if (this.options.mode !== "output" && this.options.media !== "binary") return null;
     }
     let schema = this.rules(rules, node, path);
-    const relation = node?.relation ?? this.o.relations[path];
+    const relation = node?.relation ?? this.options.relations[path];
     if (relation) schema = this.relation(schema, relation);
-    if (node?.default !== undefined && this.o.mode !== "output") {
+    if (node?.default !== undefined && this.options.mode !== "output") {
       schema.default = node.default.value;
     }
     if (node?.readonly) schema.readOnly = true;
@@ -146,7 +146,7 @@ class Translator {
       const dict = this.dict(rules, node?.dict, path);
       delete dict.type;
       Object.assign(out, dict);
-    } else if (rules.additionalProperties === false && this.o.mode !== "output") {
+    } else if (rules.additionalProperties === false && this.options.mode !== "output") {
       out.additionalProperties = false;
     }
     if (isObject(rules.patternProperties) && isObject(rules.patternProperties[""])) {
@@ -205,7 +205,7 @@ class Translator {
 
   /** The schema of one type name. */
   private type(name: string): Json {
-    const o = this.o;
+    const o = this.options;
     switch (name) {
       case "string":
         return { type: "string" };
@@ -267,8 +267,8 @@ class Translator {
       `${relation.field} of a ${relation.resource} document` +
         (relation.version ? " and its version" : ""),
     );
-    if (this.o.mode !== "output" || !relation.embeddable) return out;
-    const ref = this.o.embeddedRef(relation.resource);
+    if (this.options.mode !== "output" || !relation.embeddable) return out;
+    const ref = this.options.embeddedRef(relation.resource);
     if (!ref) return out;
     // Embedded, a reference to a document that is gone (or not readable) becomes null.
     return {

@@ -172,14 +172,14 @@ function checkWhitelist(v: unknown, known: ReadonlySet<string>, param: string): 
 class Checker {
   private readonly coerce: CoerceContext;
 
-  constructor(private readonly o: FilterCheckOptions) {
+  constructor(private readonly options: FilterCheckOptions) {
     // Fields typed `objectid` (the id field among them) always read 24-hex strings as
     // ObjectIds, as in Eve; `query_objectid_as_string` concerns untyped fields only.
-    this.coerce = { parseDate: o.parseDate, compared: true };
+    this.coerce = { parseDate: options.parseDate, compared: true };
   }
 
   private fail(message: string): QueryError {
-    return new QueryError(`${this.o.param}: ${message}`, this.o.param);
+    return new QueryError(`${this.options.param}: ${message}`, this.options.param);
   }
 
   /** A query document whose field names resolve in `scope`. */
@@ -197,7 +197,7 @@ class Checker {
       const path = prefix ? `${prefix}.${key}` : key;
       this.checkAllowed(path);
       const rules = scope(key);
-      if (rules === undefined && this.o.validateFiltering) {
+      if (rules === undefined && this.options.validateFiltering) {
         throw this.fail(`filter on '${path}' is invalid: unknown field`);
       }
       out[key] = this.condition(value, rules, path);
@@ -217,7 +217,7 @@ class Checker {
   }
 
   private checkAllowed(path: string): void {
-    const allowed = this.o.allowedFilters;
+    const allowed = this.options.allowedFilters;
     if (allowed.includes("*")) return;
     const parts = path.split(".");
     for (let n = 1; n <= parts.length; n++) {
@@ -338,9 +338,9 @@ class Checker {
     }
     const types = rules.types;
     const coerced = coerceTo(v, types, this.coerce);
-    if (this.o.validateFiltering && types.length && !types.some((t) => t.stored(coerced))) {
+    if (this.options.validateFiltering && types.length && !types.some((t) => t.stored(coerced))) {
       const hint = types.some((t) => t.base === "datetime")
-        ? ` (DATE_FORMAT ${this.o.dateFormat})`
+        ? ` (DATE_FORMAT ${this.options.dateFormat})`
         : "";
       const names = types.map((t) => t.name).join(" or ");
       throw this.fail(`filter on '${path}' is invalid: not a valid ${names}${hint}`);
@@ -357,9 +357,9 @@ class Checker {
   private untyped(v: unknown): unknown {
     if (Array.isArray(v)) return v.map((x) => this.untyped(x));
     if (typeof v !== "string") return v;
-    const date = this.o.parseDate(v);
+    const date = this.options.parseDate(v);
     if (date) return date;
-    if (this.o.objectIdAsString || !HEX24.test(v)) return v;
+    if (this.options.objectIdAsString || !HEX24.test(v)) return v;
     return parseObjectId(v) ?? v;
   }
 }

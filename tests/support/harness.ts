@@ -15,7 +15,7 @@ import { JONGODB_GAPS, type MongoTestTarget, sharedMongoTarget } from "./jongodb
 import { jongodbGap, skipUnless } from "./skip.ts";
 import { Client } from "./client.ts";
 import { createLogger } from "../../src/log.ts";
-import { serve } from "../../src/http/server.ts";
+import { startServer } from "../../src/http/server.ts";
 import { describedApi } from "./described.ts";
 
 export type StoreKind = "embedded" | "mongo";
@@ -75,7 +75,7 @@ export async function startService(
     logger,
     ...options,
   });
-  const server = await serve(service.fetch, { hostname: "127.0.0.1", port: 0 });
+  const server = await startServer(service.fetch, { hostname: "127.0.0.1", port: 0 });
   const url = `http://127.0.0.1:${server.addr.port}/`;
   const api = new Client(url);
   checkAnswers(api, service);

@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util";
 import { createService, prepare, SettingsError } from "./mod.ts";
 import { loadSettingsFile } from "./settings/load.ts";
-import { type FetchHandler, serve, type ServerTls } from "./http/server.ts";
+import { type FetchHandler, type ServerTls, startServer } from "./http/server.ts";
 import { createLogger, flushLog } from "./log.ts";
 
 const DEFAULT_SETTINGS = new URL("../config/settings.json", import.meta.url).pathname;
@@ -109,7 +109,7 @@ async function main(): Promise<number> {
   }
   let server;
   try {
-    server = await serve(service.fetch as FetchHandler, {
+    server = await startServer(service.fetch as FetchHandler, {
       hostname: settings.HOST,
       port: settings.PORT,
       tls,

@@ -45,7 +45,7 @@ import { Metrics, metricsConfig } from "./metrics/mod.ts";
 export { HttpError } from "./http/errors.ts";
 export { Events } from "./events.ts";
 export { SettingsError } from "./settings/check.ts";
-export { serve, type Server, type ServerTls } from "./http/server.ts";
+export { type Server, type ServerTls, startServer } from "./http/server.ts";
 export type { CustomRule, CustomType } from "./validation/mod.ts";
 export type { DataAccess, DataReply, Target } from "./services/data.ts";
 export { accountOf } from "./auth/mod.ts";

@@ -9,7 +9,7 @@
  *
  * @example
  * ```ts
- * const server = await serve(app.fetch, { hostname: "127.0.0.1", port: 8000 });
+ * const server = await startServer(app.fetch, { hostname: "127.0.0.1", port: 8000 });
  * await server.shutdown();
  * ```
  * @module
@@ -34,7 +34,7 @@ export interface ServerTls {
   key: string;
 }
 
-/** Options of {@link serve}. */
+/** Options of {@link startServer}. */
 export interface ServeOptions {
   hostname: string;
   /** 0 picks a free port. */
@@ -62,7 +62,7 @@ export interface Server {
 }
 
 /** Starts the server; see the module comment. Rejects when it cannot listen. */
-export function serve(handler: FetchHandler, options: ServeOptions): Promise<Server> {
+export function startServer(handler: FetchHandler, options: ServeOptions): Promise<Server> {
   // The executor turns a synchronous failure (AddrInUse, a bad certificate) into a rejection.
   return new Promise((resolve) => resolve(start(handler, options)));
 }

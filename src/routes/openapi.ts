@@ -64,18 +64,18 @@ export function openApiEndpoints(
     answer(path, request, method) {
       if (path === config.documentPath) {
         // Revalidated on every use: it changes whenever the settings do.
-        return Promise.resolve(serve(document, { request, method, cache: "no-cache" }));
+        return Promise.resolve(answerStatic(document, { request, method, cache: "no-cache" }));
       }
       if (docs === null || page === null) return null;
       if (path === docs) {
         const headers = { "content-security-policy": policy, "x-content-type-options": "nosniff" };
-        return Promise.resolve(serve(page, { request, method, cache: "no-cache", headers }));
+        return Promise.resolve(answerStatic(page, { request, method, cache: "no-cache", headers }));
       }
       if (!path.startsWith(docs + "/")) return null;
       const found = docsAsset(path.slice(docs.length + 1));
       if (!found) return null;
       return found.then((asset) =>
-        serve(asset, {
+        answerStatic(asset, {
           request,
           method,
           cache: "public, max-age=86400",
@@ -96,7 +96,7 @@ function matches(header: string | null, etag: string): boolean {
 }
 
 /** A static answer with its validators; 304 when the client holds it, 405 for writes. */
-function serve(
+function answerStatic(
   asset: Asset,
   options: { request: Request; method: string; cache: string; headers?: Record<string, string> },
 ): Response {

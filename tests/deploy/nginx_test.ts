@@ -20,7 +20,7 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { createService } from "../../src/mod.ts";
 import { createLogger } from "../../src/log.ts";
-import { serve } from "../../src/http/server.ts";
+import { startServer } from "../../src/http/server.ts";
 import deployment from "../../deploy/settings.ts";
 import { STORES, storeSettings } from "../support/harness.ts";
 import { skipUnless } from "../support/skip.ts";
@@ -155,7 +155,7 @@ for (const kind of STORES) {
       });
       /** Requests that reached the service, as "METHOD /path". */
       const reached: string[] = [];
-      const server = await serve((request, info) => {
+      const server = await startServer((request, info) => {
         reached.push(`${request.method} ${new URL(request.url).pathname}`);
         return service.fetch(request, info);
       }, { hostname: "127.0.0.1", port: 0 });

@@ -1,7 +1,7 @@
 /**
- * The rate-limit middlewares around an authentication middleware (as src/http/app.ts will
- * chain them once authentication lands): the account is the user; failed authentications
- * are counted by address.
+ * The rate-limit middlewares around an authentication middleware (as src/http/app.ts
+ * chains them): on an endpoint authentication checks (the request's target), the account
+ * is the user; elsewhere the header is; failed authentications are counted by address.
  */
 import assert from "node:assert/strict";
 import { Hono } from "hono";
@@ -11,6 +11,13 @@ import { MemoryLimiter, rateLimitConfig } from "../../src/ratelimit/mod.ts";
 import { createLogger } from "../../src/log.ts";
 import { checkSettings } from "../../src/settings/check.ts";
 import type { AppEnv } from "../../src/http/app.ts";
+import type { Target } from "../../src/http/target.ts";
+
+/** What the resolving middleware would set: the home endpoint at `/`, no endpoint elsewhere. */
+function targetOf(path: string): Target {
+  const where = { path: path.replace(/^\/+|\/+$/g, ""), query: null, jsonp: null };
+  return path === "/" ? { kind: "home", ...where } : { kind: "none", ...where };
+}
 
 function app() {
   const { settings } = checkSettings({ RATE_LIMIT_GET: [2, 60] });
@@ -28,6 +35,7 @@ function app() {
   });
   hono.use("*", rateLimitHeaders(options));
   hono.use("*", async (c, next) => {
+    c.set("target", targetOf(c.req.path));
     c.set("method", c.req.method);
     await next();
   });
@@ -35,13 +43,13 @@ function app() {
   hono.use("*", async (c, next) => {
     const account = c.req.header("x-account");
     if (account === "bad") throw new HttpError(401, "Please provide proper credentials");
-    if (account) (c.set as (key: string, value: unknown) => void)("account", { id: account });
+    if (account) c.set("account", { id: account, roles: [], scheme: "basic" });
     await next();
   });
   hono.use("*", rateLimit(options));
-  hono.get("/", (c) => c.json({ ok: true }));
-  return (headers: Record<string, string>, address = "192.0.2.1") =>
-    hono.request("/", { headers }, { remoteAddr: { hostname: address } });
+  hono.get("*", (c) => c.json({ ok: true }));
+  return (headers: Record<string, string>, address = "192.0.2.1", path = "/") =>
+    hono.request(path, { headers }, { remoteAddr: { hostname: address } });
 }
 
 async function check(res: Response | Promise<Response>, status: number, left: string) {
@@ -68,4 +76,16 @@ Deno.test("rate limit: failed authentications count by address and get headers",
   await check(get({ "x-account": "bad" }, "192.0.2.2"), 401, "1");
   // The same address without credentials shares the address's counter.
   await check(get({}), 429, "0");
+});
+
+Deno.test("rate limit: where the target is no endpoint authentication checks, the header is the user", async () => {
+  const get = app();
+  const nowhere = (headers: Record<string, string>) => get(headers, "192.0.2.1", "/nowhere");
+  // An account on such a request was not verified for it: the header as sent is counted.
+  await check(nowhere({ "x-account": "ann", authorization: "Basic one" }), 200, "1");
+  await check(nowhere({ "x-account": "ann", authorization: "Basic two" }), 200, "1");
+  await check(nowhere({ "x-account": "ann", authorization: "Basic one" }), 200, "0");
+  await check(nowhere({ "x-account": "ann", authorization: "Basic one" }), 429, "0");
+  // The home endpoint is checked: the account counts, apart from those headers.
+  await check(get({ "x-account": "ann", authorization: "Basic one" }), 200, "1");
 });

@@ -1,6 +1,6 @@
 /** Authentication schemes: Basic, Token, HMAC and custom; 401 answers; hostile headers. */
 import assert from "node:assert/strict";
-import { scenario } from "../support/harness.ts";
+import { scenario, sharedService } from "../support/harness.ts";
 import { basic, bearer, hmacHeaders, SECRET_HASH } from "../support/auth.ts";
 import { accountOf } from "../../src/mod.ts";
 import { createLogger } from "../../src/log.ts";
@@ -54,7 +54,10 @@ const SETTINGS = {
 
 const ROOT_BASIC = basic("root", "secret");
 
-scenario("no credentials: 401 with a challenge per scheme", SETTINGS, async (api) => {
+// Scenarios that read back only what they stored share one service per store.
+const shared = sharedService("authentication schemes", SETTINGS);
+
+shared("no credentials: 401 with a challenge per scheme", async (api) => {
   const res = await api.get("people");
   assert.equal(res.status, 401);
   assert.equal(res.body._status, "ERR");
@@ -65,7 +68,7 @@ scenario("no credentials: 401 with a challenge per scheme", SETTINGS, async (api
   assert.match(challenge, /HMAC realm="people api"/);
 });
 
-scenario("Basic: a settings account, wrong password and unknown user", SETTINGS, async (api) => {
+shared("Basic: a settings account, wrong password and unknown user", async (api) => {
   assert.equal((await api.get("people", ROOT_BASIC)).status, 200);
   const wrong = await api.get("people", basic("root", "nope"));
   const unknown = await api.get("people", basic("nobody", "secret"));
@@ -156,14 +159,14 @@ scenario(
   },
 );
 
-scenario("Token: Bearer and Basic forms; a bad token is 401", SETTINGS, async (api) => {
+shared("Token: Bearer and Basic forms; a bad token is 401", async (api) => {
   assert.equal((await api.get("people", bearer(ROOT.token))).status, 200);
   assert.equal((await api.get("people", basic(ROOT.token, ""))).status, 200);
   assert.equal((await api.get("people", bearer("not-a-token-0123456789"))).status, 401);
   assert.equal((await api.get("people", basic("not-a-token-0123456789", ""))).status, 401);
 });
 
-scenario("HMAC: signed requests, replays, stale dates, changed bodies", SETTINGS, async (api) => {
+shared("HMAC: signed requests, replays, stale dates, changed bodies", async (api) => {
   const signed = (method: string, path: string, body?: string, date?: Date) =>
     hmacHeaders({ user: "root", secret: ROOT.secret, method, path, body, date });
   const get = signed("GET", "/people?max_results=5");
@@ -295,7 +298,7 @@ scenario(
   { logger: createLogger((record) => records.push(record), "debug") },
 );
 
-scenario("a resource limited to one scheme challenges with it only", SETTINGS, async (api) => {
+shared("a resource limited to one scheme challenges with it only", async (api) => {
   const basicTry = await api.get("machines", ROOT_BASIC);
   assert.equal(basicTry.status, 401);
   assert.equal(basicTry.headers.get("www-authenticate"), 'Bearer realm="people api"');
@@ -328,7 +331,7 @@ scenario(
   },
 );
 
-scenario("an unknown user takes as long as a wrong password", SETTINGS, async (api) => {
+shared("an unknown user takes as long as a wrong password", async (api) => {
   const time = async (headers: Record<string, string>) => {
     const samples: number[] = [];
     for (let i = 0; i < 5; i++) {

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { createService, SettingsError } from "../../src/mod.ts";
 import { createLogger } from "../../src/log.ts";
-import { serve } from "../../src/http/server.ts";
+import { startServer } from "../../src/http/server.ts";
 import { SANITIZED, scenario, type StoreKind, STORES, storeSettings } from "../support/harness.ts";
 import { closeQuietly, readAnswer, readUntilClosed } from "../support/net.ts";
 import { runMain } from "../support/main_process.ts";
@@ -98,7 +98,7 @@ for (const kind of STORES) {
         env: false,
         logger: createLogger((r) => records.push(r)),
       });
-      const server = await serve(service.fetch, { hostname: "127.0.0.1", port: 0 });
+      const server = await startServer(service.fetch, { hostname: "127.0.0.1", port: 0 });
       try {
         const res = await fetch(`http://127.0.0.1:${server.addr.port}/people`, {
           method: "POST",

@@ -1,6 +1,6 @@
 /** Bad input gets a clear 4xx with the standard error body, and changes nothing. */
 import assert from "node:assert/strict";
-import { scenario } from "../support/harness.ts";
+import { scenario, sharedService } from "../support/harness.ts";
 import { GENERIC_500 } from "../support/assertions.ts";
 import { memoryLogger } from "../events/record.ts";
 import type { Json } from "../support/client.ts";
@@ -21,12 +21,15 @@ function assertError(res: { status: number; body: Json }, status: number) {
   assert.ok(res.body._error.message.length > 0);
 }
 
-scenario("unknown paths answer 404 with the error body", SETTINGS, async (api) => {
+// Scenarios that read back only what they stored share one service per store.
+const shared = sharedService("client mistakes", SETTINGS);
+
+shared("unknown paths answer 404 with the error body", async (api) => {
   assertError(await api.get("nothing"), 404);
   assertError(await api.get("notes/abc/def"), 404);
 });
 
-scenario("an id that cannot be an id is 404", SETTINGS, async (api) => {
+shared("an id that cannot be an id is 404", async (api) => {
   assertError(await api.get("notes/not-an-object-id"), 404);
   assertError(await api.get("notes/5f0c5e0d9d1b2c3a4b5c6d7"), 404);
 });
@@ -48,7 +51,7 @@ scenario("a body that is not an object or list is 400", SETTINGS, async (api) =>
   assert.equal((await api.get("notes")).body._meta.total, 0);
 });
 
-scenario("an unsupported content type is 415", SETTINGS, async (api) => {
+shared("an unsupported content type is 415", async (api) => {
   const res = await api.request("POST", "notes", {
     raw: "text=hi",
     headers: { "content-type": "text/plain" },
@@ -84,11 +87,11 @@ scenario("a body over MAX_BODY_SIZE is 413", SETTINGS, async (api) => {
   assert.equal((await api.get("notes")).body._meta.total, 0);
 });
 
-scenario("more documents than BULK_MAX_DOCUMENTS is 413", SETTINGS, async (api) => {
+shared("more documents than BULK_MAX_DOCUMENTS is 413", async (api) => {
   assertError(await api.post("notes", [{}, {}, {}, {}]), 413);
 });
 
-scenario("an empty body is 400", SETTINGS, async (api) => {
+shared("an empty body is 400", async (api) => {
   assertError(
     await api.request("POST", "notes", {
       raw: "",
@@ -98,7 +101,7 @@ scenario("an empty body is 400", SETTINGS, async (api) => {
   );
 });
 
-scenario("form-encoded bodies are accepted", SETTINGS, async (api) => {
+shared("form-encoded bodies are accepted", async (api) => {
   const res = await api.request("POST", "notes", {
     raw: "text=hello+world",
     headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -107,12 +110,12 @@ scenario("form-encoded bodies are accepted", SETTINGS, async (api) => {
   assert.equal((await api.get(`notes/${res.body._id}`)).body.text, "hello world");
 });
 
-scenario("an unknown override method is 400", SETTINGS, async (api) => {
+shared("an unknown override method is 400", async (api) => {
   const res = await api.request("GET", "notes", { headers: { "x-http-method-override": "BREW" } });
   assertError(res, 400);
 });
 
-scenario("a client mistake answers without a stack trace", SETTINGS, async (api) => {
+shared("a client mistake answers without a stack trace", async (api) => {
   const res = await api.request("POST", "notes", {
     raw: "{bad",
     headers: { "content-type": "application/json" },

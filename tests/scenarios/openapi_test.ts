@@ -4,7 +4,7 @@
  * nothing internal or hidden.
  */
 import assert from "node:assert/strict";
-import { scenario } from "../support/harness.ts";
+import { scenario, sharedService } from "../support/harness.ts";
 import { deref, operations, parameters, validDescription } from "../support/openapi.ts";
 import { basic, SECRET_HASH } from "../support/auth.ts";
 import type { Json } from "../support/client.ts";
@@ -80,7 +80,10 @@ const SETTINGS = {
   DOMAIN,
 };
 
-scenario("GET /openapi.json: a valid OpenAPI 3.1 description", SETTINGS, async (api) => {
+// Scenarios that read back only what they stored share one service per store.
+const shared = sharedService("the API description", SETTINGS);
+
+shared("GET /openapi.json: a valid OpenAPI 3.1 description", async (api) => {
   const doc = await validDescription(api);
   assert.deepEqual(doc.servers, [{ url: "/" }]);
   assert.deepEqual(
@@ -89,7 +92,7 @@ scenario("GET /openapi.json: a valid OpenAPI 3.1 description", SETTINGS, async (
   );
 });
 
-scenario("every enabled endpoint and method is described", SETTINGS, async (api) => {
+shared("every enabled endpoint and method is described", async (api) => {
   const doc = await validDescription(api);
   assert.deepEqual(operations(doc), [
     "DELETE /people",
@@ -147,7 +150,7 @@ scenario("every enabled endpoint and method is described", SETTINGS, async (api)
   assert.equal(owner.schema.pattern, "^(?:[a-f0-9]{24})$");
 });
 
-scenario("query parameters and conditional headers", SETTINGS, async (api) => {
+shared("query parameters and conditional headers", async (api) => {
   const doc = await validDescription(api);
   const people = parameters(doc, doc.paths["/people"].get);
   for (
@@ -177,7 +180,7 @@ scenario("query parameters and conditional headers", SETTINGS, async (api) => {
   assert.ok(!parameters(doc, doc.paths["/works/{_id}"].delete).has("query version"));
 });
 
-scenario("request schemas follow the Eve schemas", SETTINGS, async (api) => {
+shared("request schemas follow the Eve schemas", async (api) => {
   const doc = await validDescription(api);
   const schemas = doc.components.schemas;
   const input = schemas["people.input"];
@@ -216,7 +219,7 @@ scenario("request schemas follow the Eve schemas", SETTINGS, async (api) => {
   assert.equal(post["application/json"].schema.anyOf[1].type, "array");
 });
 
-scenario("response schemas: envelopes, meta fields, embedding, media", SETTINGS, async (api) => {
+shared("response schemas: envelopes, meta fields, embedding, media", async (api) => {
   const doc = await validDescription(api);
   const schemas = doc.components.schemas;
   const page = schemas["people.page"];
@@ -239,7 +242,7 @@ scenario("response schemas: envelopes, meta fields, embedding, media", SETTINGS,
   assert.ok(schemas["people.written"].properties._status);
 });
 
-scenario("error bodies: _status, _error, _issues", SETTINGS, async (api) => {
+shared("error bodies: _status, _error, _issues", async (api) => {
   const doc = await validDescription(api);
   const error = doc.components.schemas.Error;
   assert.deepEqual(error.required, ["_status", "_error"]);
@@ -257,7 +260,7 @@ scenario("error bodies: _status, _error, _issues", SETTINGS, async (api) => {
   assert.deepEqual(Object.keys(res.body).sort(), ["_error", "_issues", "_status"]);
 });
 
-scenario("internal resources and hidden fields never appear", SETTINGS, async (api) => {
+shared("internal resources and hidden fields never appear", async (api) => {
   const res = await api.get("openapi.json");
   assert.equal(res.status, 200);
   for (const word of ["audit", "secret_note"]) {
@@ -357,7 +360,7 @@ scenario("DOCS_PATH null: the description stays, the page goes", {
   assert.equal(home.body._links["service-doc"], undefined);
 });
 
-scenario("the description and the docs files: read-only, ETags, 304", SETTINGS, async (api) => {
+shared("the description and the docs files: read-only, ETags, 304", async (api) => {
   for (const path of ["openapi.json", "docs", "docs/swagger-ui-bundle.js", "docs/init.js"]) {
     const first = await api.get(path, { "accept-encoding": "identity" });
     assert.equal(first.status, 200, path);
@@ -377,7 +380,7 @@ scenario("the description and the docs files: read-only, ETags, 304", SETTINGS, 
   assert.equal((await api.get("docs/..%2F..%2Fdeno.json")).status, 404);
 });
 
-scenario("docs files are cached and compressed", SETTINGS, async (api) => {
+shared("docs files are cached and compressed", async (api) => {
   const js = await api.get("docs/swagger-ui-bundle.js", { "accept-encoding": "gzip" });
   assert.equal(js.status, 200);
   assert.equal(js.headers.get("content-encoding"), "gzip");
@@ -388,7 +391,7 @@ scenario("docs files are cached and compressed", SETTINGS, async (api) => {
   assert.equal(css.headers.get("content-encoding"), "gzip");
 });
 
-scenario("the docs page: no inline script, a strict CSP", SETTINGS, async (api) => {
+shared("the docs page: no inline script, a strict CSP", async (api) => {
   const page = await api.get("docs");
   assert.match(page.headers.get("content-type")!, /^text\/html/);
   const csp = page.headers.get("content-security-policy")!;

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createService, SettingsError } from "../../src/mod.ts";
-import { scenario } from "../support/harness.ts";
+import { scenario, sharedService } from "../support/harness.ts";
 import { assertInvalid } from "../support/assertions.ts";
 import type { Json } from "../support/client.ts";
 
@@ -96,7 +96,10 @@ async function assertValid(
   return res.body;
 }
 
-scenario("minlength / maxlength bound strings and lists", SETTINGS, async (api) => {
+// Scenarios that read back only the documents they stored share one service per store.
+const shared = sharedService("validation rules", SETTINGS);
+
+shared("minlength / maxlength bound strings and lists", async (api) => {
   await assertValid(api, "people", { name: "ab", tags: ["x"] });
   await assertValid(api, "people", { name: "abcde", tags: ["x", "y"] });
   assertInvalid(await api.post("people", { name: "a", tags: [] }), {
@@ -109,7 +112,7 @@ scenario("minlength / maxlength bound strings and lists", SETTINGS, async (api) 
   });
 });
 
-scenario("min / max bound numbers", SETTINGS, async (api) => {
+shared("min / max bound numbers", async (api) => {
   await assertValid(api, "people", { name: "ab", age: 0, score: 0.5 });
   await assertValid(api, "people", { name: "ab", age: 130 });
   assertInvalid(await api.post("people", { name: "ab", age: -1, score: 0.4 }), {
@@ -119,7 +122,7 @@ scenario("min / max bound numbers", SETTINGS, async (api) => {
   assertInvalid(await api.post("people", { name: "ab", age: 131 }), { age: "max value is 130" });
 });
 
-scenario("required: a missing field is refused on POST and PUT", SETTINGS, async (api) => {
+shared("required: a missing field is refused on POST and PUT", async (api) => {
   assertInvalid(await api.post("people", { age: 3 }), { name: "required field" });
   const created = await assertValid(api, "people", { name: "ab" });
   const put = await api.put(`people/${created._id}`, { age: 4 }, { "if-match": created._etag });
@@ -131,7 +134,7 @@ scenario("required: a missing field is refused on POST and PUT", SETTINGS, async
   assert.equal(patch.status, 200);
 });
 
-scenario("allowed: a value, or each member of a list", SETTINGS, async (api) => {
+shared("allowed: a value, or each member of a list", async (api) => {
   await assertValid(api, "people", { name: "ab", role: "admin", perms: ["read", "write"] });
   assertInvalid(await api.post("people", { name: "ab", role: "root" }), {
     role: "unallowed value root",
@@ -141,7 +144,7 @@ scenario("allowed: a value, or each member of a list", SETTINGS, async (api) => 
   });
 });
 
-scenario("regex: the whole value must match", SETTINGS, async (api) => {
+shared("regex: the whole value must match", async (api) => {
   await assertValid(api, "people", { name: "ab", code: "ABC-12" });
   assertInvalid(await api.post("people", { name: "ab", code: "ABC-12x" }), {
     code: "value does not match regex '[A-Z]{3}-\\d+'",
@@ -151,14 +154,14 @@ scenario("regex: the whole value must match", SETTINGS, async (api) => {
   });
 });
 
-scenario("empty: false refuses an empty string", SETTINGS, async (api) => {
+shared("empty: false refuses an empty string", async (api) => {
   await assertValid(api, "people", { name: "ab", title: "x" });
   assertInvalid(await api.post("people", { name: "ab", title: "" }), {
     title: "empty values not allowed",
   });
 });
 
-scenario("nullable: null only where allowed", SETTINGS, async (api) => {
+shared("nullable: null only where allowed", async (api) => {
   const created = await assertValid(api, "people", { name: "ab", nick: null });
   assert.equal((await api.get(`people/${created._id}`)).body.nick, null);
   assertInvalid(await api.post("people", { name: "ab", strict: null }), {
@@ -166,7 +169,7 @@ scenario("nullable: null only where allowed", SETTINGS, async (api) => {
   });
 });
 
-scenario("default: assigned on POST when the field is missing", SETTINGS, async (api) => {
+shared("default: assigned on POST when the field is missing", async (api) => {
   const a = await assertValid(api, "people", { name: "ab" });
   const b = await assertValid(api, "people", { name: "cd", status: "done" });
   assert.equal((await api.get(`people/${a._id}`)).body.status, "new");
@@ -174,7 +177,7 @@ scenario("default: assigned on POST when the field is missing", SETTINGS, async 
   assert.equal((await api.get(`people/${b._id}`)).body.status, "done");
 });
 
-scenario("readonly: refused on POST, PATCH and PUT unless unchanged", SETTINGS, async (api) => {
+shared("readonly: refused on POST, PATCH and PUT unless unchanged", async (api) => {
   assertInvalid(await api.post("people", { name: "ab", counter: 5 }), {
     counter: "field is read-only",
   });
@@ -194,7 +197,7 @@ scenario("readonly: refused on POST, PATCH and PUT unless unchanged", SETTINGS, 
   assert.equal((await api.get(path)).body.counter, 0);
 });
 
-scenario("schema: nested dict and list member rules, issues nested", SETTINGS, async (api) => {
+shared("schema: nested dict and list member rules, issues nested", async (api) => {
   await assertValid(api, "nested", {
     address: { city: "Rome", zip: "00100", geo: { lat: 41.9 } },
     rows: [{ sku: "a", qty: 1 }],
@@ -217,7 +220,7 @@ scenario("schema: nested dict and list member rules, issues nested", SETTINGS, a
   });
 });
 
-scenario("dependencies: a field needs another (or one of its values)", SETTINGS, async (api) => {
+shared("dependencies: a field needs another (or one of its values)", async (api) => {
   await assertValid(api, "deps", { street: "Main", city: "X", email: "a@b" });
   await assertValid(api, "deps", { card: "1234", payment: "card", phone: "1" });
   assertInvalid(await api.post("deps", { street: "Main", email: "a@b" }), {
@@ -228,7 +231,7 @@ scenario("dependencies: a field needs another (or one of its values)", SETTINGS,
   });
 });
 
-scenario("excludes: fields that cannot be sent together", SETTINGS, async (api) => {
+shared("excludes: fields that cannot be sent together", async (api) => {
   assertInvalid(await api.post("deps", { email: "a@b", phone: "1" }), {
     email: "'phone' must not be present with 'email'",
     phone: "'email' must not be present with 'phone'",
@@ -240,7 +243,7 @@ scenario("excludes: fields that cannot be sent together", SETTINGS, async (api) 
   });
 });
 
-scenario("keysrules / valuesrules check every key and value of a dict", SETTINGS, async (api) => {
+shared("keysrules / valuesrules check every key and value of a dict", async (api) => {
   await assertValid(api, "maps", { counts: { a: 1, bc: 0 } });
   assertInvalid(await api.post("maps", { counts: { a: -1, B: 2, c: "x" } }), {
     counts: {
@@ -251,7 +254,7 @@ scenario("keysrules / valuesrules check every key and value of a dict", SETTINGS
   });
 });
 
-scenario("anyof / oneof / anyof_type", SETTINGS, async (api) => {
+shared("anyof / oneof / anyof_type", async (api) => {
   await assertValid(api, "maps", { any: 10, one: -1, typed: true });
   await assertValid(api, "maps", { any: "x", one: 11, typed: [1] });
   assertInvalid(await api.post("maps", { any: 5, one: 5, typed: "x" }), {
@@ -261,14 +264,14 @@ scenario("anyof / oneof / anyof_type", SETTINGS, async (api) => {
   });
 });
 
-scenario("unknown fields are refused by default", SETTINGS, async (api) => {
+shared("unknown fields are refused by default", async (api) => {
   assertInvalid(await api.post("people", { name: "ab", whoami: 1, other: { x: 1 } }), {
     whoami: "unknown field",
     other: "unknown field",
   });
 });
 
-scenario("allow_unknown per resource stores unknown fields as sent", SETTINGS, async (api) => {
+shared("allow_unknown per resource stores unknown fields as sent", async (api) => {
   const doc = { name: "x", extra: { deep: [1, "two", { t: true }] }, n: 1.5 };
   const created = await assertValid(api, "open", doc);
   const item = (await api.get(`open/${created._id}`)).body;
@@ -293,7 +296,7 @@ scenario(
   },
 );
 
-scenario("allow_unknown per nested dict", SETTINGS, async (api) => {
+shared("allow_unknown per nested dict", async (api) => {
   const created = await assertValid(api, "loose", { meta: { v: 1, free: "x" }, fixed: { v: 2 } });
   assert.deepEqual((await api.get(`loose/${created._id}`)).body.meta, { v: 1, free: "x" });
   assertInvalid(await api.post("loose", { meta: { v: "x" }, fixed: { v: 1, free: "x" } }), {

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { Decimal128, ObjectId } from "../../src/doc/bson.ts";
-import { scenario } from "../support/harness.ts";
+import { scenario, sharedService } from "../support/harness.ts";
 import { assertInvalid } from "../support/assertions.ts";
 
 const METHODS = {
@@ -56,7 +56,10 @@ const DATE = "Tue, 02 Apr 2013 10:29:13 GMT";
 const UUID = "123e4567-e89b-12d3-a456-426614174000";
 
 /** Asserts the standard single-document validation error with exactly `issues`. */
-scenario("plain types: valid values are stored and read back as sent", SETTINGS, async (api) => {
+// Scenarios that read back only what they stored share one service per store.
+const shared = sharedService("field types", SETTINGS);
+
+shared("plain types: valid values are stored and read back as sent", async (api) => {
   const doc = {
     s: "x",
     i: -3,
@@ -157,14 +160,14 @@ scenario("decimal128: numeric strings and numbers are stored as Decimal128", SET
   assertInvalid(await api.post("things", { price: [1] }), { price: "must be of decimal128 type" });
 });
 
-scenario("media: a JSON value is not a file", SETTINGS, async (api) => {
+shared("media: a JSON value is not a file", async (api) => {
   assertInvalid(await api.post("things", { file: "aGVsbG8=" }), { file: "must be of media type" });
   assertInvalid(await api.post("things", { file: { filename: "a.txt" } }), {
     file: "must be of media type",
   });
 });
 
-scenario("uuid: a custom id field generated or sent, invalid refused", SETTINGS, async (api) => {
+shared("uuid: a custom id field generated or sent, invalid refused", async (api) => {
   const generated = await api.create("tokens", { name: "a" });
   assert.match(generated._id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   const sent = await api.create("tokens", { _id: UUID, name: "b" });
@@ -198,13 +201,13 @@ const VALID_GEO: Record<string, unknown> = {
   },
 };
 
-scenario("GeoJSON: every geometry type accepted and read back", SETTINGS, async (api) => {
+shared("GeoJSON: every geometry type accepted and read back", async (api) => {
   const created = await api.create("geo", VALID_GEO);
   const item = await api.get(`geo/${created._id}`);
   for (const t of GEO) assert.deepEqual(item.body[t], VALID_GEO[t], t);
 });
 
-scenario("GeoJSON: invalid geometries refused with the reason", SETTINGS, async (api) => {
+shared("GeoJSON: invalid geometries refused with the reason", async (api) => {
   const res = await api.post("geo", {
     point: { type: "Point", coordinates: [1] },
     multipoint: { type: "Point", coordinates: [1, 2] },
@@ -237,7 +240,7 @@ const CUSTOM_FEATURE = {
   id: 7,
 };
 
-scenario("GeoJSON: extra members refused by default", SETTINGS, async (api) => {
+shared("GeoJSON: extra members refused by default", async (api) => {
   assertInvalid(await api.post("geo", { feature: CUSTOM_FEATURE }), {
     feature: "must be of feature type (unexpected member 'crs')",
   });

@@ -4,7 +4,7 @@
  * and meta fields no client can write.
  */
 import assert from "node:assert/strict";
-import { scenario } from "../support/harness.ts";
+import { scenario, sharedService } from "../support/harness.ts";
 import { RFC1123_DATE } from "../support/assertions.ts";
 import type { Json } from "../support/client.ts";
 
@@ -40,7 +40,10 @@ async function fields(api: Json, path: string) {
   return Object.fromEntries(Object.entries(res.body).filter(([k]) => !k.startsWith("_")));
 }
 
-scenario("POST assigns defaults to missing fields, nested ones too", SETTINGS, async (api) => {
+// Scenarios that read back only what they stored share one service per store.
+const shared = sharedService("write rules", SETTINGS);
+
+shared("POST assigns defaults to missing fields, nested ones too", async (api) => {
   const a = await api.create("people", { name: "a", address: { city: "Rome" } });
   assert.deepEqual(await fields(api, `people/${a._id}`), {
     name: "a",
@@ -51,7 +54,7 @@ scenario("POST assigns defaults to missing fields, nested ones too", SETTINGS, a
   assert.deepEqual(await fields(api, `people/${b._id}`), { name: "b", status: "done" });
 });
 
-scenario("PUT replaces the whole document and assigns defaults", SETTINGS, async (api) => {
+shared("PUT replaces the whole document and assigns defaults", async (api) => {
   const a = await api.create("people", {
     name: "a",
     status: "done",
@@ -75,7 +78,7 @@ scenario("PUT replaces the whole document and assigns defaults", SETTINGS, async
   assert.equal(after._created, before._created);
 });
 
-scenario("PATCH changes only the fields it names", SETTINGS, async (api) => {
+shared("PATCH changes only the fields it names", async (api) => {
   const a = await api.create("kept", {
     name: "a",
     note: "x",
@@ -94,7 +97,7 @@ scenario("PATCH changes only the fields it names", SETTINGS, async (api) => {
   });
 });
 
-scenario("PATCH {a: {b: v}} and {'a.b': v} both update nested b only", SETTINGS, async (api) => {
+shared("PATCH {a: {b: v}} and {'a.b': v} both update nested b only", async (api) => {
   const a = await api.create("kept", { address: { city: "Rome", street: "Main" } });
   const path = `kept/${a._id}`;
   const one = await api.patch(path, { address: { city: "Milan" } }, { "if-match": a._etag });
@@ -122,7 +125,7 @@ scenario("PATCH {a: {b: v}} and {'a.b': v} both update nested b only", SETTINGS,
   });
 });
 
-scenario("PATCH cannot remove a field", SETTINGS, async (api) => {
+shared("PATCH cannot remove a field", async (api) => {
   const a = await api.create("kept", { name: "a", note: "x" });
   const path = `kept/${a._id}`;
   const unset = await api.patch(path, { $unset: { name: 1 } }, { "if-match": a._etag });
@@ -170,7 +173,7 @@ scenario("normalize_on_patch (default): Eve's behaviour, which keeps data", SETT
   });
 });
 
-scenario("normalize_on_patch false: unnamed fields are kept", SETTINGS, async (api) => {
+shared("normalize_on_patch false: unnamed fields are kept", async (api) => {
   const a = await api.create("kept", {
     name: "a",
     status: "done",
@@ -261,7 +264,7 @@ scenario("meta fields cannot be written by PATCH or PUT; _id cannot change", SET
   assert.equal(item._deleted, false);
 });
 
-scenario("a client-chosen _id on POST is kept; a taken one is 409", SETTINGS, async (api) => {
+shared("a client-chosen _id on POST is kept; a taken one is 409", async (api) => {
   const id = "5f1d2c3b4a5f1d2c3b4a5f1d";
   const a = await api.create("people", { _id: id, name: "a" });
   assert.equal(a._id, id);

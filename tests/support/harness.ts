@@ -9,13 +9,16 @@
  *   assert.equal(res.status, 201);
  * });
  * ```
+ *
+ * Scenarios of one file with the same settings that do not read each other's data can share
+ * one service per store ({@link sharedService}).
  */
 import { createService, type Service, type ServiceOptions } from "../../src/mod.ts";
 import { JONGODB_GAPS, type MongoTestTarget, sharedMongoTarget } from "./jongodb.ts";
 import { jongodbGap, skipUnless } from "./skip.ts";
 import { Client } from "./client.ts";
 import { createLogger } from "../../src/log.ts";
-import { serve } from "../../src/http/server.ts";
+import { startServer } from "../../src/http/server.ts";
 import { describedApi } from "./described.ts";
 
 export type StoreKind = "embedded" | "mongo";
@@ -80,7 +83,7 @@ export async function startService(
     logger,
     ...options,
   });
-  const server = await serve(service.fetch, { hostname: "127.0.0.1", port: 0 });
+  const server = await startServer(service.fetch, { hostname: "127.0.0.1", port: 0 });
   const url = `http://127.0.0.1:${server.addr.port}/`;
   const api = new Client(url);
   checkAnswers(api, service);
@@ -163,4 +166,64 @@ export function scenario(
       },
     });
   }
+}
+
+/** A scenario of a {@link sharedService}: its name, body and jongodb gaps. */
+interface SharedScenario {
+  name: string;
+  body: (api: Client, running: Running) => Promise<void>;
+  gaps: string[];
+}
+
+/**
+ * One service per store that several scenarios of a file share, instead of one each (a
+ * start costs more than most scenarios: the schemas and the API description are compiled,
+ * a store opened). `title` names the group: one test per store, `[<store>] <title>`,
+ * starts the service, runs each scenario added with the function returned as a step of
+ * its own (named as a scenario would be, with the sanitizers of its store), and stops the
+ * service. Only for scenarios that do not depend on what the others stored: each one
+ * writes documents of its own and reads back only those (a scenario counting a
+ * collection's documents stays a {@link scenario}).
+ *
+ * ```ts
+ * const shared = sharedService("validation rules", SETTINGS);
+ * shared("min / max bound numbers", async (api) => { ... });
+ * ```
+ */
+export function sharedService(
+  title: string,
+  settings: Record<string, unknown>,
+  options: ServiceOptions = {},
+): (
+  name: string,
+  body: SharedScenario["body"],
+  scenarioOptions?: { gaps?: string[] },
+) => void {
+  const scenarios: SharedScenario[] = [];
+  for (const kind of STORES) {
+    const emulated = kind === "mongo" && !Deno.env.get("MONGO_URI");
+    const sanitizers = { sanitizeOps: SANITIZED[kind], sanitizeResources: SANITIZED[kind] };
+    Deno.test({
+      name: `[${kind}] ${title}`,
+      ...sanitizers,
+      async fn(t) {
+        const running = await startService(settings, kind, options);
+        try {
+          for (const { name, body, gaps } of scenarios) {
+            const gap = emulated ? gaps.find((g) => JONGODB_GAPS.has(g)) : undefined;
+            await t.step({
+              ...skipUnless(`[${kind}] ${name}`, gap && jongodbGap(gap)),
+              ...sanitizers,
+              fn: () => body(running.api, running),
+            });
+          }
+        } finally {
+          await running.stop();
+        }
+      },
+    });
+  }
+  return (name, body, scenarioOptions = {}) => {
+    scenarios.push({ name, body, gaps: scenarioOptions.gaps ?? [] });
+  };
 }

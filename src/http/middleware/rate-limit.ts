@@ -2,10 +2,13 @@
  * Rate limiting (RATE_LIMIT_<METHOD> = [requests, seconds]) as two middlewares:
  *
  * - `rateLimit` counts the request and refuses it with 429 past the limit. It runs after
- *   the method override (the effective method is counted) and after authentication, so
- *   the user is the authenticated account (`c.get("account").id`) when there is one,
- *   otherwise the `Authorization` header (hashed: the secret is never stored), otherwise
- *   the client address.
+ *   the method override (the effective method is counted) and after authentication. The
+ *   user is read from what the request addresses, its resolved target (`c.get("target")`,
+ *   set first in the chain): on an endpoint authentication checks for the method
+ *   (`authTarget`, the table in `dispatch.ts`), the account it verified; otherwise the
+ *   `Authorization` header (hashed: the secret is never stored), otherwise the client
+ *   address. Limits are per method and user, whatever the endpoint (the spec's; Eve's are
+ *   global too), so every target is counted, "no endpoint" (404) included.
  * - `rateLimitHeaders` wraps everything after it: it puts `X-RateLimit-Limit`, `-Remaining`
  *   and `-Reset` on every answer of a limited method, errors included, and counts, by
  *   client address, the requests refused before `rateLimit` ran (a bad method override, a
@@ -29,6 +32,7 @@ import { clientAddress } from "../client-address.ts";
 import { HttpError } from "../errors.ts";
 import { ruleMethod } from "../../domain/methods.ts";
 import type { AppEnv } from "../env.ts";
+import { authTarget } from "../dispatch.ts";
 
 export interface RateLimitOptions {
   config: RateLimitConfig;
@@ -60,11 +64,19 @@ function ruleFor(config: RateLimitConfig, method: string) {
   return rule ? { method: counted, ...rule } : null;
 }
 
-/** The authenticated account's id, set by the authentication middleware (if any). */
-function accountId(c: Context<AppEnv>): string | null {
-  const account = (c.get as (key: string) => unknown)("account") as { id?: unknown } | undefined;
+/**
+ * Who `c` is counted for, as a limiter key part: on an endpoint the request's target says
+ * authentication checks for `method`, the account it verified (so one user's tokens share
+ * a count); otherwise the `Authorization` header as sent (its hash), else the client
+ * address.
+ */
+function userOf(c: Context<AppEnv>, method: string, config: RateLimitConfig): string {
+  const account = authTarget(c.get("target"), method) ? c.get("account") : undefined;
   const id = account?.id;
-  return id === undefined || id === null ? null : String(id);
+  if (id !== undefined && id !== null) return `account:${sha256(String(id))}`;
+  const authorization = c.req.header("authorization");
+  if (authorization) return `auth:${sha256(authorization)}`;
+  return `ip:${clientAddress(c, config.trustedProxies)}`;
 }
 
 /** Seconds until `resetAt`, at least 1. */
@@ -124,17 +136,9 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<AppEnv> 
   const count = counter(options);
   const { config, limiter } = options;
   return async function rateLimit(c, next) {
-    const rule = limiter && ruleFor(config, c.get("method") ?? c.req.method);
-    if (rule) {
-      const account = accountId(c);
-      const authorization = c.req.header("authorization");
-      const user = account !== null
-        ? `account:${sha256(account)}`
-        : authorization
-        ? `auth:${sha256(authorization)}`
-        : `ip:${clientAddress(c, config.trustedProxies)}`;
-      await count(c, { rule, user });
-    }
+    const method = c.get("method") ?? c.req.method;
+    const rule = limiter && ruleFor(config, method);
+    if (rule) await count(c, { rule, user: userOf(c, method, config) });
     await next();
   };
 }

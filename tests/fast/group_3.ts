@@ -1,0 +1,4 @@
+/** Group 3 of the inner loop's test files (see files.ts). */
+import { loadGroup } from "./files.ts";
+
+await loadGroup(3);

@@ -67,6 +67,14 @@ function textFormat(db: DatabaseSync): number {
 }
 /** WAL size that triggers a checkpoint. */
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
+/**
+ * WAL syncs that may run at once. A group committed while a sync runs starts its own sync
+ * at once instead of waiting for that one to end: the disk takes the next flush while the
+ * previous one is in progress, and the writes of the earlier group are answered (and their
+ * clients send more work) while the later group's sync still runs, so the process does not
+ * sit idle with every write waiting on one sync.
+ */
+const SYNCS_IN_FLIGHT = 2;
 const PID_FILE = "store.pid";
 
 /** Prepared statements, compiled once per open database. */
@@ -154,8 +162,10 @@ export class Database {
   onGroupFailure: (() => void) | null = null;
   /** Committed writes waiting for the next sync of the WAL. */
   #unsynced: Waiter[] = [];
-  /** The WAL sync in progress, if any. */
-  #syncing: Promise<void> | null = null;
+  /** WAL syncs in progress (at most {@link SYNCS_IN_FLIGHT}). */
+  #syncing = 0;
+  /** Whether the WAL had grown past {@link CHECKPOINT_BYTES} when last looked at. */
+  #walFull = false;
   /** The WAL file, opened for syncing it off the main thread. */
   #wal: Deno.FsFile | null = null;
   /** The savepoint of one write inside the group (prepared once: exec parses every time). */
@@ -288,8 +298,9 @@ export class Database {
       this.#groupSql.begin.run();
       this.#group = [];
       // After this turn of the event loop, every request already read having joined (a
-      // zero-delay setTimeout waits 1-4 ms under Deno); a running sync commits it instead.
-      if (this.#syncing === null) setImmediate(() => this.#syncing === null && this.flush());
+      // zero-delay setTimeout waits 1-4 ms under Deno), unless as many syncs as may run at
+      // once are running: the first to end commits it instead.
+      if (this.#canSync()) setImmediate(() => this.#canSync() && this.flush());
     }
     if (options.oneStatement) {
       // A failing statement leaves no trace of itself: no savepoint is needed around it.
@@ -346,9 +357,23 @@ export class Database {
     for (const w of group) this.#unsynced.push(w);
   }
 
-  /** Starts a WAL sync for the committed, unsynced writes unless one is running. */
+  /**
+   * Whether another WAL sync may start now: fewer than {@link SYNCS_IN_FLIGHT} run, and none
+   * at all when the WAL is due for a checkpoint (which runs only once no sync does, so the
+   * WAL cannot grow without bound under a steady load).
+   */
+  #canSync(): boolean {
+    return this.#syncing === 0 || (this.#syncing < SYNCS_IN_FLIGHT && !this.#walFull);
+  }
+
+  /**
+   * Starts a WAL sync for the committed, unsynced writes when one may start. A sync covers
+   * every write committed before it started (each group's COMMIT has written its frames to
+   * the file by then), so each batch is settled by its own sync, whatever the order in
+   * which syncs running at once end.
+   */
   #sync(): void {
-    if (this.#syncing !== null || this.#unsynced.length === 0) return;
+    if (!this.#canSync() || this.#unsynced.length === 0) return;
     const batch = this.#unsynced;
     this.#unsynced = [];
     let wal: Deno.FsFile;
@@ -358,7 +383,8 @@ export class Database {
       for (const w of batch) w.reject(failure(err));
       return;
     }
-    this.#syncing = wal.syncData().then(
+    this.#syncing++;
+    wal.syncData().then(
       () => {
         for (const w of batch) w.resolve();
       },
@@ -366,9 +392,9 @@ export class Database {
         for (const w of batch) w.reject(failure(err));
       },
     ).finally(() => {
-      this.#syncing = null;
+      this.#syncing--;
       if (this.#closed) {
-        this.#closeWal();
+        if (this.#syncing === 0) this.#closeWal();
         return;
       }
       this.#commit();
@@ -383,14 +409,16 @@ export class Database {
    * and outside transactions.
    */
   #checkpoint(): void {
-    if (this.#group !== null || this.#syncing !== null) return;
+    if (this.#group !== null) return;
     let size = 0;
     try {
       size = Deno.statSync(join(this.dir, `${DB_FILE}-wal`)).size;
     } catch { /* unknown: skip */ }
-    if (size < CHECKPOINT_BYTES) return;
+    this.#walFull = size >= CHECKPOINT_BYTES;
+    if (!this.#walFull || this.#syncing !== 0) return;
     try {
       this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      this.#walFull = false;
     } catch { /* retried after the next sync */ }
   }
 
@@ -433,8 +461,8 @@ export class Database {
       for (const w of waiting) w.reject(failure(err));
     }
     this.#closed = true;
-    // A sync in flight closes the file when it ends.
-    if (this.#syncing === null) this.#closeWal();
+    // A sync in flight closes the file when the last one ends.
+    if (this.#syncing === 0) this.#closeWal();
     this.db.close();
     try {
       const pidFile = join(this.dir, PID_FILE);

@@ -31,13 +31,23 @@ Deno.test("group commit: a failing write leaves the others of its group, with or
         insert("a");
       }),
       write(() => insert("c"), { oneStatement: true }),
+      // A document and its oplog entry in one two-row statement, the second row failing:
+      // neither is stored.
+      write(() => db.stmts.insertTwoDocs.run("c", "d", `{"_id":"d"}`, "c", "a", "{}"), {
+        oneStatement: true,
+      }),
+      write(() => db.stmts.insertTwoDocs.run("c", "e", `{"_id":"e"}`, "log", "e", "{}"), {
+        oneStatement: true,
+      }),
     ];
-    assert.deepEqual(await Promise.all(settled), ["ok", "failed", "failed", "ok"]);
+    assert.deepEqual(await Promise.all(settled), ["ok", "failed", "failed", "ok", "failed", "ok"]);
     db.close();
     const raw = new DatabaseSync(`${dir}/store.sqlite`);
-    const ids = raw.prepare("SELECT id FROM docs ORDER BY id").all().map((r) => r.id);
+    const ids = raw.prepare("SELECT coll || ':' || id AS k FROM docs ORDER BY k").all().map((r) =>
+      r.k
+    );
     raw.close();
-    assert.deepEqual(ids, ["a", "c"]);
+    assert.deepEqual(ids, ["c:a", "c:c", "c:e", "log:e"]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -84,6 +84,8 @@ export interface Statements {
   deleteCollection: StatementSync;
   loadDocs: StatementSync;
   insertDoc: StatementSync;
+  /** Two rows in one statement (a document and its oplog entry): all or nothing. */
+  insertTwoDocs: StatementSync;
   updateDoc: StatementSync;
   deleteDoc: StatementSync;
   deleteDocs: StatementSync;
@@ -217,6 +219,7 @@ export class Database {
          FROM (SELECT seq, id, body FROM docs WHERE coll = ? AND seq > ? ORDER BY seq LIMIT ?)`,
       )),
       insertDoc: p("INSERT INTO docs (coll, id, body) VALUES (?, ?, ?)"),
+      insertTwoDocs: p("INSERT INTO docs (coll, id, body) VALUES (?, ?, ?), (?, ?, ?)"),
       updateDoc: p("UPDATE docs SET body = ? WHERE coll = ? AND id = ?"),
       deleteDoc: p("DELETE FROM docs WHERE coll = ? AND id = ?"),
       deleteDocs: p("DELETE FROM docs WHERE coll = ?"),

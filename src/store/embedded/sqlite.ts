@@ -68,13 +68,20 @@ function textFormat(db: DatabaseSync): number {
 /** WAL size that triggers a checkpoint. */
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 /**
- * WAL syncs that may run at once. A group committed while a sync runs starts its own sync
- * at once instead of waiting for that one to end: the disk takes the next flush while the
- * previous one is in progress, and the writes of the earlier group are answered (and their
- * clients send more work) while the later group's sync still runs, so the process does not
- * sit idle with every write waiting on one sync.
+ * WAL syncs that may run at once. When a sync takes long (a busy disk), the group gathered
+ * meanwhile is committed and synced without waiting for it to end: the disk takes the next
+ * flush while the previous one is in progress, and the writes of the earlier group are
+ * answered (and their clients send more work) while the later group's sync still runs, so
+ * the process does not sit idle with every write waiting on one slow sync.
  */
 const SYNCS_IN_FLIGHT = 2;
+/**
+ * How long a sync runs before a second may start. Below it, the group waits for the sync
+ * to end, as with one sync at a time: on a quick disk a group then gathers every write of a
+ * whole sync, and commits and syncs stay few (each costs CPU time: the WAL frames written
+ * again, the sync itself).
+ */
+const SECOND_SYNC_AFTER_MS = 2;
 const PID_FILE = "store.pid";
 
 /** Prepared statements, compiled once per open database. */
@@ -168,6 +175,10 @@ export class Database {
   #syncing = 0;
   /** Whether the WAL had grown past {@link CHECKPOINT_BYTES} when last looked at. */
   #walFull = false;
+  /** When the latest WAL sync started (`performance.now()`). */
+  #syncStarted = 0;
+  /** The timer that starts a second sync for the open group, if set. */
+  #secondSync: ReturnType<typeof setTimeout> | undefined;
   /** The WAL file, opened for syncing it off the main thread. */
   #wal: Deno.FsFile | null = null;
   /** The savepoint of one write inside the group (prepared once: exec parses every time). */
@@ -307,9 +318,17 @@ export class Database {
       this.#groupSql.begin.run();
       this.#group = [];
       // After this turn of the event loop, every request already read having joined (a
-      // zero-delay setTimeout waits 1-4 ms under Deno), unless as many syncs as may run at
-      // once are running: the first to end commits it instead.
+      // zero-delay setTimeout waits 1-4 ms under Deno), unless a sync is running: the sync
+      // commits it when it ends, or, if it runs long, a second sync takes it before then.
+      const group = this.#group;
       if (this.#canSync()) setImmediate(() => this.#canSync() && this.flush());
+      else if (this.#mayPipeline()) {
+        const wait = SECOND_SYNC_AFTER_MS - (performance.now() - this.#syncStarted);
+        this.#secondSync = setTimeout(() => {
+          this.#secondSync = undefined;
+          if (this.#group === group && this.#canSync()) this.flush();
+        }, wait);
+      }
     }
     if (options.oneStatement) {
       // A failing statement leaves no trace of itself: no savepoint is needed around it.
@@ -350,6 +369,8 @@ export class Database {
     const group = this.#group;
     if (group === null) return;
     this.#group = null;
+    clearTimeout(this.#secondSync);
+    this.#secondSync = undefined;
     try {
       this.#groupSql.commit.run();
     } catch (err) {
@@ -367,12 +388,19 @@ export class Database {
   }
 
   /**
-   * Whether another WAL sync may start now: fewer than {@link SYNCS_IN_FLIGHT} run, and none
-   * at all when the WAL is due for a checkpoint (which runs only once no sync does, so the
+   * Whether another WAL sync may start now: none runs, or fewer than {@link SYNCS_IN_FLIGHT}
+   * and the latest has run {@link SECOND_SYNC_AFTER_MS}; none at all while any runs when the
+   * WAL is due for a checkpoint (which runs only once no sync does, so the
    * WAL cannot grow without bound under a steady load).
    */
   #canSync(): boolean {
-    return this.#syncing === 0 || (this.#syncing < SYNCS_IN_FLIGHT && !this.#walFull);
+    return this.#syncing === 0 ||
+      (this.#mayPipeline() && performance.now() - this.#syncStarted >= SECOND_SYNC_AFTER_MS);
+  }
+
+  /** Whether a sync may start while others run (once the latest has run long enough). */
+  #mayPipeline(): boolean {
+    return this.#syncing < SYNCS_IN_FLIGHT && !this.#walFull;
   }
 
   /**
@@ -393,6 +421,7 @@ export class Database {
       return;
     }
     this.#syncing++;
+    this.#syncStarted = performance.now();
     wal.syncData().then(
       () => {
         for (const w of batch) w.resolve();

@@ -303,7 +303,8 @@ export class Database {
    * promise settles once the group's COMMIT is on disk: acknowledge the write only then.
    *
    * The group commits after the current turn of the event loop, or, while a sync of the WAL
-   * is running, when that sync ends: concurrent requests share a transaction, and under
+   * is running, when that sync ends (or once it has run {@link SECOND_SYNC_AFTER_MS}: a
+   * second sync then takes the group): concurrent requests share a transaction, and under
    * load one COMMIT and one sync serve every write that arrived during the previous sync.
    * The COMMIT itself writes the WAL without syncing; the WAL is then synced (fdatasync)
    * off the main thread, one sync covering every group committed before it started, so the

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
+import { setImmediate } from "node:timers";
 import { Database } from "../../src/store/embedded/sqlite.ts";
 
 Deno.test("group commit: a failing write leaves the others of its group, with or without a savepoint", async () => {
@@ -30,13 +31,49 @@ Deno.test("group commit: a failing write leaves the others of its group, with or
         insert("a");
       }),
       write(() => insert("c"), { oneStatement: true }),
+      // A document and its oplog entry in one two-row statement, the second row failing:
+      // neither is stored.
+      write(() => db.stmts.insertTwoDocs.run("c", "d", `{"_id":"d"}`, "c", "a", "{}"), {
+        oneStatement: true,
+      }),
+      write(() => db.stmts.insertTwoDocs.run("c", "e", `{"_id":"e"}`, "log", "e", "{}"), {
+        oneStatement: true,
+      }),
     ];
-    assert.deepEqual(await Promise.all(settled), ["ok", "failed", "failed", "ok"]);
+    assert.deepEqual(await Promise.all(settled), ["ok", "failed", "failed", "ok", "failed", "ok"]);
     db.close();
     const raw = new DatabaseSync(`${dir}/store.sqlite`);
-    const ids = raw.prepare("SELECT id FROM docs ORDER BY id").all().map((r) => r.id);
+    const ids = raw.prepare("SELECT coll || ':' || id AS k FROM docs ORDER BY k").all().map((r) =>
+      r.k
+    );
     raw.close();
-    assert.deepEqual(ids, ["a", "c"]);
+    assert.deepEqual(ids, ["c:a", "c:c", "c:e", "log:e"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("group commit: a group per turn of the event loop, committed while others sync: every write stored, the WAL checkpointed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "group_commit_test_" });
+  try {
+    const db = Database.open(dir);
+    const body = JSON.stringify("x".repeat(40_000));
+    const acknowledged: Promise<void>[] = [];
+    // 300 writes of 40 KB (12 MB, three times the WAL size that calls for a checkpoint), one
+    // per turn of the event loop: a group per turn, committed while earlier ones are syncing,
+    // so that syncs keep running all along.
+    for (let n = 0; n < 300; n++) {
+      acknowledged.push(db.grouped(() => db.stmts.insertDoc.run("c", `d${n}`, body)));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(acknowledged);
+    const wal = Deno.statSync(`${dir}/store.sqlite-wal`).size;
+    assert.ok(wal < 8 * 1024 * 1024, `the WAL was checkpointed under a steady load (${wal} bytes)`);
+    db.close();
+    const raw = new DatabaseSync(`${dir}/store.sqlite`);
+    const count = raw.prepare("SELECT count(*) AS n FROM docs").get()!.n;
+    raw.close();
+    assert.equal(count, 300);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -145,6 +145,9 @@ function addField(
   else setOwn(target, key, [target[key], value]);
 }
 
+/** Refuses bytes that are not UTF-8; one for every body (a decode without `stream` keeps no state). */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
 /**
  * Parses JSON text after the budget scan; 400 when it is not JSON. `options.field` names the
  * multipart field the text is the value of (scanned as one field's value); absent: the whole
@@ -160,7 +163,7 @@ function parseJson(
   const what = field ?? "the request body";
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = strictUtf8.decode(bytes);
   } catch {
     throw new HttpError(400, `${what} is not valid JSON: it is not UTF-8 text`);
   }

@@ -229,17 +229,25 @@ export class EmbeddedCollection implements Collection {
     const side = alongside && this.#prepareAlongside(alongside);
     const encoded = changes.map((c) => encodeDoc(c.after));
     const { db } = this.ctx;
-    const durable = db.grouped(() => {
-      this.#ensureExists(state);
-      for (let i = 0; i < changes.length; i++) {
-        if (insert || !changes[i].before) {
-          db.stmts.insertDoc.run(this.name, changes[i].id, encoded[i]);
-        } else {
-          db.stmts.updateDoc.run(encoded[i], this.name, changes[i].id);
+    // One inserted document and one alongside (a POST and its oplog entry) in one two-row
+    // statement: all or nothing by itself, so without a savepoint around it.
+    const pair = insert && changes.length === 1 && state.exists && side?.single;
+    const durable = pair
+      ? db.grouped(
+        () => db.stmts.insertTwoDocs.run(this.name, changes[0].id, encoded[0], ...pair),
+        { oneStatement: true },
+      )
+      : db.grouped(() => {
+        this.#ensureExists(state);
+        for (let i = 0; i < changes.length; i++) {
+          if (insert || !changes[i].before) {
+            db.stmts.insertDoc.run(this.name, changes[i].id, encoded[i]);
+          } else {
+            db.stmts.updateDoc.run(encoded[i], this.name, changes[i].id);
+          }
         }
-      }
-      side?.write();
-    }, { oneStatement: changes.length === 1 && !side && state.exists });
+        side?.write();
+      }, { oneStatement: changes.length === 1 && !side && state.exists });
     state.exists = true;
     state.apply(changes);
     side?.apply();
@@ -270,6 +278,10 @@ export class EmbeddedCollection implements Collection {
     const encoded = changes.map((c) => encodeDoc(c.after));
     const { db } = this.ctx;
     return {
+      /** The one document's row (collection, key, text), when there is one and its collection exists. */
+      single: changes.length === 1 && state.exists
+        ? [name, changes[0].id, encoded[0]] as const
+        : undefined,
       write: () => {
         this.#ensureExists(state, name);
         changes.forEach((c, i) => db.stmts.insertDoc.run(name, c.id, encoded[i]));

@@ -67,6 +67,21 @@ function textFormat(db: DatabaseSync): number {
 }
 /** WAL size that triggers a checkpoint. */
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
+/**
+ * WAL syncs that may run at once. When a sync takes long (a busy disk), the group gathered
+ * meanwhile is committed and synced without waiting for it to end: the disk takes the next
+ * flush while the previous one is in progress, and the writes of the earlier group are
+ * answered (and their clients send more work) while the later group's sync still runs, so
+ * the process does not sit idle with every write waiting on one slow sync.
+ */
+const SYNCS_IN_FLIGHT = 2;
+/**
+ * How long a sync runs before a second may start. Below it, the group waits for the sync
+ * to end, as with one sync at a time: on a quick disk a group then gathers every write of a
+ * whole sync, and commits and syncs stay few (each costs CPU time: the WAL frames written
+ * again, the sync itself).
+ */
+const SECOND_SYNC_AFTER_MS = 2;
 const PID_FILE = "store.pid";
 
 /** Prepared statements, compiled once per open database. */
@@ -76,6 +91,8 @@ export interface Statements {
   deleteCollection: StatementSync;
   loadDocs: StatementSync;
   insertDoc: StatementSync;
+  /** Two rows in one statement (a document and its oplog entry): all or nothing. */
+  insertTwoDocs: StatementSync;
   updateDoc: StatementSync;
   deleteDoc: StatementSync;
   deleteDocs: StatementSync;
@@ -154,8 +171,14 @@ export class Database {
   onGroupFailure: (() => void) | null = null;
   /** Committed writes waiting for the next sync of the WAL. */
   #unsynced: Waiter[] = [];
-  /** The WAL sync in progress, if any. */
-  #syncing: Promise<void> | null = null;
+  /** WAL syncs in progress (at most {@link SYNCS_IN_FLIGHT}). */
+  #syncing = 0;
+  /** Whether the WAL had grown past {@link CHECKPOINT_BYTES} when last looked at. */
+  #walFull = false;
+  /** When the latest WAL sync started (`performance.now()`). */
+  #syncStarted = 0;
+  /** The timer that starts a second sync for the open group, if set. */
+  #secondSync: ReturnType<typeof setTimeout> | undefined;
   /** The WAL file, opened for syncing it off the main thread. */
   #wal: Deno.FsFile | null = null;
   /** The savepoint of one write inside the group (prepared once: exec parses every time). */
@@ -207,6 +230,7 @@ export class Database {
          FROM (SELECT seq, id, body FROM docs WHERE coll = ? AND seq > ? ORDER BY seq LIMIT ?)`,
       )),
       insertDoc: p("INSERT INTO docs (coll, id, body) VALUES (?, ?, ?)"),
+      insertTwoDocs: p("INSERT INTO docs (coll, id, body) VALUES (?, ?, ?), (?, ?, ?)"),
       updateDoc: p("UPDATE docs SET body = ? WHERE coll = ? AND id = ?"),
       deleteDoc: p("DELETE FROM docs WHERE coll = ? AND id = ?"),
       deleteDocs: p("DELETE FROM docs WHERE coll = ?"),
@@ -232,6 +256,12 @@ export class Database {
       db.exec("PRAGMA locking_mode = EXCLUSIVE");
       db.exec("PRAGMA journal_mode = WAL");
       db.exec("PRAGMA synchronous = FULL");
+      // Each write of a group runs in a savepoint, whose journal of the pages it changes
+      // would otherwise go to a temporary file once past 64 KiB, which it is once the
+      // trees are three levels deep (some 16,000 documents): six more write calls per
+      // document, several times the cost of the write's own statements. The journal holds
+      // the pages one write changes and is emptied when the write ends.
+      db.exec("PRAGMA temp_store = MEMORY");
       // Checkpoints run from flush() with full sync (see #checkpoint).
       db.exec("PRAGMA wal_autocheckpoint = 0");
       db.exec("BEGIN EXCLUSIVE; COMMIT");
@@ -273,7 +303,8 @@ export class Database {
    * promise settles once the group's COMMIT is on disk: acknowledge the write only then.
    *
    * The group commits after the current turn of the event loop, or, while a sync of the WAL
-   * is running, when that sync ends: concurrent requests share a transaction, and under
+   * is running, when that sync ends (or once it has run {@link SECOND_SYNC_AFTER_MS}: a
+   * second sync then takes the group): concurrent requests share a transaction, and under
    * load one COMMIT and one sync serve every write that arrived during the previous sync.
    * The COMMIT itself writes the WAL without syncing; the WAL is then synced (fdatasync)
    * off the main thread, one sync covering every group committed before it started, so the
@@ -288,8 +319,17 @@ export class Database {
       this.#groupSql.begin.run();
       this.#group = [];
       // After this turn of the event loop, every request already read having joined (a
-      // zero-delay setTimeout waits 1-4 ms under Deno); a running sync commits it instead.
-      if (this.#syncing === null) setImmediate(() => this.#syncing === null && this.flush());
+      // zero-delay setTimeout waits 1-4 ms under Deno), unless a sync is running: the sync
+      // commits it when it ends, or, if it runs long, a second sync takes it before then.
+      const group = this.#group;
+      if (this.#canSync()) setImmediate(() => this.#canSync() && this.flush());
+      else if (this.#mayPipeline()) {
+        const wait = SECOND_SYNC_AFTER_MS - (performance.now() - this.#syncStarted);
+        this.#secondSync = setTimeout(() => {
+          this.#secondSync = undefined;
+          if (this.#group === group && this.#canSync()) this.flush();
+        }, wait);
+      }
     }
     if (options.oneStatement) {
       // A failing statement leaves no trace of itself: no savepoint is needed around it.
@@ -330,6 +370,8 @@ export class Database {
     const group = this.#group;
     if (group === null) return;
     this.#group = null;
+    clearTimeout(this.#secondSync);
+    this.#secondSync = undefined;
     try {
       this.#groupSql.commit.run();
     } catch (err) {
@@ -346,9 +388,30 @@ export class Database {
     for (const w of group) this.#unsynced.push(w);
   }
 
-  /** Starts a WAL sync for the committed, unsynced writes unless one is running. */
+  /**
+   * Whether another WAL sync may start now: none runs, or fewer than {@link SYNCS_IN_FLIGHT}
+   * and the latest has run {@link SECOND_SYNC_AFTER_MS}; none at all while any runs when the
+   * WAL is due for a checkpoint (which runs only once no sync does, so the
+   * WAL cannot grow without bound under a steady load).
+   */
+  #canSync(): boolean {
+    return this.#syncing === 0 ||
+      (this.#mayPipeline() && performance.now() - this.#syncStarted >= SECOND_SYNC_AFTER_MS);
+  }
+
+  /** Whether a sync may start while others run (once the latest has run long enough). */
+  #mayPipeline(): boolean {
+    return this.#syncing < SYNCS_IN_FLIGHT && !this.#walFull;
+  }
+
+  /**
+   * Starts a WAL sync for the committed, unsynced writes when one may start. A sync covers
+   * every write committed before it started (each group's COMMIT has written its frames to
+   * the file by then), so each batch is settled by its own sync, whatever the order in
+   * which syncs running at once end.
+   */
   #sync(): void {
-    if (this.#syncing !== null || this.#unsynced.length === 0) return;
+    if (!this.#canSync() || this.#unsynced.length === 0) return;
     const batch = this.#unsynced;
     this.#unsynced = [];
     let wal: Deno.FsFile;
@@ -358,7 +421,9 @@ export class Database {
       for (const w of batch) w.reject(failure(err));
       return;
     }
-    this.#syncing = wal.syncData().then(
+    this.#syncing++;
+    this.#syncStarted = performance.now();
+    wal.syncData().then(
       () => {
         for (const w of batch) w.resolve();
       },
@@ -366,9 +431,9 @@ export class Database {
         for (const w of batch) w.reject(failure(err));
       },
     ).finally(() => {
-      this.#syncing = null;
+      this.#syncing--;
       if (this.#closed) {
-        this.#closeWal();
+        if (this.#syncing === 0) this.#closeWal();
         return;
       }
       this.#commit();
@@ -383,14 +448,16 @@ export class Database {
    * and outside transactions.
    */
   #checkpoint(): void {
-    if (this.#group !== null || this.#syncing !== null) return;
+    if (this.#group !== null) return;
     let size = 0;
     try {
       size = Deno.statSync(join(this.dir, `${DB_FILE}-wal`)).size;
     } catch { /* unknown: skip */ }
-    if (size < CHECKPOINT_BYTES) return;
+    this.#walFull = size >= CHECKPOINT_BYTES;
+    if (!this.#walFull || this.#syncing !== 0) return;
     try {
       this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      this.#walFull = false;
     } catch { /* retried after the next sync */ }
   }
 
@@ -433,8 +500,8 @@ export class Database {
       for (const w of waiting) w.reject(failure(err));
     }
     this.#closed = true;
-    // A sync in flight closes the file when it ends.
-    if (this.#syncing === null) this.#closeWal();
+    // A sync in flight closes the file when the last one ends.
+    if (this.#syncing === 0) this.#closeWal();
     this.db.close();
     try {
       const pidFile = join(this.dir, PID_FILE);

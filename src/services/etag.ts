@@ -88,12 +88,12 @@ export function hmacSha256Hex(key: Uint8Array | string, text: string): string {
 
 /** HMAC-SHA-256 of `doc` but its ETag and links, 160 bits as 40 hex digits (Eve's length). */
 function keyedHash(rt: Runtime, doc: Doc, key: Uint8Array | string): string {
-  const s = rt.settings;
+  const settings = rt.settings;
   // A write's document has neither yet: no copy without them is needed.
-  if (!Object.hasOwn(doc, s.ETAG) && !Object.hasOwn(doc, s.LINKS)) {
+  if (!Object.hasOwn(doc, settings.ETAG) && !Object.hasOwn(doc, settings.LINKS)) {
     return hmacSha256Hex(key, canonicalEjson(doc)).slice(0, 40);
   }
-  const { [s.ETAG]: _etag, [s.LINKS]: _links, ...rest } = doc;
+  const { [settings.ETAG]: _etag, [settings.LINKS]: _links, ...rest } = doc;
   return hmacSha256Hex(key, canonicalEjson(rest)).slice(0, 40);
 }
 

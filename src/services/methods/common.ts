@@ -40,13 +40,13 @@ export async function writeResponse(
   options: { doc: Doc },
 ): Promise<Doc> {
   const { doc } = options;
-  const s = rt.settings;
+  const settings = rt.settings;
   const { resource } = ctx;
   const out: Doc = { [resource.idField]: doc[resource.idField] };
-  for (const field of [s.DATE_UPDATED, s.DATE_CREATED]) {
+  for (const field of [settings.DATE_UPDATED, settings.DATE_CREATED]) {
     if (doc[field] !== undefined) out[field] = doc[field];
   }
-  if (resource.ifMatch) out[s.ETAG] = doc[s.ETAG];
+  if (resource.ifMatch) out[settings.ETAG] = doc[settings.ETAG];
   for (const field of softDeleteOf(rt, resource).fields) out[field] = doc[field] ?? false;
   Object.assign(out, versionStamp(rt, resource, { doc }));
   for (const field of resource.extraResponseFields) {
@@ -61,8 +61,8 @@ export async function writeResponse(
     await expandMedia(rt, resource, { docs: [shown] });
     Object.assign(out, shown);
   }
-  out[s.STATUS] = s.STATUS_OK;
-  if (resource.hateoas) out[s.LINKS] = { self: itemLink(ctx, doc) };
+  out[settings.STATUS] = settings.STATUS_OK;
+  if (resource.hateoas) out[settings.LINKS] = { self: itemLink(ctx, doc) };
   return out;
 }
 

@@ -111,7 +111,7 @@ export async function postCollection(
   await rt.events.emitFor("on_inserted", resource.name, docs);
   const items = await Promise.all(docs.map((doc) => writeResponse(rt, ctx, { doc })));
   const headers = { location: locationOf(rt, ctx, { doc: docs[0] }) };
-  const s = rt.settings;
-  const body = bulk ? { [s.STATUS]: s.STATUS_OK, [s.ITEMS]: items } : items[0];
+  const settings = rt.settings;
+  const body = bulk ? { [settings.STATUS]: settings.STATUS_OK, [settings.ITEMS]: items } : items[0];
   return { status: 201, body, headers };
 }

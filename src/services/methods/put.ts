@@ -23,7 +23,7 @@ export function putItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
 
 async function put(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   const { resource } = ctx;
-  const s = rt.settings;
+  const settings = rt.settings;
   const input = requireObject(ctx.body);
   wrapSingleUploads(rt, resource, { body: input });
   formLists(rt, ctx, { resource, body: input });
@@ -56,7 +56,9 @@ async function put(rt: Runtime, ctx: RequestContext): Promise<Reply> {
   if (issues) throw validationError(rt, [issues], { bulk: false });
   await rt.auth?.prepareWrite(ctx, [clean], { original });
   const doc: Doc = { [resource.idField]: original[resource.idField], ...clean };
-  if (original[s.DATE_CREATED] !== undefined) doc[s.DATE_CREATED] = original[s.DATE_CREATED];
+  if (original[settings.DATE_CREATED] !== undefined) {
+    doc[settings.DATE_CREATED] = original[settings.DATE_CREATED];
+  }
   const files = await storeMedia(rt, resource, { docs: [doc] });
   await rt.events.emitFor("on_replace", resource.name, doc, original);
   softDeleteOf(rt, resource).setFlag(doc, { restore: true });

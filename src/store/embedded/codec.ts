@@ -79,6 +79,28 @@ export function decodeEntries(
   }
 }
 
+/**
+ * Decodes one stored document kept as text until first use (see `DocMap`). Equal dates
+ * share one Date as in {@link decodeEntries}: within the document (`_created` and
+ * `_updated`) and with the stored document decoded before it.
+ */
+export function decodeStored(text: string, options: DecodeOptions = {}): Doc {
+  sharingDates = true;
+  lastDate = lastStoredDate;
+  exactLongs = options.exactLongs ?? false;
+  try {
+    return revive(JSON.parse(text)) as Doc;
+  } finally {
+    lastStoredDate = lastDate;
+    sharingDates = false;
+    exactLongs = false;
+    lastDate = null;
+  }
+}
+
+/** The last date {@link decodeStored} revived. */
+let lastStoredDate: Date | null = null;
+
 /** The decoding in progress reads `$numberLong` as a Long always (see DecodeOptions). */
 let exactLongs = false;
 

@@ -3,17 +3,41 @@
  * order, unique indexes, and persisted index definitions. Loaded from SQLite on first use.
  */
 import type { Doc, IndexSpec } from "../store.ts";
-import { decodeEntries, valueKey } from "./codec.ts";
+import { decodeEntries, decodeStored, valueKey } from "./codec.ts";
+import { DocMap } from "./doc_map.ts";
 import { compileFilter, isSimpleValue } from "../../doc/match/engine.ts";
 import type { Options } from "mingo/types";
 import type { Database } from "./sqlite.ts";
+import type { StatementSync } from "node:sqlite";
 import { EJSON } from "../../doc/bson.ts";
 import { applyToIndex, type Change, indexName, UniqueIndex } from "./indexes.ts";
 import { EqIndex, equalityValues, rangeOf, SortedView } from "./secondary.ts";
 import type { Filter, Sort } from "../store.ts";
 
-/** Documents read from SQLite per query while loading (as one JSON array text). */
-const LOAD_BATCH = 500;
+/** Documents read from SQLite per query while loading. */
+const LOAD_BATCH = 2000;
+
+/**
+ * (coll, after, count) -> [last seq, documents, `_id` keys, document texts]: the keys and
+ * the texts each joined by U+0001, which stored text never holds (JSON escapes control
+ * characters; a batch whose key holds one is read by `loadDocs` instead, see `load`).
+ */
+const LOAD_TEXT_SQL =
+  `SELECT max(seq), count(*), group_concat(id, char(1)), group_concat(body, char(1))
+  FROM (SELECT seq, id, body FROM docs WHERE coll = ? AND seq > ? ORDER BY seq LIMIT ?)`;
+
+/** The text-loading statement of each database, prepared on first use. */
+const loadText = new WeakMap<Database, StatementSync>();
+
+function loadTextStatement(db: Database): StatementSync {
+  let stmt = loadText.get(db);
+  if (!stmt) {
+    stmt = db.db.prepare(LOAD_TEXT_SQL);
+    (stmt as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
+    loadText.set(db, stmt);
+  }
+  return stmt;
+}
 
 /**
  * An ordered read takes its candidates from a range only when the range holds at most one
@@ -34,8 +58,11 @@ export function idKeyOf(doc: Doc): string {
 }
 
 export class CollectionState {
-  /** `_id` key -> document. Stored documents are never mutated in place. */
-  readonly docs = new Map<string, Doc>();
+  /**
+   * `_id` key -> document, in natural order. Stored documents are never mutated in place.
+   * Loaded documents stay text until first read (see DocMap).
+   */
+  readonly docs: DocMap;
   #unique: UniqueIndex[] = [];
   /** Every index created (unique or not), by name, as stored. */
   readonly indexSpecs = new Map<string, IndexSpec>();
@@ -60,19 +87,44 @@ export class CollectionState {
   /** Sorted views by sort specification (JSON), built on first use. */
   readonly #views = new Map<string, SortedView>();
 
-  constructor(readonly name: string, readonly options: Partial<Options>) {}
+  constructor(
+    readonly name: string,
+    readonly options: Partial<Options>,
+    decode: (text: string) => Doc = (text) => decodeStored(text),
+  ) {
+    this.docs = new DocMap(decode);
+  }
 
-  /** Reads the collection's documents and indexes from the database. */
+  /**
+   * Reads the collection's indexes and the text of its documents from the database (each
+   * document is decoded on first read).
+   */
   static load(db: Database, name: string, options: Partial<Options>): CollectionState {
-    const state = new CollectionState(name, options);
-    const add = (id: string, doc: Doc) => state.docs.set(id, doc);
+    const decoding = { exactLongs: db.exactLongs };
+    const state = new CollectionState(name, options, (text) => decodeStored(text, decoding));
+    const docs = state.docs;
+    const add = (id: string, doc: Doc) => docs.set(id, doc);
+    const stmt = loadTextStatement(db);
     for (let after = -1;;) {
-      const [last, docs] = db.stmts.loadDocs.get(name, after, LOAD_BATCH) as unknown as [
+      const [last, count, ids, texts] = stmt.get(name, after, LOAD_BATCH) as unknown as [
         number | null,
+        number,
+        string,
         string,
       ];
       if (last === null) break;
-      decodeEntries(docs, add, { exactLongs: db.exactLongs });
+      const keys = ids.split("\u0001");
+      const bodies = texts.split("\u0001");
+      if (keys.length === count && bodies.length === count) {
+        for (let i = 0; i < count; i++) docs.addText(keys[i], bodies[i]);
+      } else {
+        // A key holding U+0001 (a string `_id`): this batch is read as decoded documents.
+        const [, decoded] = db.stmts.loadDocs.get(name, after, count) as unknown as [
+          number,
+          string,
+        ];
+        decodeEntries(decoded, add, decoding);
+      }
       after = last;
     }
     for (const row of db.stmts.loadIndexes.iterate(name)) {

@@ -239,8 +239,30 @@ export class CollectionState {
     }
   }
 
+  /** The last top-level Date a written document brought (see `#shareDates`). */
+  #lastDate: Date | null = null;
+
+  /**
+   * Makes the top-level Dates of a document written to memory the ones of the document
+   * before it when equal (`_created` and `_updated` of documents written in the same
+   * second), as loading does: a Date costs about 100 bytes of heap, two per document. The
+   * document is the store's own copy (never mutated after this, copied before it is handed
+   * out), and an equal Date in its place changes nothing readable.
+   */
+  #shareDates(doc: Doc): void {
+    for (const key in doc) {
+      const value = doc[key];
+      // (An own `__proto__` member is set only by defining it.)
+      if (!(value instanceof Date) || key === "__proto__") continue;
+      const last = this.#lastDate;
+      if (last !== null && value !== last && last.getTime() === value.getTime()) doc[key] = last;
+      else this.#lastDate = value;
+    }
+  }
+
   /** Applies committed changes to memory. */
   apply(changes: Change[]): void {
+    for (const c of changes) this.#shareDates(c.after);
     for (const index of this.unique) applyToIndex(index, changes);
     const removed: Array<[string, Doc, number]> = [];
     const added: Array<[string, Doc, number]> = [];

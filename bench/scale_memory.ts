@@ -3,7 +3,11 @@
  * one process: V8 heap, external memory and RSS every `--every` documents, after loading,
  * after a forced garbage collection, and again after the store is reopened and read.
  *
- *   deno run -A --v8-flags=--expose-gc bench/scale_memory.ts [--docs=100000]
+ *   deno run -A --v8-flags=--expose-gc bench/scale_memory.ts [--docs=100000] [--every=N]
+ *
+ * `NUDGE=<documents>` starts an incremental full garbage collection every so many documents
+ * loaded, to see how much of the heap's growth during a load is garbage V8 has not yet
+ * collected (the RSS never shrinks back once the heap has grown).
  */
 import { parseArgs } from "node:util";
 import { createService } from "../src/mod.ts";
@@ -14,6 +18,7 @@ const { values } = parseArgs({
 });
 const DOCS = Number(values.docs);
 const EVERY = Number(values.every ?? Math.max(1000, DOCS / 10));
+const NUDGE = Number(Deno.env.get("NUDGE") ?? 0);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error("run with --v8-flags=--expose-gc");
 
@@ -82,6 +87,9 @@ try {
     );
     await res.arrayBuffer();
     if (res.status !== 201) throw new Error(`load: ${res.status}`);
+    if (NUDGE && (start + 1000) % NUDGE === 0) {
+      (gc as unknown as (o: unknown) => void)({ type: "major", execution: "async" });
+    }
     if ((start + 1000) % EVERY === 0) report(`loaded ${start + 1000}`);
   }
   console.log(`load ${((performance.now() - t0) / 1000).toFixed(1)} s`);

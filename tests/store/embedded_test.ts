@@ -716,6 +716,11 @@ Deno.test("embedded: documents loaded as text read, change and leave as decoded 
     assert.equal((await c.updateOne({ _id: ids[4100] }, { $set: { n: -1 } })).matched, 1);
     assert.equal(await c.deleteOne({ _id: ids[300] }), 1);
     assert.equal(await c.count({}), 4499);
+    // Building the index decodes the rest a batch at a time, past the written ones.
+    assert.deepEqual(
+      (await c.find({ n: { $gte: 4098 } }, { sort: { n: 1 }, limit: 3 })).map((d) => d._id),
+      [ids[4098], ids[4099], ids[4101]],
+    );
     const all = await c.find({});
     assert.deepEqual(
       all.map((d) => d._id),

@@ -3,7 +3,13 @@
  * order, unique indexes, and persisted index definitions. Loaded from SQLite on first use.
  */
 import type { Doc, IndexSpec } from "../store.ts";
-import { decodeEntries, decodeStored, valueKey } from "./codec.ts";
+import {
+  decodeEntries,
+  decodeJoined,
+  type DecodeOptions,
+  decodeStored,
+  valueKey,
+} from "./codec.ts";
 import { DocMap } from "./doc_map.ts";
 import { compileFilter, isSimpleValue } from "../../doc/match/engine.ts";
 import type { Options } from "mingo/types";
@@ -90,9 +96,12 @@ export class CollectionState {
   constructor(
     readonly name: string,
     readonly options: Partial<Options>,
-    decode: (text: string) => Doc = (text) => decodeStored(text),
+    decoding: DecodeOptions = {},
   ) {
-    this.docs = new DocMap(decode);
+    this.docs = new DocMap(
+      (text) => decodeStored(text, decoding),
+      (texts) => decodeJoined(texts, decoding),
+    );
   }
 
   /**
@@ -101,7 +110,7 @@ export class CollectionState {
    */
   static load(db: Database, name: string, options: Partial<Options>): CollectionState {
     const decoding = { exactLongs: db.exactLongs };
-    const state = new CollectionState(name, options, (text) => decodeStored(text, decoding));
+    const state = new CollectionState(name, options, decoding);
     const docs = state.docs;
     const add = (id: string, doc: Doc) => docs.set(id, doc);
     const stmt = loadTextStatement(db);
@@ -114,10 +123,7 @@ export class CollectionState {
       ];
       if (last === null) break;
       const keys = ids.split("\u0001");
-      const bodies = texts.split("\u0001");
-      if (keys.length === count && bodies.length === count) {
-        for (let i = 0; i < count; i++) docs.addText(keys[i], bodies[i]);
-      } else {
+      if (keys.length !== count || !docs.addTexts(keys, texts)) {
         // A key holding U+0001 (a string `_id`): this batch is read as decoded documents.
         const [, decoded] = db.stmts.loadDocs.get(name, after, count) as unknown as [
           number,
@@ -156,6 +162,7 @@ export class CollectionState {
    */
   #buildDeferred(): void {
     if (this.#deferred.length === 0 || this.#building) return;
+    this.docs.decodeAll();
     this.#building = true;
     try {
       while (this.#deferred.length > 0) {
@@ -181,6 +188,7 @@ export class CollectionState {
 
   /** All documents in natural order (shared array, rebuilt after writes). */
   snapshot(): Doc[] {
+    if (this.#snapshot === null) this.docs.decodeAll();
     return this.#snapshot ??= Array.from(this.docs.values());
   }
 
@@ -194,6 +202,7 @@ export class CollectionState {
       ? compileFilter(spec.partialFilterExpression, this.options)
       : undefined;
     const index = new UniqueIndex(indexName(spec), spec, partial);
+    this.docs.decodeAll();
     for (const [id, doc] of this.docs) {
       for (const key of index.keysOf(doc)) {
         if (index.entries.has(key)) throw index.duplicate(this.name);
@@ -219,6 +228,7 @@ export class CollectionState {
 
   #equalityIndex(field: string, backing?: UniqueIndex): EqIndex {
     const eq = new EqIndex(field, backing);
+    this.docs.decodeAll();
     for (const [id, doc] of this.docs) eq.add(doc, id);
     return eq;
   }
@@ -402,6 +412,7 @@ export class CollectionState {
       if (this.#views.size >= MAX_VIEWS) this.#views.delete(this.#views.keys().next().value!);
       const seq = this.#sequence();
       const entries: Array<[string, Doc, number]> = [];
+      this.docs.decodeAll();
       for (const [id, doc] of this.docs) entries.push([id, doc, seq.get(id)!]);
       view = new SortedView(sort, entries);
       this.#views.set(key, view);

@@ -11,6 +11,7 @@ import {
   valueKey,
 } from "./codec.ts";
 import { DocMap } from "./doc_map.ts";
+import { noteWritten } from "./memory.ts";
 import { compileFilter, isSimpleValue } from "../../doc/match/engine.ts";
 import type { Options } from "mingo/types";
 import type { Database } from "./sqlite.ts";
@@ -291,6 +292,7 @@ export class CollectionState {
     }
     for (const view of this.#views.values()) view.update(removed, added);
     this.#snapshot = null;
+    noteWritten(changes.length, this.docs.size);
   }
 
   /** Removes committed deletions from memory. */

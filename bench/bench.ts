@@ -639,6 +639,7 @@ async function scale(sizes: number[]): Promise<void> {
       const t0 = performance.now();
       const ids = await seed(service.base, size);
       const load = (performance.now() - t0) / 1000;
+      const seededRss = await rssMiB(service.process.pid);
       const base = service.base;
       const json = { "content-type": "application/json" };
       const post = await latency(200, (i) =>
@@ -709,6 +710,7 @@ async function scale(sizes: number[]): Promise<void> {
         fmt(start, 2),
         fmt(firstWhereMs, 0),
         fmt(countFree),
+        fmt(seededRss, 0),
         fmt(rss, 0),
         fmt(restartedRss, 0),
         fmt(heap.heapBytes / heap.docs, 0),
@@ -734,6 +736,7 @@ async function scale(sizes: number[]): Promise<void> {
     "first where after restart",
     "count-free page",
     "RSS after load MiB",
+    "RSS after the reads MiB",
     "RSS after restart MiB",
     "heap B/doc",
     "heap/JSON",

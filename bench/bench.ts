@@ -639,6 +639,7 @@ async function scale(sizes: number[]): Promise<void> {
       const t0 = performance.now();
       const ids = await seed(service.base, size);
       const load = (performance.now() - t0) / 1000;
+      const seededRss = await rssMiB(service.process.pid);
       const base = service.base;
       const json = { "content-type": "application/json" };
       const post = await latency(200, (i) =>
@@ -671,6 +672,8 @@ async function scale(sizes: number[]): Promise<void> {
           ),
       );
       const sorted = await latency(100, (i) => fetch(`${base}/people?sort=-age&page=${1 + i % 4}`));
+      // A sort no index serves: every matching document is sorted per request.
+      const unindexed = await latency(5, (i) => fetch(`${base}/people?sort=name&page=${1 + i}`));
       const rss = await rssMiB(service.process.pid);
       await service.stop();
       const t1 = performance.now();
@@ -679,6 +682,16 @@ async function scale(sizes: number[]): Promise<void> {
       const first = await fetch(`${service.base}/people?max_results=1`);
       await first.arrayBuffer();
       const start = (performance.now() - t1) / 1000;
+      const restartedRss = await rssMiB(service.process.pid);
+      // The first indexed read after a restart builds the collection's indexes.
+      const t2 = performance.now();
+      const firstWhere = await fetch(
+        `${service.base}/people?where=${
+          encodeURIComponent(JSON.stringify({ email: "p7@example.org" }))
+        }`,
+      );
+      await firstWhere.arrayBuffer();
+      const firstWhereMs = performance.now() - t2;
       const countFree = await latency(
         100,
         (i) => fetch(`${service.base}/people?page=${1 + i % 4}`),
@@ -693,9 +706,13 @@ async function scale(sizes: number[]): Promise<void> {
         fmt(item),
         fmt(eq),
         fmt(sorted),
+        fmt(unindexed, 0),
         fmt(start, 2),
+        fmt(firstWhereMs, 0),
         fmt(countFree),
+        fmt(seededRss, 0),
         fmt(rss, 0),
+        fmt(restartedRss, 0),
         fmt(heap.heapBytes / heap.docs, 0),
         fmt(heap.heapBytes / heap.jsonBytes, 2),
       ]);
@@ -714,9 +731,13 @@ async function scale(sizes: number[]): Promise<void> {
     "GET item",
     "where email =",
     "sort=-age page",
-    "restart s",
+    "sort=name page",
+    "restart + first read s",
+    "first where after restart",
     "count-free page",
-    "RSS MiB",
+    "RSS after load MiB",
+    "RSS after the reads MiB",
+    "RSS after restart MiB",
     "heap B/doc",
     "heap/JSON",
   ], rows));

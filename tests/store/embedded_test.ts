@@ -677,7 +677,7 @@ Deno.test("embedded: natural order survives reopen over many load batches", asyn
   const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
   try {
     // Ids in no sorted order, written in several groups, some replaced and some deleted.
-    const ids = Array.from({ length: 1300 }, (_, i) => `k${(i * 7919) % 1300}`);
+    const ids = Array.from({ length: 4500 }, (_, i) => `k${(i * 7919) % 4500}`);
     let store = await openEmbeddedStore(dir);
     let c = store.collection("order");
     for (let i = 0; i < ids.length; i += 400) {
@@ -686,11 +686,51 @@ Deno.test("embedded: natural order survives reopen over many load batches", asyn
     await c.replaceOne({ _id: ids[3] }, { n: -1 });
     await c.deleteOne({ _id: ids[700] });
     const before = (await c.find({})).map((d) => d._id);
-    assert.equal(before.length, 1299);
+    assert.equal(before.length, 4499);
     await store.close();
     store = await openEmbeddedStore(dir);
     c = store.collection("order");
     assert.deepEqual((await c.find({})).map((d) => d._id), before);
+    await store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("embedded: documents loaded as text read, change and leave as decoded ones", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
+  try {
+    // Three load batches; a string id holding U+0001 (the load's separator) in the second.
+    const ids = Array.from({ length: 4500 }, (_, i) => i === 2500 ? `a\u0001${i}` : `d${i}`);
+    let store = await openEmbeddedStore(dir);
+    let c = store.collection("lazy");
+    await c.insertMany(ids.map((_id, n) => ({ _id, n, at: new Date(1e12 + (n >> 4)) })));
+    await c.createIndex({ keys: { n: 1 }, name: "n_1" });
+    await store.close();
+    store = await openEmbeddedStore(dir);
+    c = store.collection("lazy");
+    // One read by key, then a change and a deletion of documents never read.
+    const one = await c.findOne({ _id: ids[1005] });
+    assert.equal(one?.n, 1005);
+    assert.ok(one?.at instanceof Date);
+    assert.equal((await c.updateOne({ _id: ids[4100] }, { $set: { n: -1 } })).matched, 1);
+    assert.equal(await c.deleteOne({ _id: ids[300] }), 1);
+    assert.equal(await c.count({}), 4499);
+    // Building the index decodes the rest a batch at a time, past the written ones.
+    assert.deepEqual(
+      (await c.find({ n: { $gte: 4098 } }, { sort: { n: 1 }, limit: 3 })).map((d) => d._id),
+      [ids[4098], ids[4099], ids[4101]],
+    );
+    const all = await c.find({});
+    assert.deepEqual(
+      all.map((d) => d._id),
+      ids.filter((_, i) => i !== 300),
+    );
+    assert.deepEqual(all.map((d) => d.n).slice(4098, 4101), [4099, -1, 4101]);
+    assert.equal((await c.find({ n: { $gte: 4490 } }, { sort: { n: -1 } })).length, 10);
+    assert.equal((await c.find({ n: 300 })).length, 0);
+    assert.equal((await c.findOne({ _id: ids[2500] }))?.n, 2500);
+    assert.deepEqual((await c.find({ _id: ids[4005] }))[0].at, new Date(1e12 + (4005 >> 4)));
     await store.close();
   } finally {
     await Deno.remove(dir, { recursive: true });

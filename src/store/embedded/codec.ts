@@ -79,6 +79,48 @@ export function decodeEntries(
   }
 }
 
+/**
+ * Decodes one stored document kept as text until first use (see `DocMap`). Equal dates
+ * share one Date as in {@link decodeEntries}: within the document (`_created` and
+ * `_updated`) and with the stored document decoded before it.
+ */
+export function decodeStored(text: string, options: DecodeOptions = {}): Doc {
+  sharingDates = true;
+  lastDate = lastStoredDate;
+  exactLongs = options.exactLongs ?? false;
+  try {
+    return revive(JSON.parse(text)) as Doc;
+  } finally {
+    lastStoredDate = lastDate;
+    sharingDates = false;
+    exactLongs = false;
+    lastDate = null;
+  }
+}
+
+/**
+ * Decodes stored documents given as their texts joined by U+0001 (as the loader reads
+ * them: see `DocMap`) with one parse, as {@link decodeStored} decodes each.
+ */
+export function decodeJoined(texts: string, options: DecodeOptions = {}): Doc[] {
+  const items = JSON.parse("[" + texts.replaceAll("\u0001", ",") + "]") as unknown[];
+  sharingDates = true;
+  lastDate = lastStoredDate;
+  exactLongs = options.exactLongs ?? false;
+  try {
+    for (let i = 0; i < items.length; i++) items[i] = revive(items[i]);
+    return items as Doc[];
+  } finally {
+    lastStoredDate = lastDate;
+    sharingDates = false;
+    exactLongs = false;
+    lastDate = null;
+  }
+}
+
+/** The last date {@link decodeStored} revived. */
+let lastStoredDate: Date | null = null;
+
 /** The decoding in progress reads `$numberLong` as a Long always (see DecodeOptions). */
 let exactLongs = false;
 

@@ -28,6 +28,7 @@ import { type CollectionState, idKeyOf } from "./state.ts";
 import { runAggregate } from "./aggregate.ts";
 import { nearOrder, sortByDistance } from "../../doc/match/geo.ts";
 import { compileTopLevel } from "./project.ts";
+import { firstSorted, MAX_FIRST_SORTED } from "./first_sorted.ts";
 import { EJSON } from "../../doc/bson.ts";
 
 /** What a collection needs from its store. */
@@ -161,7 +162,11 @@ export class EmbeddedCollection implements Collection {
     if (fromView) docs = fromView.slice(skip, skip + limit);
     else if (ordered) {
       docs = this.#match(filter, Infinity, { candidates }).map((e) => e[1]);
-      docs = near ? sortByDistance(docs, near.field, near.point) : sortDocs(docs, options.sort!);
+      docs = near
+        ? sortByDistance(docs, near.field, near.point)
+        : skip + limit <= MAX_FIRST_SORTED
+        ? firstSorted(docs, options.sort!, skip + limit)
+        : sortDocs(docs, options.sort!);
       docs = docs.slice(skip, skip + limit);
     } else docs = this.#match(filter, limit, { candidates, skip }).map((e) => e[1]);
     const { projection } = options;

@@ -122,11 +122,22 @@ export function equalityValues(cond: unknown): unknown[] | null {
   return null;
 }
 
+/**
+ * One document in a sorted view: its sort key of the first field, and of the others when
+ * there are others (no array per entry for the usual one-field view: a view holds one
+ * entry per document).
+ */
 interface Entry {
   id: string;
   doc: Doc;
-  keys: unknown[];
+  key: unknown;
+  rest: unknown[] | null;
   seq: number;
+}
+
+/** Order of two sort keys (EMPTY, an empty array, before everything). */
+function compareSortKeys(a: unknown, b: unknown): number {
+  return a === EMPTY || b === EMPTY ? (a === b ? 0 : a === EMPTY ? -1 : 1) : compareValues(a, b);
 }
 
 /** Writes up to this many (or an eighth of the view) are applied one by one; more, by merging. */
@@ -231,7 +242,7 @@ export class SortedView {
   span(range: { lower?: Bound; upper?: Bound }): [number, number] | null {
     if (this.#unordered > 0 || this.#fields[0].dir !== 1) return null;
     const bracket = rank((range.lower ?? range.upper)!.value);
-    const key = (e: Entry) => e.keys[0];
+    const key = (e: Entry) => e.key;
     const first = (past: (e: Entry) => boolean) => this.#entries.firstWhere(past);
     const rankOf = (e: Entry) => {
       const k = key(e);
@@ -268,17 +279,24 @@ export class SortedView {
   }
 
   #entry(id: string, doc: Doc, seq: number): Entry {
-    return { id, doc, seq, keys: this.#fields.map((f) => sortKey(doc, f.parts, f.dir)) };
+    const [first, ...others] = this.#fields;
+    return {
+      id,
+      doc,
+      seq,
+      key: sortKey(doc, first.parts, first.dir),
+      rest: others.length === 0 ? null : others.map((f) => sortKey(doc, f.parts, f.dir)),
+    };
   }
 
   #compare = (x: Entry, y: Entry): number => {
-    for (let i = 0; i < this.#fields.length; i++) {
-      const a = x.keys[i];
-      const b = y.keys[i];
-      const c = a === EMPTY || b === EMPTY
-        ? (a === b ? 0 : a === EMPTY ? -1 : 1)
-        : compareValues(a, b);
-      if (c !== 0) return c * this.#fields[i].dir;
+    const c = compareSortKeys(x.key, y.key);
+    if (c !== 0) return c * this.#fields[0].dir;
+    if (x.rest !== null && y.rest !== null) {
+      for (let i = 0; i < x.rest.length; i++) {
+        const d = compareSortKeys(x.rest[i], y.rest[i]);
+        if (d !== 0) return d * this.#fields[i + 1].dir;
+      }
     }
     return x.seq - y.seq;
   };

@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { firstSorted } from "../../src/store/embedded/first_sorted.ts";
+import { sortDocs } from "../../src/doc/match/compare.ts";
+import type { Doc, Sort } from "../../src/store/store.ts";
+
+/** A small deterministic generator (the same cases every run). */
+function random(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+}
+
+Deno.test("first sorted: the first documents of a sort are those a full sort puts first, ties in natural order", () => {
+  const next = random(7);
+  const values = [1, 2, 2.5, "a", "b", null, true, [3, 1], [], { x: 1 }, new Date(5), undefined];
+  const pick = () => values[Math.floor(next() * values.length)];
+  const sorts: Sort[] = [{ a: 1 }, { a: -1 }, { a: 1, b: -1 }, { "c.d": 1 }, { b: -1, a: 1 }];
+  for (let round = 0; round < 60; round++) {
+    const docs: Doc[] = Array.from({ length: Math.floor(next() * 80) }, (_, n) => {
+      const doc: Doc = { n };
+      const a = pick(), b = pick(), d = pick();
+      if (a !== undefined) doc.a = a;
+      if (b !== undefined) doc.b = b;
+      if (d !== undefined) doc.c = next() < 0.5 ? { d } : [{ d }, { d: pick() ?? 0 }];
+      return doc;
+    });
+    const sort = sorts[round % sorts.length];
+    const all = sortDocs(docs, sort).map((d) => d.n);
+    for (const count of [0, 1, 5, 25, 100]) {
+      assert.deepEqual(
+        firstSorted(docs, sort, count).map((d) => d.n),
+        all.slice(0, count),
+        `round ${round}, ${JSON.stringify(sort)}, first ${count}`,
+      );
+    }
+  }
+});

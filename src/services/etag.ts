@@ -73,8 +73,14 @@ const encoder = new TextEncoder();
  * HMAC-SHA-256 (RFC 2104) of `text` as hex, written with two plain hashes: the same value as
  * `createHmac("sha256", key)`, which builds a stream object, key buffers and two hash
  * objects per call and costs several times as much per write.
+ * @param options.bytes the leading bytes wanted (the hex of all 32 by default); a string of
+ * their own, where a slice of the whole hex would keep the whole alive with every document.
  */
-export function hmacSha256Hex(key: Uint8Array | string, text: string): string {
+export function hmacSha256Hex(
+  key: Uint8Array | string,
+  text: string,
+  options: { bytes?: number } = {},
+): string {
   let bytes = typeof key === "string" ? encoder.encode(key) : key;
   if (bytes.length > BLOCK) bytes = createHash("sha256").update(bytes).digest();
   for (let i = 0; i < BLOCK; i++) {
@@ -83,7 +89,8 @@ export function hmacSha256Hex(key: Uint8Array | string, text: string): string {
     outerPad[i] = k ^ 0x5c;
   }
   const inner = createHash("sha256").update(innerPad).update(text).digest();
-  return createHash("sha256").update(outerPad).update(inner).digest("hex");
+  const digest = createHash("sha256").update(outerPad).update(inner).digest();
+  return digest.toString("hex", 0, options.bytes ?? digest.length);
 }
 
 /** HMAC-SHA-256 of `doc` but its ETag and links, 160 bits as 40 hex digits (Eve's length). */
@@ -91,10 +98,10 @@ function keyedHash(rt: Runtime, doc: Doc, key: Uint8Array | string): string {
   const settings = rt.settings;
   // A write's document has neither yet: no copy without them is needed.
   if (!Object.hasOwn(doc, settings.ETAG) && !Object.hasOwn(doc, settings.LINKS)) {
-    return hmacSha256Hex(key, canonicalEjson(doc)).slice(0, 40);
+    return hmacSha256Hex(key, canonicalEjson(doc), { bytes: 20 });
   }
   const { [settings.ETAG]: _etag, [settings.LINKS]: _links, ...rest } = doc;
-  return hmacSha256Hex(key, canonicalEjson(rest)).slice(0, 40);
+  return hmacSha256Hex(key, canonicalEjson(rest), { bytes: 20 });
 }
 
 /**

@@ -66,6 +66,26 @@ export class DocMap extends Map<string, Doc> {
     this.#batches = [];
   }
 
+  /**
+   * Decodes the next batch still holding text, for warming a collection a little at a time.
+   * False once every entry is decoded.
+   */
+  decodeNextBatch(): boolean {
+    while (this.#raw > 0 && this.#batches.length > 0) {
+      const { keys, texts } = this.#batches.shift()!;
+      if (!keys.some((key) => typeof super.get(key) === "string")) continue;
+      const docs = this.decodeJoined(texts);
+      for (let i = 0; i < keys.length; i++) {
+        if (typeof super.get(keys[i]) !== "string") continue;
+        super.set(keys[i], docs[i]);
+        this.#decrement();
+      }
+      return this.#raw > 0;
+    }
+    this.#batches = [];
+    return false;
+  }
+
   /** One entry fewer held as text; the batches' texts are let go with the last. */
   #decrement(): void {
     if (--this.#raw === 0) this.#batches = [];

@@ -34,7 +34,7 @@ class EmbeddedStore implements Store, StoreContext {
   ) {
     this.files = new EmbeddedFileStore(db);
     // A failed group commit leaves memory ahead of the file: reload from the file.
-    db.onGroupFailure = () => this.#states.clear();
+    db.onGroupFailure = () => this.#drop();
     // Copies: stages of a $lookup sub-pipeline may edit their input in place.
     this.options = engineOptions((name) => this.state(name).snapshot().map(cloneValue));
   }
@@ -45,12 +45,20 @@ class EmbeddedStore implements Store, StoreContext {
       this.db.assertOpen();
       state = CollectionState.load(this.db, name, this.options);
       this.#states.set(name, state);
+      state.warm();
     }
     return state;
   }
 
   reset(name: string): void {
+    this.#states.get(name)?.stopWarming();
     this.#states.delete(name);
+  }
+
+  /** Drops every collection's memory (reloaded from the file on next use). */
+  #drop(): void {
+    for (const state of this.#states.values()) state.stopWarming();
+    this.#states.clear();
   }
 
   collection(name: string): Collection {
@@ -76,7 +84,7 @@ class EmbeddedStore implements Store, StoreContext {
 
   close(): Promise<void> {
     this.db.close();
-    this.#states.clear();
+    this.#drop();
     return Promise.resolve();
   }
 }

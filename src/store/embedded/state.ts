@@ -144,6 +144,36 @@ export class CollectionState {
     return state;
   }
 
+  /** The timer of the next warming step, if one is due (see `warm`). */
+  #warming: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Decodes the documents still held as text and then builds the deferred indexes in the
+   * background, one load batch per turn of the event loop, so the first query or write that
+   * needs an index after a restart finds it built instead of doing all that work itself.
+   * Requests keep being served between the steps; `stopWarming` ends it.
+   */
+  warm(): void {
+    if (this.#warming !== undefined) return;
+    const step = () => {
+      this.#warming = undefined;
+      try {
+        if (this.docs.decodeNextBatch()) this.#warming = setTimeout(step, 0);
+        else this.#buildDeferred();
+      } catch {
+        // Damaged stored documents, or an index they break: the request that needs them
+        // meets the same error, and answers it, as without warming.
+      }
+    };
+    if (this.docs.undecoded > 0 || this.#deferred.length > 0) this.#warming = setTimeout(step, 0);
+  }
+
+  /** Stops the background warming (the store is closing, or the state is dropped). */
+  stopWarming(): void {
+    clearTimeout(this.#warming);
+    this.#warming = undefined;
+  }
+
   /** Unique indexes (built on first use). */
   get unique(): UniqueIndex[] {
     this.#buildDeferred();

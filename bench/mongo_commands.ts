@@ -26,6 +26,11 @@ MongoClient.prototype.connect = function (this: MongoClient) {
     for (const key of ["filter", "limit", "skip", "sort", "projection", "query", "pipeline"]) {
       if (cmd[key] !== undefined) brief[key] = cmd[key];
     }
+    if (Deno.env.get("FULL")) {
+      for (const [k, v] of Object.entries(cmd)) if (!(k in brief)) brief[k] = v;
+      delete brief.documents;
+      delete brief.updates;
+    }
     if (Array.isArray(cmd.documents)) brief.documents = cmd.documents.length;
     if (cmd.lsid) brief.session = true;
     if (cmd.txnNumber !== undefined) brief.txn = true;
@@ -100,6 +105,9 @@ try {
   const batch = Array.from({ length: 60 }, (_, n) => ({ name: `P${n}`, email: `p${n}@x`, age: n }));
   const posted = await call("POST", "/people", batch);
   const ids = (await posted.json())._items.map((i: { _id: string }) => i._id);
+  if (Deno.env.get("IDLE")) {
+    await traced("people: idle 3 s", () => new Promise((r) => setTimeout(r, 3000)));
+  }
   await traced("people: GET item", () => call("GET", `/people/${ids[3]}`));
   await traced("people: GET page 2 of 25", () => call("GET", "/people?page=2"));
   await traced("people: GET item again", () => call("GET", `/people/${ids[4]}`));

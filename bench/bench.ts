@@ -80,12 +80,17 @@ export interface Server {
 }
 
 /** Starts a Deno program and waits until it says "serving" on stderr. */
-export async function startProcess(args: string[], env: Record<string, string>, port: number) {
+export async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+  cwd = ROOT,
+) {
   const process = new Deno.Command(Deno.execPath(), {
     // As `deno task start` runs the service (src/util/transfer.ts).
     args: ["run", "-A", "--v8-flags=--expose-gc", ...args],
     env,
-    cwd: ROOT,
+    cwd,
     stdout: "null",
     stderr: "piped",
   }).spawn();
@@ -547,9 +552,10 @@ interface MongoSide {
  * The MongoDB path against the raw driver: GET item and GET page of 25 through the service and
  * through `bench/raw_driver.ts` (same server, same documents), in alternating rounds
  * (`BENCH_ROUNDS`, 5): per round and side a wrk run, the CPU time per request of the serving
- * process and of the MongoDB server (when it is the jongodb started here), then the median
+ * process and of the MongoDB server (the jongodb or stub started here; not a MONGO_URI's), then the median
  * latency of sequential requests from one client. `BENCH_MONGO_BASELINE=<checkout>` adds the
- * service as that checkout has it, as a third side in the same rounds (before/after).
+ * service as that checkout has it (its dependencies installed: `deno install` there), as a
+ * third side in the same rounds (before/after).
  */
 async function mongoComparison(stub: boolean): Promise<void> {
   const given = stub ? undefined : Deno.env.get("MONGO_URI");
@@ -588,16 +594,13 @@ async function mongoComparison(stub: boolean): Promise<void> {
     if (baseline) {
       const port = freePort();
       const file = `${dir}/settings.json`;
-      const before = await startProcess([
-        ...profileFlags(),
-        `${baseline}/src/main.ts`,
-        "--settings",
-        file,
-      ], {
-        ...env,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-      }, port);
+      // Run from the checkout, with its own deno.json and dependencies.
+      const before = await startProcess(
+        [...profileFlags(), "src/main.ts", "--settings", file],
+        { ...env, PORT: String(port), HOST: "127.0.0.1" },
+        port,
+        baseline,
+      );
       sides.push({ name: "baseline", server: before, rounds: [] });
     }
     const ids = await seed(sides[0].server.base, 1000);

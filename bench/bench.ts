@@ -10,6 +10,7 @@
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=32 deno task bench
  *   BENCH_ONLY=POST BENCH_PROFILE=/tmp/prof deno task bench   # chosen loads, CPU profile of the service
  *   deno task bench --mongo              # MongoDB path against the raw driver (jongodb or MONGO_URI)
+ *   deno task bench --mongo --stub       # the same on bench/wire_stub.ts: the client side's cost
  *
  * Every service runs in its own process on the embedded store in a temporary data directory
  * (`--mongo`: on the MongoDB server, a fresh database per run), served by `Deno.serve` as the
@@ -79,12 +80,17 @@ export interface Server {
 }
 
 /** Starts a Deno program and waits until it says "serving" on stderr. */
-export async function startProcess(args: string[], env: Record<string, string>, port: number) {
+export async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+  cwd = ROOT,
+) {
   const process = new Deno.Command(Deno.execPath(), {
     // As `deno task start` runs the service (src/util/transfer.ts).
     args: ["run", "-A", "--v8-flags=--expose-gc", ...args],
     env,
-    cwd: ROOT,
+    cwd,
     stdout: "null",
     stderr: "piped",
   }).spawn();
@@ -126,6 +132,12 @@ export async function startProcess(args: string[], env: Record<string, string>, 
   return server;
 }
 
+/** Deno flags writing a V8 CPU profile of the process to BENCH_PROFILE, when set. */
+function profileFlags(): string[] {
+  const profile = Deno.env.get("BENCH_PROFILE");
+  return profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+}
+
 async function startService(
   dir: string,
   extra: Record<string, unknown> = {},
@@ -135,9 +147,7 @@ async function startService(
   const file = `${dir}/settings.json`;
   await Deno.writeTextFile(file, JSON.stringify(whole));
   const port = freePort();
-  const profile = Deno.env.get("BENCH_PROFILE");
-  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
-  return await startProcess([...flags, "src/main.ts", "--settings", file], {
+  return await startProcess([...profileFlags(), "src/main.ts", "--settings", file], {
     DATA_DIR: `${dir}/data`,
     PORT: String(port),
     HOST: "127.0.0.1",
@@ -519,77 +529,165 @@ async function fsyncMs(dir: string): Promise<number> {
   return median(samples);
 }
 
+/** The pid of the process listening on loopback `port` started from `binary` (else null). */
+function pidListening(port: string, binary: string): number | null {
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmd = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
+      if (cmd.includes(binary) && cmd.includes(`--port=${port}`)) return Number(entry.name);
+    } catch { /* gone */ }
+  }
+  return null;
+}
+
+/** One side of the MongoDB comparison: a serving process and its figures per round. */
+interface MongoSide {
+  name: string;
+  server: Server;
+  rounds: Array<{ rps: number; cpu: number; db: number; errors: number; oneMs: number }>;
+}
+
 /**
  * The MongoDB path against the raw driver: GET item and GET page of 25 through the service and
- * through `bench/raw_driver.ts` (same server, same documents), alternating, three rounds each.
+ * through `bench/raw_driver.ts` (same server, same documents), in alternating rounds
+ * (`BENCH_ROUNDS`, 5): per round and side a wrk run, the CPU time per request of the serving
+ * process and of the MongoDB server (the jongodb or stub started here; not a MONGO_URI's), then the median
+ * latency of sequential requests from one client. `BENCH_MONGO_BASELINE=<checkout>` adds the
+ * service as that checkout has it (its dependencies installed: `deno install` there), as a
+ * third side in the same rounds (before/after).
  */
-async function mongoComparison(): Promise<void> {
-  const given = Deno.env.get("MONGO_URI");
-  const server = given ? null : await startJongodb();
+async function mongoComparison(stub: boolean): Promise<void> {
+  const given = stub ? undefined : Deno.env.get("MONGO_URI");
+  const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? 5);
+  const baseline = Deno.env.get("BENCH_MONGO_BASELINE");
+  let server: { uri: string; stop(): Promise<void> } | null = null;
+  let dbPid: number | null = null;
+  if (stub) {
+    const port = freePort();
+    const running = await startProcess(["bench/wire_stub.ts", String(port)], {}, port);
+    server = { uri: `mongodb://127.0.0.1:${port}/?directConnection=true`, stop: running.stop };
+    dbPid = running.process.pid;
+  } else if (!given) {
+    server = await startJongodb();
+    dbPid = pidListening(new URL(server.uri).port, "jongodb");
+  }
   const base = given ?? server!.uri;
   const url = new URL(base);
   url.pathname = `/bench${Date.now()}`;
   const uri = url.href;
   const dir = await Deno.makeTempDir({ prefix: "restsvc-mongo-" });
-  const service = await startService(dir, {}, { STORE: "mongo", MONGO_URI: uri });
-  const rawPort = freePort();
-  const raw = await startProcess(
-    ["bench/raw_driver.ts", String(rawPort), uri],
-    {},
-    rawPort,
-  );
+  const env = { STORE: "mongo", MONGO_URI: uri };
+  const sides: MongoSide[] = [];
   try {
-    const ids = await seed(service.base, 1000);
+    sides.push({ name: "service", server: await startService(dir, {}, env), rounds: [] });
+    const rawPort = freePort();
+    sides.push({
+      name: "raw driver",
+      server: await startProcess(
+        [...profileFlags(), "bench/raw_driver.ts", String(rawPort), uri],
+        {},
+        rawPort,
+      ),
+      rounds: [],
+    });
+    if (baseline) {
+      const port = freePort();
+      const file = `${dir}/settings.json`;
+      // Run from the checkout, with its own deno.json and dependencies.
+      const before = await startProcess(
+        [...profileFlags(), "src/main.ts", "--settings", file],
+        { ...env, PORT: String(port), HOST: "127.0.0.1" },
+        port,
+        baseline,
+      );
+      sides.push({ name: "baseline", server: before, rounds: [] });
+    }
+    const ids = await seed(sides[0].server.base, 1000);
     // All must read the same documents: a miss would make one side measure 404s.
-    for (const base of [service.base, raw.base]) {
-      const res = await fetch(`${base}/people/${ids[0]}`);
+    for (const side of sides) {
+      const res = await fetch(`${side.server.base}/people/${ids[0]}`);
       await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`${base} does not see the seeded documents`);
+      if (res.status !== 200) throw new Error(`${side.name} does not see the seeded documents`);
     }
     const pages = Array.from({ length: 40 }, (_, i) => `/people?page=${i + 1}`);
-    const loads: Array<[string, string]> = [
-      ["GET item", luaGetItem(ids)],
-      ["GET page of 25", luaGet(pages)],
+    const loads: Array<[string, string, string[]]> = [
+      ["GET item", luaGetItem(ids), ids.map((id) => `/people/${id}`)],
+      ["GET page of 25", luaGet(pages), pages],
     ];
-    const sides = [service, raw];
-    for (const [, lua] of loads) for (const side of sides) await wrk(side.base + "/", lua);
+    const only = Deno.env.get("BENCH_ONLY");
+    if (only) loads.splice(0, loads.length, ...loads.filter(([name]) => name.includes(only)));
+    for (const [, lua] of loads) for (const side of sides) await wrk(side.server.base + "/", lua);
+    const dbCpu = () => dbPid ? cpuMicros(dbPid) : Promise.resolve(NaN);
     const rows: string[][] = [];
-    for (const [name, lua] of loads) {
-      const results: WrkResult[][] = [[], []];
-      for (let round = 0; round < 3; round++) {
-        for (const [i, side] of sides.entries()) results[i].push(await wrk(side.base + "/", lua));
+    for (const [name, lua, paths] of loads) {
+      for (const side of sides) side.rounds = [];
+      for (let round = 0; round < rounds; round++) {
+        // Each round starts with a different side, so neither always follows the other.
+        const order = sides.map((_, i) => sides[(i + round) % sides.length]);
+        for (const side of order) {
+          const pid = side.server.process.pid;
+          const [cpu0, db0] = [await cpuMicros(pid), await dbCpu()];
+          const result = await wrk(side.server.base + "/", lua);
+          const [cpu1, db1] = [await cpuMicros(pid), await dbCpu()];
+          const answered = result.rps * SECONDS;
+          const oneMs = await latency(
+            name === "GET item" ? 200 : 40,
+            // As wrk asks: without Accept-Encoding (fetch would ask for compressed answers).
+            (i) =>
+              fetch(side.server.base + paths[(i * 7919 + round) % paths.length], {
+                headers: { "accept-encoding": "identity" },
+              }),
+          );
+          side.rounds.push({
+            rps: result.rps,
+            cpu: (cpu1 - cpu0) / answered,
+            db: (db1 - db0) / answered,
+            errors: result.errors,
+            oneMs,
+          });
+        }
       }
-      const paths = name === "GET item" ? ids.map((id) => `/people/${id}`) : pages;
-      const one = (b: string) => latency(300, (i) => fetch(b + paths[(i * 7919) % paths.length]));
-      const sequential = [];
-      for (const side of sides) sequential.push(await one(side.base));
-      const rps = (rs: WrkResult[]) => median(rs.map((r) => r.rps));
-      const [ours, theirs] = results;
-      rows.push([
-        name,
-        fmt(rps(ours), 0),
-        fmt(rps(ours) / rps(theirs), 3),
-        fmt(rps(theirs), 0),
-        ...sequential.map((ms) => fmt(ms)),
-        String(ours.reduce((n, r) => n + r.errors, 0)),
-      ]);
+      const [ours, raw] = sides;
+      const med = (side: MongoSide, key: "rps" | "cpu" | "db" | "oneMs") =>
+        median(side.rounds.map((r) => r[key]));
+      // The ratio of each round (the sides measured back to back), then their median.
+      const ratio = (side: MongoSide, key: "rps" | "oneMs") =>
+        median(side.rounds.map((r, i) => r[key] / raw.rounds[i][key]));
+      for (const side of sides) {
+        rows.push([
+          side === ours ? name : "",
+          side.name,
+          fmt(med(side, "rps"), 0),
+          side === raw ? "1.000" : fmt(ratio(side, "rps"), 3),
+          fmt(med(side, "cpu"), 0),
+          fmt(med(side, "db"), 0),
+          fmt(med(side, "oneMs")),
+          side === raw ? "1.000" : fmt(1 / ratio(side, "oneMs"), 3),
+          String(side.rounds.reduce((n, r) => n + r.errors, 0)),
+        ]);
+      }
     }
     console.log(
-      `\nMongoDB path (${given ? "MONGO_URI" : "jongodb emulator"}), ${THREADS} threads, ` +
-        `${CONNECTIONS} connections, ${SECONDS}s per load, medians of 3 alternating rounds\n`,
+      `\nMongoDB path (${
+        stub ? "wire stub" : given ? "MONGO_URI" : "jongodb emulator"
+      }), ${THREADS} threads, ` +
+        `${CONNECTIONS} connections, ${SECONDS}s per load, medians of ${rounds} alternating ` +
+        `rounds (ratios: median of the rounds' ratios to the raw driver; 1 client: raw ms / ms)\n`,
     );
     console.log(table([
       "operation",
-      "service req/s",
+      "side",
+      "req/s",
       "ratio",
-      "raw driver req/s",
-      "1 client ms service",
-      "raw",
+      "CPU us/req",
+      "MongoDB CPU us/req",
+      "1 client ms",
+      "1 client ratio",
       "errors",
     ], rows));
   } finally {
-    await service.stop();
-    await raw.stop();
+    for (const side of sides) await side.server.stop();
     await server?.stop();
     await Deno.remove(dir, { recursive: true });
   }
@@ -750,6 +848,7 @@ if (import.meta.main) {
       scale: { type: "boolean" },
       sizes: { type: "string" },
       mongo: { type: "boolean" },
+      stub: { type: "boolean" },
       domain: { type: "string", default: "shop" },
     },
   });
@@ -757,7 +856,7 @@ if (import.meta.main) {
     throw new Error(`--domain: shop (the default) or people, not ${values.domain}`);
   }
   if (values.mongo) {
-    await mongoComparison();
+    await mongoComparison(!!values.stub);
   } else if (values.scale) {
     const sizes = values.sizes ? values.sizes.split(",").map(Number) : [1000, 100_000];
     await scale(sizes);

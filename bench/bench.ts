@@ -27,7 +27,7 @@ const CONNECTIONS = Number(Deno.env.get("BENCH_CONNECTIONS") ?? 32);
 const THREADS = Number(Deno.env.get("BENCH_THREADS") ?? 2);
 
 /** The benchmarked resource: ~300-byte documents, a unique field and a declared index. */
-function settings(extra: Record<string, unknown> = {}) {
+export function settings(extra: Record<string, unknown> = {}) {
   return {
     RESOURCE_METHODS: ["GET", "POST"],
     ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
@@ -54,7 +54,8 @@ const CITIES = ["Lyon", "Oslo", "Lima", "Pune", "Kyiv", "Cork", "Rome", "Graz"];
 const BIO = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor " +
   "incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud.";
 
-function person(n: number, prefix = "p") {
+/** The `n`th document of the `people` resource (`prefix` makes its unique email). */
+export function person(n: number, prefix = "p") {
   return {
     name: `Person ${n}`,
     email: `${prefix}${n}@example.org`,

@@ -11,6 +11,7 @@
  */
 import { parseArgs } from "node:util";
 import { createService } from "../src/mod.ts";
+import { person, settings as peopleSettings } from "./bench.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -22,37 +23,7 @@ const NUDGE = Number(Deno.env.get("NUDGE") ?? 0);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error("run with --v8-flags=--expose-gc");
 
-const CITIES = ["Lyon", "Oslo", "Lima", "Pune", "Kyiv", "Cork", "Rome", "Graz"];
-const BIO = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor " +
-  "incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud.";
-const person = (n: number) => ({
-  name: `Person ${n}`,
-  email: `p${n}@example.org`,
-  age: (n * 37) % 100,
-  city: CITIES[n % CITIES.length],
-  tags: ["a", `t${n % 10}`],
-  bio: BIO,
-});
-const settings = (dir: string) => ({
-  RESOURCE_METHODS: ["GET", "POST"],
-  ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
-  IF_MATCH: false,
-  STORE: "embedded",
-  DATA_DIR: dir,
-  DOMAIN: {
-    people: {
-      schema: {
-        name: { type: "string", maxlength: 100 },
-        email: { type: "string", unique: true },
-        age: { type: "integer", min: 0, max: 150 },
-        city: { type: "string" },
-        tags: { type: "list", schema: { type: "string" } },
-        bio: { type: "string" },
-      },
-      mongo_indexes: { age_1: [["age", 1]] },
-    },
-  },
-});
+const settings = (dir: string) => peopleSettings({ STORE: "embedded", DATA_DIR: dir });
 const info = {
   remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port: 1 },
   completed: Promise.resolve(),

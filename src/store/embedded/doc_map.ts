@@ -49,21 +49,7 @@ export class DocMap extends Map<string, Doc> {
    * more.
    */
   decodeAll(): void {
-    if (this.#raw === 0) {
-      this.#batches = [];
-      return;
-    }
-    for (const { keys, texts } of this.#batches) {
-      if (!keys.some((key) => typeof super.get(key) === "string")) continue;
-      const docs = this.decodeJoined(texts);
-      for (let i = 0; i < keys.length; i++) {
-        // Entries written or deleted since loading are left as they are.
-        if (typeof super.get(keys[i]) !== "string") continue;
-        super.set(keys[i], docs[i]);
-        this.#decrement();
-      }
-    }
-    this.#batches = [];
+    while (this.decodeNextBatch());
   }
 
   /**

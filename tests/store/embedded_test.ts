@@ -1,3 +1,4 @@
+import type { CollectionState } from "../../src/store/embedded/state.ts";
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
@@ -731,6 +732,34 @@ Deno.test("embedded: documents loaded as text read, change and leave as decoded 
     assert.equal((await c.find({ n: 300 })).length, 0);
     assert.equal((await c.findOne({ _id: ids[2500] }))?.n, 2500);
     assert.deepEqual((await c.find({ _id: ids[4005] }))[0].at, new Date(1e12 + (4005 >> 4)));
+    await store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("embedded: a reopened collection decodes its documents and builds its indexes in the background", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
+  try {
+    let store = await openEmbeddedStore(dir);
+    let c = store.collection("warm");
+    await c.insertMany(Array.from({ length: 9000 }, (_, n) => ({ _id: `w${n}`, n })));
+    await c.createIndex({ keys: { n: 1 }, name: "n_1", unique: true });
+    await store.close();
+    store = await openEmbeddedStore(dir);
+    c = store.collection("warm");
+    assert.equal((await c.findOne({ _id: "w7" }))?.n, 7);
+    const state = (store as unknown as { state(name: string): CollectionState }).state("warm");
+    // Loaded as text: nothing but the one document read is decoded yet.
+    assert.equal(state.warmed, false);
+    assert.ok(state.docs.undecoded >= 8000, `undecoded: ${state.docs.undecoded}`);
+    // No request asks for more; the collection warms by itself within the deadline.
+    const deadline = Date.now() + 10_000;
+    while (!state.warmed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(state.warmed, true);
+    assert.equal(state.docs.undecoded, 0);
+    // The index built in the background holds: a duplicate is refused.
+    await assert.rejects(() => c.insertMany([{ _id: "dup", n: 5 }]), DuplicateKeyError);
     await store.close();
   } finally {
     await Deno.remove(dir, { recursive: true });

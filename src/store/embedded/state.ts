@@ -168,6 +168,11 @@ export class CollectionState {
     if (this.docs.undecoded > 0 || this.#deferred.length > 0) this.#warming = setTimeout(step, 0);
   }
 
+  /** Whether every document is decoded and every index built (the warming has ended). */
+  get warmed(): boolean {
+    return this.docs.undecoded === 0 && this.#deferred.length === 0;
+  }
+
   /** Stops the background warming (the store is closing, or the state is dropped). */
   stopWarming(): void {
     clearTimeout(this.#warming);

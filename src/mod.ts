@@ -15,6 +15,7 @@ import { Events } from "./events.ts";
 import { createHandler } from "./http/app.ts";
 import { withHttpErrors } from "./http/errors.ts";
 import { publicUrls } from "./http/urls.ts";
+import { startServer } from "./http/server.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { checkSettings, type Settings, SettingsError } from "./settings/check.ts";
 import { applyEnvOverrides } from "./settings/load.ts";
@@ -46,6 +47,8 @@ export { HttpError } from "./http/errors.ts";
 export { Events } from "./events.ts";
 export { SettingsError } from "./settings/check.ts";
 export { type Server, type ServerTls, startServer } from "./http/server.ts";
+/** @deprecated The earlier name of {@linkcode startServer}, kept for embedding applications. */
+export const serve: typeof startServer = startServer;
 export type { CustomRule, CustomType } from "./validation/mod.ts";
 export type { DataAccess, DataReply, Target } from "./services/data.ts";
 export { accountOf } from "./auth/mod.ts";

@@ -14,6 +14,7 @@ import { type CommandStartedEvent, MongoClient, ObjectId } from "mongodb";
 import { createService } from "../src/mod.ts";
 import { startJongodb } from "../tests/support/jongodb.ts";
 import { customer } from "./shop_data.ts";
+import { settings as peopleSettings } from "./bench.ts";
 
 const seen: string[] = [];
 let recording = false;
@@ -83,24 +84,10 @@ function uri(db: string): string {
 try {
   // people, as `deno task bench --mongo` runs it
   const people = uri("cmdpeople");
-  const service = await createService({
-    STORE: "mongo",
-    MONGO_URI: people,
-    MONGO_OPTIONS: { monitorCommands: true },
-    RESOURCE_METHODS: ["GET", "POST"],
-    ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
-    IF_MATCH: false,
-    DOMAIN: {
-      people: {
-        schema: {
-          name: { type: "string" },
-          email: { type: "string", unique: true },
-          age: { type: "integer" },
-        },
-        mongo_indexes: { age_1: [["age", 1]] },
-      },
-    },
-  }, { env: false });
+  const service = await createService(
+    peopleSettings({ STORE: "mongo", MONGO_URI: people, MONGO_OPTIONS: { monitorCommands: true } }),
+    { env: false },
+  );
   const call = fetchOf(service);
   const batch = Array.from({ length: 60 }, (_, n) => ({ name: `P${n}`, email: `p${n}@x`, age: n }));
   const posted = await call("POST", "/people", batch);

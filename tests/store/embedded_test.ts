@@ -5,15 +5,26 @@ import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
 import { Binary, Decimal128, Long, ObjectId } from "../../src/doc/bson.ts";
 import { DuplicateKeyError, type Store } from "../../src/store/store.ts";
 
-async function withStore(fn: (store: Store, dir: string) => Promise<void>): Promise<void> {
+/** Runs `fn` with a fresh temporary directory, removed afterwards. */
+async function inTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
-  const store = await openEmbeddedStore(dir);
   try {
-    await fn(store, dir);
+    await fn(dir);
   } finally {
-    await store.close();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** Runs `fn` with a store open in a fresh temporary directory, closed and removed afterwards. */
+function withStore(fn: (store: Store, dir: string) => Promise<void>): Promise<void> {
+  return inTempDir(async (dir) => {
+    const store = await openEmbeddedStore(dir);
+    try {
+      await fn(store, dir);
+    } finally {
+      await store.close();
+    }
+  });
 }
 
 const oid = (n: number) => new ObjectId(n.toString(16).padStart(24, "0"));
@@ -268,9 +279,8 @@ Deno.test("embedded: aggregation with $lookup, $group, $out and $merge", () =>
     assert.equal(await store.collection("big").count({ merged: true }), 3);
   }));
 
-Deno.test("embedded: types and indexes survive close and reopen", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
-  try {
+Deno.test("embedded: types and indexes survive close and reopen", () =>
+  inTempDir(async (dir) => {
     const id = new ObjectId();
     const doc = {
       _id: id,
@@ -304,10 +314,7 @@ Deno.test("embedded: types and indexes survive close and reopen", async () => {
       DuplicateKeyError,
     );
     await store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
 Deno.test("embedded: files with byte ranges", () =>
   withStore(async (store) => {
@@ -509,9 +516,8 @@ Deno.test("embedded: aggregation and projection never modify stored documents", 
     assert.deepEqual(matched, [{ _id: 2 }]);
   }));
 
-Deno.test("embedded: createIndex with changed options replaces the index, also after reopen", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
-  try {
+Deno.test("embedded: createIndex with changed options replaces the index, also after reopen", () =>
+  inTempDir(async (dir) => {
     let store = await openEmbeddedStore(dir);
     let c = store.collection("ix");
     await c.createIndex({ keys: { tag: 1 } });
@@ -536,10 +542,7 @@ Deno.test("embedded: createIndex with changed options replaces the index, also a
     );
     await c.insertMany([{ _id: 6, tag: "y" }]);
     await store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
 Deno.test("embedded files: bytes are kept in chunks; files stored before chunking still read", async () => {
   const { DatabaseSync } = await import("node:sqlite");
@@ -616,9 +619,8 @@ Deno.test("embedded: chunks of an upload a crash interrupted are removed at the 
   }
 });
 
-Deno.test("embedded: after reopen, lazily built indexes, id keys and shared dates answer as before", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
-  try {
+Deno.test("embedded: after reopen, lazily built indexes, id keys and shared dates answer as before", () =>
+  inTempDir(async (dir) => {
     const hex = "6b04200131e3a22f2d23a7ff";
     const when = new Date("2024-05-06T07:08:09Z");
     // Values whose index keys must stay apart: a string spelling another type's key.
@@ -669,14 +671,10 @@ Deno.test("embedded: after reopen, lazily built indexes, id keys and shared date
     assert.equal((again.at as Date).getTime(), when.getTime());
     assert.equal((again.up as Date).getTime(), when.getTime());
     await store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("embedded: natural order survives reopen over many load batches", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
-  try {
+Deno.test("embedded: natural order survives reopen over many load batches", () =>
+  inTempDir(async (dir) => {
     // Ids in no sorted order, written in several groups, some replaced and some deleted.
     const ids = Array.from({ length: 4500 }, (_, i) => `k${(i * 7919) % 4500}`);
     let store = await openEmbeddedStore(dir);
@@ -693,14 +691,10 @@ Deno.test("embedded: natural order survives reopen over many load batches", asyn
     c = store.collection("order");
     assert.deepEqual((await c.find({})).map((d) => d._id), before);
     await store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("embedded: documents loaded as text read, change and leave as decoded ones", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
-  try {
+Deno.test("embedded: documents loaded as text read, change and leave as decoded ones", () =>
+  inTempDir(async (dir) => {
     // Three load batches; a string id holding U+0001 (the load's separator) in the second.
     const ids = Array.from({ length: 4500 }, (_, i) => i === 2500 ? `a\u0001${i}` : `d${i}`);
     let store = await openEmbeddedStore(dir);
@@ -733,14 +727,10 @@ Deno.test("embedded: documents loaded as text read, change and leave as decoded 
     assert.equal((await c.findOne({ _id: ids[2500] }))?.n, 2500);
     assert.deepEqual((await c.find({ _id: ids[4005] }))[0].at, new Date(1e12 + (4005 >> 4)));
     await store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("embedded: a reopened collection decodes its documents and builds its indexes in the background", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
-  try {
+Deno.test("embedded: a reopened collection decodes its documents and builds its indexes in the background", () =>
+  inTempDir(async (dir) => {
     let store = await openEmbeddedStore(dir);
     let c = store.collection("warm");
     await c.insertMany(Array.from({ length: 9000 }, (_, n) => ({ _id: `w${n}`, n })));
@@ -761,14 +751,10 @@ Deno.test("embedded: a reopened collection decodes its documents and builds its 
     // The index built in the background holds: a duplicate is refused.
     await assert.rejects(() => c.insertMany([{ _id: "dup", n: 5 }]), DuplicateKeyError);
     await store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("embedded: a stored unique index the documents break fails every use after reopen", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
-  try {
+Deno.test("embedded: a stored unique index the documents break fails every use after reopen", () =>
+  inTempDir(async (dir) => {
     let store = await openEmbeddedStore(dir);
     await store.collection("broken").insertMany([{ _id: 1, k: "x" }, { _id: 2, k: "x" }]);
     await store.close();
@@ -787,14 +773,10 @@ Deno.test("embedded: a stored unique index the documents break fails every use a
     }
     assert.equal(await c.count({}), 2);
     await store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("embedded: documents of every id kind are found, updated and deleted after reopen", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
-  try {
+Deno.test("embedded: documents of every id kind are found, updated and deleted after reopen", () =>
+  inTempDir(async (dir) => {
     const ids: unknown[] = [
       new ObjectId(),
       "plain",
@@ -830,10 +812,7 @@ Deno.test("embedded: documents of every id kind are found, updated and deleted a
     assert.ok(back.at(-1)!._id instanceof Long);
     assert.equal(String(back.at(-1)!._id), "9007199254740993");
     await store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
 Deno.test("embedded: equality through a unique index's map answers as a scan, also after it is dropped", () =>
   withStore(async (store) => {

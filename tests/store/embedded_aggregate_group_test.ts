@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { pageFacets, plainGroup } from "../../src/store/embedded/aggregate.ts";
-import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
+import { withStore } from "../support/embedded.ts";
 import type { Doc } from "../../src/store/store.ts";
 
 /** Every value kind a group key or a summed field may hold. */
@@ -43,10 +43,8 @@ function sameAnswer(actual: Doc[], expected: Doc[], label: string): void {
   assert.deepStrictEqual(keys(actual), keys(expected), `${label}: key order`);
 }
 
-Deno.test("embedded aggregation: a plain $group answers as the engine does", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "embedded_aggregate_group_test_" });
-  const store = await openEmbeddedStore(dir);
-  try {
+Deno.test("embedded aggregation: a plain $group answers as the engine does", () =>
+  withStore(async (store) => {
     const c = store.collection("orders");
     await c.insertMany(
       Array.from({ length: 60 }, (_, n) => {
@@ -89,11 +87,7 @@ Deno.test("embedded aggregation: a plain $group answers as the engine does", asy
     await c.insertMany([{ status: [1, 2], total: 1 }, { status: { a: 1 }, total: 2 }]);
     const pipeline = [{ $group: { _id: "$status", revenue: { $sum: "$total" } } }];
     sameAnswer(await c.aggregate(pipeline), await c.aggregate(engine(pipeline)), "object keys");
-  } finally {
-    await store.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
 Deno.test("embedded aggregation: stages the store's own pass leaves to the engine", () => {
   for (
@@ -124,10 +118,8 @@ Deno.test("embedded aggregation: stages the store's own pass leaves to the engin
   }
 });
 
-Deno.test("embedded aggregation: a final $facet of a page and a count answers as the engine does", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "embedded_aggregate_group_test_" });
-  const store = await openEmbeddedStore(dir);
-  try {
+Deno.test("embedded aggregation: a final $facet of a page and a count answers as the engine does", () =>
+  withStore(async (store) => {
     const c = store.collection("orders");
     await c.insertMany(
       Array.from({ length: 30 }, (_, n) => ({ status: ["a", "b", "c", "d"][n % 4], total: n })),
@@ -157,8 +149,4 @@ Deno.test("embedded aggregation: a final $facet of a page and a count answers as
       $facet: { page: [{ $skip: 0 }, { $limit: 5 }], total: [{ $count: "n" }] },
     }]);
     assert.deepStrictEqual(none, [{ page: [], total: [] }]);
-  } finally {
-    await store.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { groupInputFields } from "../../src/store/embedded/aggregate.ts";
-import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
+import { withStore } from "../support/embedded.ts";
 
 Deno.test("embedded aggregation: the fields a leading $group reads", () => {
   assert.deepEqual(
@@ -27,10 +27,8 @@ Deno.test("embedded aggregation: the fields a leading $group reads", () => {
   }
 });
 
-Deno.test("embedded aggregation: narrowed $group input answers as whole documents do", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "embedded_aggregate_input_test_" });
-  const store = await openEmbeddedStore(dir);
-  try {
+Deno.test("embedded aggregation: narrowed $group input answers as whole documents do", () =>
+  withStore(async (store) => {
     const c = store.collection("orders");
     await c.insertMany(
       Array.from({ length: 40 }, (_, n) => ({
@@ -64,8 +62,4 @@ Deno.test("embedded aggregation: narrowed $group input answers as whole document
       }
     }
     assert.equal(JSON.stringify(await c.find({})), before);
-  } finally {
-    await store.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));

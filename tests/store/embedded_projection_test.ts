@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { Query } from "mingo/query";
 import { compileTopLevel } from "../../src/store/embedded/project.ts";
-import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
+import { withStore } from "../support/embedded.ts";
 import { engineOptions } from "../../src/doc/match/engine.ts";
 import { ObjectId } from "../../src/doc/bson.ts";
 import type { Doc, Projection } from "../../src/store/store.ts";
@@ -89,10 +89,8 @@ Deno.test("embedded projection: dotted, positional and operator projections go t
   }
 });
 
-Deno.test("embedded projection: _id in an $and or an $in reads by key and keeps the full filter", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "embedded_projection_test_" });
-  const store = await openEmbeddedStore(dir);
-  try {
+Deno.test("embedded projection: _id in an $and or an $in reads by key and keeps the full filter", () =>
+  withStore(async (store) => {
     const c = store.collection("things");
     const ids = [new ObjectId(), new ObjectId(), new ObjectId()];
     await c.insertMany(ids.map((_id, n) => ({ _id, n, gone: n === 1 })));
@@ -107,8 +105,4 @@ Deno.test("embedded projection: _id in an $and or an $in reads by key and keeps 
     assert.deepEqual(sorted.map((d) => d.n), [2, 1, 0]);
     // `_id` equality on a string never finds an ObjectId.
     assert.equal(await c.findOne({ $and: [{ _id: ids[0].toHexString() }, live] }), null);
-  } finally {
-    await store.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));

@@ -3,29 +3,8 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
 import { Binary, Decimal128, Long, ObjectId } from "../../src/doc/bson.ts";
-import { DuplicateKeyError, type Store } from "../../src/store/store.ts";
-
-/** Runs `fn` with a fresh temporary directory, removed afterwards. */
-async function inTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "embedded_test_" });
-  try {
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-/** Runs `fn` with a store open in a fresh temporary directory, closed and removed afterwards. */
-function withStore(fn: (store: Store, dir: string) => Promise<void>): Promise<void> {
-  return inTempDir(async (dir) => {
-    const store = await openEmbeddedStore(dir);
-    try {
-      await fn(store, dir);
-    } finally {
-      await store.close();
-    }
-  });
-}
+import { DuplicateKeyError } from "../../src/store/store.ts";
+import { inTempDir, withStore } from "../support/embedded.ts";
 
 const oid = (n: number) => new ObjectId(n.toString(16).padStart(24, "0"));
 

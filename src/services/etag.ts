@@ -28,10 +28,10 @@
  * most never depend on a long-lived key, so no key that leaks (a settings file, a backup)
  * ever opens them.
  */
-import { createHash } from "node:crypto";
 import { canonicalEjson } from "../doc/bson.ts";
 import type { Doc } from "../store/store.ts";
 import type { Runtime } from "./runtime.ts";
+import { hmacSha256Hex as hmacHex } from "../util/sha256.ts";
 
 /** Where the generated key lives when ETAG_SECRET is unset (one document, `_id` "etag"). */
 export const KEY_COLLECTION = "_service_keys";
@@ -50,6 +50,7 @@ function randomHex(): string {
  * Random bytes drawn a pool at a time: one `getRandomValues` call serves many writes (each
  * key is still 160 fresh bits, used once and then overwritten by the next pool).
  */
+const KEY_BYTES = 20;
 const pool = new Uint8Array(4096);
 let poolAt = pool.length;
 
@@ -63,16 +64,10 @@ function randomKey(): Uint8Array {
   return key;
 }
 
-const KEY_BYTES = 20;
-const BLOCK = 64;
-const innerPad = new Uint8Array(BLOCK);
-const outerPad = new Uint8Array(BLOCK);
-const encoder = new TextEncoder();
-
 /**
- * HMAC-SHA-256 (RFC 2104) of `text` as hex, written with two plain hashes: the same value as
- * `createHmac("sha256", key)`, which builds a stream object, key buffers and two hash
- * objects per call and costs several times as much per write.
+ * HMAC-SHA-256 (RFC 2104) of `text` as hex: the value of `createHmac("sha256", key)`,
+ * computed in plain JavaScript on reused buffers (see util/sha256.ts; the runtime's hash
+ * objects cost more per call than hashing a document does).
  * @param options.bytes the leading bytes wanted (the hex of all 32 by default); a string of
  * their own, where a slice of the whole hex would keep the whole alive with every document.
  */
@@ -81,16 +76,7 @@ export function hmacSha256Hex(
   text: string,
   options: { bytes?: number } = {},
 ): string {
-  let bytes = typeof key === "string" ? encoder.encode(key) : key;
-  if (bytes.length > BLOCK) bytes = createHash("sha256").update(bytes).digest();
-  for (let i = 0; i < BLOCK; i++) {
-    const k = i < bytes.length ? bytes[i] : 0;
-    innerPad[i] = k ^ 0x36;
-    outerPad[i] = k ^ 0x5c;
-  }
-  const inner = createHash("sha256").update(innerPad).update(text).digest();
-  const digest = createHash("sha256").update(outerPad).update(inner).digest();
-  return digest.toString("hex", 0, options.bytes ?? digest.length);
+  return hmacHex(key, text, options.bytes ?? 32);
 }
 
 /** HMAC-SHA-256 of `doc` but its ETag and links, 160 bits as 40 hex digits (Eve's length). */
@@ -98,10 +84,10 @@ function keyedHash(rt: Runtime, doc: Doc, key: Uint8Array | string): string {
   const settings = rt.settings;
   // A write's document has neither yet: no copy without them is needed.
   if (!Object.hasOwn(doc, settings.ETAG) && !Object.hasOwn(doc, settings.LINKS)) {
-    return hmacSha256Hex(key, canonicalEjson(doc), { bytes: 20 });
+    return hmacHex(key, canonicalEjson(doc), 20);
   }
   const { [settings.ETAG]: _etag, [settings.LINKS]: _links, ...rest } = doc;
-  return hmacSha256Hex(key, canonicalEjson(rest), { bytes: 20 });
+  return hmacHex(key, canonicalEjson(rest), 20);
 }
 
 /**

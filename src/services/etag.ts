@@ -28,7 +28,7 @@
  * most never depend on a long-lived key, so no key that leaks (a settings file, a backup)
  * ever opens them.
  */
-import { canonicalEjson } from "../doc/bson.ts";
+import { canonicalEjsonWithout } from "../doc/bson.ts";
 import type { Doc } from "../store/store.ts";
 import type { Runtime } from "./runtime.ts";
 import { hmacSha256Hex as hmacHex } from "../util/sha256.ts";
@@ -82,17 +82,12 @@ export function hmacSha256Hex(
 /** HMAC-SHA-256 of `doc` but its ETag and links, 160 bits as 40 hex digits (Eve's length). */
 function keyedHash(rt: Runtime, doc: Doc, key: Uint8Array | string): string {
   const settings = rt.settings;
-  // A write's document has neither yet: no copy without them is needed.
-  if (!Object.hasOwn(doc, settings.ETAG) && !Object.hasOwn(doc, settings.LINKS)) {
-    return hmacHex(key, canonicalEjson(doc), 20);
-  }
-  const { [settings.ETAG]: _etag, [settings.LINKS]: _links, ...rest } = doc;
-  return hmacHex(key, canonicalEjson(rest), 20);
+  return hmacHex(key, canonicalEjsonWithout(doc, settings.ETAG, settings.LINKS), 20);
 }
 
 /**
- * The ETag of `doc`, about to be stored by a write: its hash keyed with a random value
- * drawn for this write alone.
+ * The ETag of `doc`, about to be stored by a write: its hash (but its ETag and links)
+ * keyed with a random value drawn for this write alone.
  */
 export function freshEtag(rt: Runtime, doc: Doc): string {
   return keyedHash(rt, doc, randomKey());

@@ -86,28 +86,30 @@ const INITIAL = new Int32Array([
 const BLOCK = 64;
 
 /** The message schedule and the running state, reused by every hash. */
-const W = new Int32Array(64);
+const W = new Int32Array(16);
 const state = new Int32Array(8);
 
-/** Runs the compression function over the whole blocks of `bytes[0, length)`. */
-function compress(bytes: Uint8Array, length: number): void {
+/**
+ * Runs the compression function over the whole blocks of `view[0, length)`. Each round
+ * extends the message schedule as it goes (a ring of the 16 last words).
+ */
+function compress(view: DataView, length: number): void {
   let h0 = state[0], h1 = state[1], h2 = state[2], h3 = state[3];
   let h4 = state[4], h5 = state[5], h6 = state[6], h7 = state[7];
   for (let at = 0; at < length; at += BLOCK) {
-    for (let i = 0; i < 16; i++) {
-      const j = at + i * 4;
-      W[i] = (bytes[j] << 24) | (bytes[j + 1] << 16) | (bytes[j + 2] << 8) | bytes[j + 3];
-    }
-    for (let i = 16; i < 64; i++) {
-      const w15 = W[i - 15], w2 = W[i - 2];
-      const s0 = ((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3);
-      const s1 = ((w2 >>> 17) | (w2 << 15)) ^ ((w2 >>> 19) | (w2 << 13)) ^ (w2 >>> 10);
-      W[i] = (W[i - 16] + s0 + W[i - 7] + s1) | 0;
-    }
+    for (let i = 0; i < 16; i++) W[i] = view.getInt32(at + i * 4);
     let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
     for (let i = 0; i < 64; i++) {
+      let w: number;
+      if (i < 16) w = W[i];
+      else {
+        const w15 = W[(i - 15) & 15], w2 = W[(i - 2) & 15];
+        const s0 = ((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3);
+        const s1 = ((w2 >>> 17) | (w2 << 15)) ^ ((w2 >>> 19) | (w2 << 13)) ^ (w2 >>> 10);
+        w = W[i & 15] = (W[i & 15] + s0 + W[(i - 7) & 15] + s1) | 0;
+      }
       const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-      const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i] + W[i]) | 0;
+      const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i] + w) | 0;
       const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
       const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
       h = g;
@@ -162,15 +164,17 @@ function pad(bytes: Uint8Array, length: number, total: number): number {
 const encoder = new TextEncoder();
 /** The inner message: the key's inner pad, the text's UTF-8, the padding. Grows as needed. */
 let message = new Uint8Array(4096);
+let messageView = new DataView(message.buffer);
 /** The outer message: the key's outer pad, the inner hash, the padding (two blocks). */
 const outer = new Uint8Array(2 * BLOCK);
+const outerView = new DataView(outer.buffer);
 const keyBlock = new Uint8Array(BLOCK);
 const digestBytes = new Uint8Array(32);
 
-/** SHA-256 of `bytes[0, length)` into `digestBytes`. */
-function sha256Into(bytes: Uint8Array, length: number): void {
+/** SHA-256 of `bytes[0, length)` (`view` over the same memory) into `digestBytes`. */
+function sha256Into(bytes: Uint8Array, view: DataView, length: number): void {
   state.set(INITIAL);
-  compress(bytes, pad(bytes, length, length));
+  compress(view, pad(bytes, length, length));
   for (let i = 0; i < 8; i++) {
     const v = state[i];
     digestBytes[i * 4] = v >>> 24;
@@ -184,7 +188,7 @@ function sha256Into(bytes: Uint8Array, length: number): void {
 export function sha256(bytes: Uint8Array): Uint8Array {
   const room = new Uint8Array(bytes.length + 2 * BLOCK);
   room.set(bytes);
-  sha256Into(room, bytes.length);
+  sha256Into(room, new DataView(room.buffer), bytes.length);
   return digestBytes.slice();
 }
 
@@ -202,15 +206,18 @@ export function hmacSha256Hex(key: Uint8Array | string, text: string, bytes = 32
   keyBlock.set(k);
   // UTF-8 takes at most 3 bytes per UTF-16 unit; the padding at most 72.
   const room = BLOCK + text.length * 3 + 2 * BLOCK;
-  if (message.length < room) message = new Uint8Array(Math.max(room, message.length * 2));
+  if (message.length < room) {
+    message = new Uint8Array(Math.max(room, message.length * 2));
+    messageView = new DataView(message.buffer);
+  }
   for (let i = 0; i < BLOCK; i++) {
     message[i] = keyBlock[i] ^ 0x36;
     outer[i] = keyBlock[i] ^ 0x5c;
   }
   const written = encoder.encodeInto(text, message.subarray(BLOCK)).written;
-  sha256Into(message, BLOCK + written);
+  sha256Into(message, messageView, BLOCK + written);
   outer.set(digestBytes, BLOCK);
-  sha256Into(outer, BLOCK + 32);
+  sha256Into(outer, outerView, BLOCK + 32);
   let out = "";
   for (let i = 0; i < bytes; i++) out += HEX[digestBytes[i]];
   return out;

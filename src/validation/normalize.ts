@@ -126,7 +126,10 @@ export function normDict(obj: Doc, dict: DictNode, walk: NormalizeWalk): Doc {
       if (cur === undefined) out[name] = env.original[name];
     } else if (env.applyDefaults && node.default) {
       path.push(name);
-      out[name] = normField(structuredClone(node.default.value), node, walk);
+      // Each document gets its own copy of an object default; a scalar is copied by value.
+      const value = node.default.value;
+      const fresh = typeof value === "object" && value !== null ? structuredClone(value) : value;
+      out[name] = normField(fresh, node, walk);
       path.pop();
     }
   }

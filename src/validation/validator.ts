@@ -318,6 +318,12 @@ async function runLimited<T>(
   fn: (item: T) => Promise<string | null>,
 ): Promise<Array<[number, string]>> {
   const out: Array<[number, string]> = [];
+  // One check (a unique field, a reference) or none: no workers to share them out.
+  if (items.length <= 1) {
+    const r = items.length === 0 ? null : await fn(items[0]);
+    if (r) out.push([0, r]);
+    return out;
+  }
   let next = 0;
   const worker = async () => {
     while (next < items.length) {

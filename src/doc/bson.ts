@@ -92,6 +92,29 @@ export function canonicalEjson(value: unknown): string {
 }
 
 /**
+ * {@link canonicalEjson} of a plain object without its members `a` and `b`: the text of a
+ * copy of `doc` without them, written without making the copy (an ETag is the hash of a
+ * document but its ETag and links).
+ */
+export function canonicalEjsonWithout(doc: Record<string, unknown>, a: string, b: string): string {
+  const proto = Object.getPrototypeOf(doc);
+  if ((proto !== Object.prototype && proto !== null) || doc._bsontype !== undefined) {
+    const { [a]: _a, [b]: _b, ...rest } = doc;
+    return canonicalEjson(rest);
+  }
+  let out = "{";
+  let first = true;
+  for (const key of Object.keys(doc)) {
+    if (key === a || key === b) continue;
+    const text = writeEjson(doc[key], 1, false);
+    if (text === undefined) continue;
+    out += (first ? "" : ",") + quotedKey(key) + text;
+    first = false;
+  }
+  return out + "}";
+}
+
+/**
  * The embedded store's text of a document: {@link canonicalEjson} but for finite numbers,
  * written as plain JSON numbers, and valid dates, written `{"$date": <ms>}` (Extended
  * JSON's legacy form). It reads back to the same values (JavaScript has one number type)

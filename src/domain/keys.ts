@@ -19,6 +19,11 @@ export const BSON_TAG = "_bsontype";
  * encode it, so the embedded store must not accept what the other store cannot keep).
  */
 export function forbiddenSegment(path: string): string | undefined {
+  // A plain name (the common case) is its one segment: no split.
+  if (!path.includes(".")) {
+    const refused = FORBIDDEN_SEGMENTS.has(path) || path === BSON_TAG || path.includes("\0");
+    return refused ? path : undefined;
+  }
   for (const segment of path.split(".")) {
     if (FORBIDDEN_SEGMENTS.has(segment) || segment === BSON_TAG || segment.includes("\0")) {
       return segment;

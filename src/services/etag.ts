@@ -29,7 +29,7 @@
  * ever opens them.
  */
 import { createHash } from "node:crypto";
-import { canonicalEjson } from "../doc/bson.ts";
+import { canonicalEjsonWithout } from "../doc/bson.ts";
 import type { Doc } from "../store/store.ts";
 import type { Runtime } from "./runtime.ts";
 
@@ -50,6 +50,7 @@ function randomHex(): string {
  * Random bytes drawn a pool at a time: one `getRandomValues` call serves many writes (each
  * key is still 160 fresh bits, used once and then overwritten by the next pool).
  */
+const KEY_BYTES = 20;
 const pool = new Uint8Array(4096);
 let poolAt = pool.length;
 
@@ -63,7 +64,6 @@ function randomKey(): Uint8Array {
   return key;
 }
 
-const KEY_BYTES = 20;
 const BLOCK = 64;
 const innerPad = new Uint8Array(BLOCK);
 const outerPad = new Uint8Array(BLOCK);
@@ -96,17 +96,14 @@ export function hmacSha256Hex(
 /** HMAC-SHA-256 of `doc` but its ETag and links, 160 bits as 40 hex digits (Eve's length). */
 function keyedHash(rt: Runtime, doc: Doc, key: Uint8Array | string): string {
   const settings = rt.settings;
-  // A write's document has neither yet: no copy without them is needed.
-  if (!Object.hasOwn(doc, settings.ETAG) && !Object.hasOwn(doc, settings.LINKS)) {
-    return hmacSha256Hex(key, canonicalEjson(doc), { bytes: 20 });
-  }
-  const { [settings.ETAG]: _etag, [settings.LINKS]: _links, ...rest } = doc;
-  return hmacSha256Hex(key, canonicalEjson(rest), { bytes: 20 });
+  return hmacSha256Hex(key, canonicalEjsonWithout(doc, settings.ETAG, settings.LINKS), {
+    bytes: 20,
+  });
 }
 
 /**
- * The ETag of `doc`, about to be stored by a write: its hash keyed with a random value
- * drawn for this write alone.
+ * The ETag of `doc`, about to be stored by a write: its hash (but its ETag and links)
+ * keyed with a random value drawn for this write alone.
  */
 export function freshEtag(rt: Runtime, doc: Doc): string {
   return keyedHash(rt, doc, randomKey());

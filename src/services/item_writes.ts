@@ -9,6 +9,7 @@
  * queue cannot see (other service instances on one MongoDB).
  */
 import type { RequestContext, Runtime } from "./runtime.ts";
+import { idToString } from "../doc/bson.ts";
 
 const queues = new WeakMap<Runtime, Map<string, Promise<void>>>();
 const settled = () => {};
@@ -38,6 +39,6 @@ export function oneWriteAtATime<T>(
  */
 function itemKey(ctx: RequestContext): string {
   let key = ctx.resource.source;
-  for (const field in ctx.lookup) key += `\0${field}\0${String(ctx.lookup[field])}`;
+  for (const field in ctx.lookup) key += `\0${field}\0${idToString(ctx.lookup[field])}`;
   return key;
 }

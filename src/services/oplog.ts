@@ -85,7 +85,6 @@ export async function oplogEntries(
   });
   await rt.events.emit("on_oplog_push", resource.name, entries);
   for (const entry of entries) {
-    delete entry[settings.ETAG];
     entry[settings.ETAG] = freshEtag(rt, entry);
   }
   return { collection: settings.OPLOG_NAME, docs: entries };

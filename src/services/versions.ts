@@ -13,6 +13,7 @@ import { andFilters } from "./filters.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Runtime } from "./runtime.ts";
 import { derivedEtag } from "./etag.ts";
+import { setOwn } from "../domain/keys.ts";
 
 /** The version fields a versioned resource's documents carry (key fields, service-written). */
 export function versionFields(rt: Runtime, resource: Resource): string[] {
@@ -123,11 +124,17 @@ async function withVersions(
   const idField = documentIdField(rt, resource);
   // As in Eve, a shadow copy holds the versioned fields only: the creation date (and every
   // field marked `versioned: false`) is read from the primary document.
-  const skipped = [...resource.schemaModel.unversioned, rt.settings.DATE_CREATED];
+  const skipped = new Set([...resource.schemaModel.unversioned, rt.settings.DATE_CREATED]);
+  skipped.add(resource.idField);
+  // Built member by member: deleting members of a copy would leave a slow dictionary object.
   const shadows = docs.map((doc) => {
-    const { [resource.idField]: id, ...rest } = doc;
-    for (const field of skipped) delete rest[field];
-    return { ...rest, _id: new ObjectId(), [idField]: id };
+    const shadow: Doc = {};
+    for (const key of Object.keys(doc)) {
+      if (!skipped.has(key)) setOwn(shadow, key, doc[key]);
+    }
+    shadow._id = new ObjectId();
+    shadow[idField] = doc[resource.idField];
+    return shadow;
   });
   const versions = rt.store.collection(versionsSource(rt, resource));
   await versions.insertMany(shadows);

@@ -126,7 +126,10 @@ export function normDict(obj: Doc, dict: DictNode, walk: NormalizeWalk): Doc {
       if (cur === undefined) out[name] = env.original[name];
     } else if (env.applyDefaults && node.default) {
       path.push(name);
-      out[name] = normField(structuredClone(node.default.value), node, walk);
+      // Each document gets its own copy of an object default; a scalar is copied by value.
+      const value = node.default.value;
+      const fresh = typeof value === "object" && value !== null ? structuredClone(value) : value;
+      out[name] = normField(fresh, node, walk);
       path.pop();
     }
   }
@@ -235,8 +238,14 @@ export function keyIssues(v: unknown, path: string[], check: KeyCheck): boolean 
   // Dotted keys are refused below the top level: one settings object serves all of them.
   const below: KeyCheck = allowDots ? { allowDots: false, issues } : check;
   let hostile = false;
+  // A scalar has no names: it is only visited where it would be nested too deeply.
+  const deeper = path.length + 1 > MAX_DEPTH;
   if (Array.isArray(v)) {
-    v.forEach((x, i) => hostile = keyIssues(x, [...path, String(i)], below) || hostile);
+    v.forEach((x, i) => {
+      if (deeper || (typeof x === "object" && x !== null)) {
+        hostile = keyIssues(x, [...path, String(i)], below) || hostile;
+      }
+    });
   } else if (isPlainObject(v)) {
     // A DBRef's `$ref`/`$id`/`$db` are the one place `$` names are data (type `dbref`).
     if (isDbRefShape(v)) return false;
@@ -252,7 +261,9 @@ export function keyIssues(v: unknown, path: string[], check: KeyCheck): boolean 
       } else if (allowDots && path.length + k.split(".").length > MAX_DEPTH) {
         addIssue(issues, [...path, k], "document nested too deeply");
         hostile = true;
-      } else hostile = keyIssues(x, [...path, k], below) || hostile;
+      } else if (deeper || (typeof x === "object" && x !== null)) {
+        hostile = keyIssues(x, [...path, k], below) || hostile;
+      }
     }
   }
   return hostile;

@@ -27,6 +27,7 @@ import {
 } from "./normalize.ts";
 import { TypeChecker } from "./typecheck.ts";
 import { isPlainObject } from "../util/plain.ts";
+import { setOwn } from "../domain/keys.ts";
 import { type CoerceContext, TypeTable } from "../domain/field-types.ts";
 import { buildSchemaModel } from "../domain/schema.ts";
 import {
@@ -210,8 +211,11 @@ class Compiled implements CompiledSchema {
   }
 
   private stripMeta(doc: Doc): Doc {
-    if (!Object.keys(doc).some((k) => this.meta.has(k))) return doc;
-    return Object.fromEntries(Object.entries(doc).filter(([k]) => !this.meta.has(k)));
+    const keys = Object.keys(doc);
+    if (!keys.some((k) => this.meta.has(k))) return doc;
+    const out: Doc = {};
+    for (const k of keys) if (!this.meta.has(k)) setOwn(out, k, doc[k]);
+    return out;
   }
 
   /** The stored document with the updates applied (dotted keys set one nested field). */
@@ -314,6 +318,12 @@ async function runLimited<T>(
   fn: (item: T) => Promise<string | null>,
 ): Promise<Array<[number, string]>> {
   const out: Array<[number, string]> = [];
+  // One check (a unique field, a reference) or none: no workers to share them out.
+  if (items.length <= 1) {
+    const r = items.length === 0 ? null : await fn(items[0]);
+    if (r) out.push([0, r]);
+    return out;
+  }
   let next = 0;
   const worker = async () => {
     while (next < items.length) {

@@ -7,6 +7,7 @@ import { Long } from "mongodb";
 import {
   Binary,
   canonicalEjson,
+  canonicalEjsonWithout,
   compactEjson,
   Decimal128,
   EJSON,
@@ -102,6 +103,20 @@ Deno.test("canonicalEjson: the library's text for 5,000 generated documents", ()
     const doc = { _id: new ObjectId(), v: generator(seed)(0), n: seed };
     assert.equal(canonicalEjson(doc), library(doc), `seed ${seed}`);
   }
+});
+
+Deno.test("canonicalEjsonWithout: the text of the document without the two members", () => {
+  for (let seed = 1; seed <= 500; seed++) {
+    const value = generator(seed)(0);
+    const doc: Record<string, unknown> = { _etag: "x", _id: new ObjectId(), v: value, _links: {} };
+    if (seed % 3 === 0) delete doc._links;
+    if (seed % 5 === 0) doc.after = value;
+    const { _etag: _e, _links: _l, ...rest } = doc;
+    assert.equal(canonicalEjsonWithout(doc, "_etag", "_links"), library(rest), `seed ${seed}`);
+  }
+  const nullProto = Object.assign(Object.create(null), { a: 1, _etag: "x" });
+  assert.equal(canonicalEjsonWithout(nullProto, "_etag", "_links"), library({ a: 1 }));
+  assert.equal(canonicalEjsonWithout({ _etag: "x" }, "_etag", "_links"), "{}");
 });
 
 Deno.test("canonicalEjson: edge values one by one", () => {

@@ -34,14 +34,12 @@ async function validateNew(
   );
   const issues = results.map((r) => r.issues);
   const docs = results.map((r) => r.doc);
-  for (
-    const [index, dup] of findBatchDuplicates(
-      docs,
-      [...schema.uniqueFields, ...schema.scopedUniqueFields],
-      rt.settings.DATE_FORMAT,
-    )
-  ) {
-    issues[index] = { ...(issues[index] ?? {}), ...dup };
+  // A value repeated within the request (one document alone repeats nothing).
+  const unique = [...schema.uniqueFields, ...schema.scopedUniqueFields];
+  if (docs.length > 1 && unique.length > 0) {
+    for (const [index, dup] of findBatchDuplicates(docs, unique, rt.settings.DATE_FORMAT)) {
+      issues[index] = { ...(issues[index] ?? {}), ...dup };
+    }
   }
   if (issues.some(Boolean)) throw validationError(rt, issues, { bulk });
   await rt.auth?.prepareWrite(ctx, docs);

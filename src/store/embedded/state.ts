@@ -3,13 +3,7 @@
  * order, unique indexes, and persisted index definitions. Loaded from SQLite on first use.
  */
 import type { Doc, IndexSpec } from "../store.ts";
-import {
-  decodeEntries,
-  decodeJoined,
-  type DecodeOptions,
-  decodeStored,
-  valueKey,
-} from "./codec.ts";
+import { decodeJoined, type DecodeOptions, decodeStored, valueKey } from "./codec.ts";
 import { DocMap } from "./doc_map.ts";
 import { noteWritten } from "./memory.ts";
 import { compileFilter, isSimpleValue } from "../../doc/match/engine.ts";
@@ -21,30 +15,50 @@ import { applyToIndex, type Change, indexName, UniqueIndex } from "./indexes.ts"
 import { EqIndex, equalityValues, rangeOf, SortedView } from "./secondary.ts";
 import type { Filter, Sort } from "../store.ts";
 
-/** Documents read from SQLite per query while loading. */
-const LOAD_BATCH = 2000;
+/** Rows whose keys are read per query while loading. */
+const LOAD_BATCH = 10_000;
 
 /**
- * (coll, after, count) -> [last seq, documents, `_id` keys, document texts]: the keys and
- * the texts each joined by U+0001, which stored text never holds (JSON escapes control
- * characters; a batch whose key holds one is read by `loadDocs` instead, see `load`).
+ * The statements that read a collection's rows: the keys and sequence numbers of its rows
+ * (loading), a row's text, the rows after one (see `DocMap`) and the rows whose text holds a
+ * string (see `candidates`). Arrays of keys come as JSON arrays: a string `_id` may hold
+ * any character.
  */
-const LOAD_TEXT_SQL =
-  `SELECT max(seq), count(*), group_concat(id, char(1)), group_concat(body, char(1))
-  FROM (SELECT seq, id, body FROM docs WHERE coll = ? AND seq > ? ORDER BY seq LIMIT ?)`;
+const ROWS_SQL = {
+  keys: `SELECT max(seq), json_group_array(id), json_group_array(seq)
+    FROM (SELECT seq, id FROM docs WHERE coll = ? AND seq > ? ORDER BY seq LIMIT ?)`,
+  text: "SELECT body FROM docs WHERE seq = ? AND coll = ?",
+  after: `SELECT json_group_array(id), json_group_array(seq), group_concat(body, char(1))
+    FROM (SELECT seq, id, body FROM docs WHERE coll = ? AND seq > ? ORDER BY seq LIMIT ?)`,
+  holding: `SELECT json_group_array(id)
+    FROM (SELECT id FROM docs WHERE coll = ? AND instr(body, ?) > 0 ORDER BY seq LIMIT ?)`,
+};
 
-/** The text-loading statement of each database, prepared on first use. */
-const loadText = new WeakMap<Database, StatementSync>();
+type RowStatements = { [K in keyof typeof ROWS_SQL]: StatementSync };
 
-function loadTextStatement(db: Database): StatementSync {
-  let stmt = loadText.get(db);
-  if (!stmt) {
-    stmt = db.db.prepare(LOAD_TEXT_SQL);
-    (stmt as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
-    loadText.set(db, stmt);
+/** The row statements of each database, prepared on first use. */
+const rowStatements = new WeakMap<Database, RowStatements>();
+
+function rowsOf(db: Database): RowStatements {
+  let stmts = rowStatements.get(db);
+  if (!stmts) {
+    const prepared: Partial<RowStatements> = {};
+    for (const [name, sql] of Object.entries(ROWS_SQL)) {
+      const stmt = db.db.prepare(sql);
+      (stmt as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
+      prepared[name as keyof RowStatements] = stmt;
+    }
+    stmts = prepared as RowStatements;
+    rowStatements.set(db, stmts);
   }
-  return stmt;
+  return stmts;
 }
+
+/**
+ * The most documents a read finds by searching the stored texts (see `candidates`); past
+ * it, the read builds the collection's indexes instead.
+ */
+const TEXT_CANDIDATES = 1000;
 
 /**
  * An ordered read takes its candidates from a range only when the range holds at most one
@@ -94,44 +108,49 @@ export class CollectionState {
   /** Sorted views by sort specification (JSON), built on first use. */
   readonly #views = new Map<string, SortedView>();
 
-  constructor(
+  /** The statements reading this collection's rows. */
+  readonly #rows: RowStatements;
+
+  private constructor(
     readonly name: string,
     readonly options: Partial<Options>,
-    decoding: DecodeOptions = {},
+    db: Database,
   ) {
+    const decoding: DecodeOptions = { exactLongs: db.exactLongs };
+    const rows = this.#rows = rowsOf(db);
     this.docs = new DocMap(
+      {
+        text: (seq) => (rows.text.get(seq, name) as unknown as [string] | undefined)?.[0],
+        after: (seq, count) => {
+          const [ids, seqs, texts] = rows.after.get(name, seq, count) as unknown as [
+            string,
+            string,
+            string | null,
+          ];
+          return texts === null
+            ? null
+            : { keys: JSON.parse(ids), seqs: JSON.parse(seqs), texts };
+        },
+      },
       (text) => decodeStored(text, decoding),
       (texts) => decodeJoined(texts, decoding),
     );
   }
 
   /**
-   * Reads the collection's indexes and the text of its documents from the database (each
-   * document is decoded on first read).
+   * Reads the collection's indexes and the keys of its documents from the database (each
+   * document is read and decoded on first read, see DocMap).
    */
   static load(db: Database, name: string, options: Partial<Options>): CollectionState {
-    const decoding = { exactLongs: db.exactLongs };
-    const state = new CollectionState(name, options, decoding);
-    const docs = state.docs;
-    const add = (id: string, doc: Doc) => docs.set(id, doc);
-    const stmt = loadTextStatement(db);
+    const state = new CollectionState(name, options, db);
     for (let after = -1;;) {
-      const [last, count, ids, texts] = stmt.get(name, after, LOAD_BATCH) as unknown as [
+      const [last, ids, seqs] = state.#rows.keys.get(name, after, LOAD_BATCH) as unknown as [
         number | null,
-        number,
         string,
         string,
       ];
       if (last === null) break;
-      const keys = ids.split("\u0001");
-      if (keys.length !== count || !docs.addTexts(keys, texts)) {
-        // A key holding U+0001 (a string `_id`): this batch is read as decoded documents.
-        const [, decoded] = db.stmts.loadDocs.get(name, after, count) as unknown as [
-          number,
-          string,
-        ];
-        decodeEntries(decoded, add, decoding);
-      }
+      state.docs.addStored(JSON.parse(ids), JSON.parse(seqs));
       after = last;
     }
     for (const row of db.stmts.loadIndexes.iterate(name)) {

@@ -5,6 +5,7 @@
 import type { Doc, IndexSpec } from "../store.ts";
 import { decodeJoined, type DecodeOptions, decodeStored, valueKey } from "./codec.ts";
 import { DocMap } from "./doc_map.ts";
+import { type Built, fieldsRead, IndexBuild } from "./index_build.ts";
 import { noteWritten } from "./memory.ts";
 import { compileFilter, isSimpleValue } from "../../doc/match/engine.ts";
 import type { Options } from "mingo/types";
@@ -99,6 +100,12 @@ export class CollectionState {
   #deferred: IndexSpec[] = [];
   #building = false;
   /**
+   * The build of the deferred indexes from the stored rows in progress (see IndexBuild):
+   * undefined before it starts, null when it cannot serve (the full build then decodes
+   * every document first, as it reports what the documents break).
+   */
+  #build: IndexBuild | null | undefined = undefined;
+  /**
    * `_id` key -> natural-order sequence number, built on first use (index candidates,
    * sorted views): the iteration order of `docs` is the natural order, since a replaced
    * document keeps its place and a new one goes last.
@@ -110,13 +117,16 @@ export class CollectionState {
 
   /** The statements reading this collection's rows. */
   readonly #rows: RowStatements;
+  readonly #db: Database;
+  readonly #decoding: DecodeOptions;
 
   private constructor(
     readonly name: string,
     readonly options: Partial<Options>,
     db: Database,
   ) {
-    const decoding: DecodeOptions = { exactLongs: db.exactLongs };
+    const decoding: DecodeOptions = this.#decoding = { exactLongs: db.exactLongs };
+    this.#db = db;
     const rows = this.#rows = rowsOf(db);
     this.docs = new DocMap(
       {
@@ -127,9 +137,7 @@ export class CollectionState {
             string,
             string | null,
           ];
-          return texts === null
-            ? null
-            : { keys: JSON.parse(ids), seqs: JSON.parse(seqs), texts };
+          return texts === null ? null : { keys: JSON.parse(ids), seqs: JSON.parse(seqs), texts };
         },
       },
       (text) => decodeStored(text, decoding),
@@ -177,11 +185,20 @@ export class CollectionState {
     const step = () => {
       this.#warming = undefined;
       try {
+        if (this.#deferred.length > 0 && !this.#building) {
+          this.#build ??= this.#startBuild();
+          if (this.#build !== null) {
+            if (this.#build.step()) this.#finishBuild();
+            this.#warming = setTimeout(step, 0);
+            return;
+          }
+        }
         if (this.docs.decodeNextBatch()) this.#warming = setTimeout(step, 0);
         else this.#buildDeferred();
       } catch {
         // Damaged stored documents, or an index they break: the request that needs them
         // meets the same error, and answers it, as without warming.
+        this.#build = null;
       }
     };
     if (this.docs.undecoded > 0 || this.#deferred.length > 0) this.#warming = setTimeout(step, 0);
@@ -217,6 +234,20 @@ export class CollectionState {
    */
   #buildDeferred(): void {
     if (this.#deferred.length === 0 || this.#building) return;
+    this.#build ??= this.#startBuild();
+    if (this.#build !== null) {
+      this.#building = true;
+      try {
+        while (!this.#build.step());
+        this.#finishBuild();
+        return;
+      } catch {
+        // The documents break an index: the full build below meets it and reports it.
+        this.#build = null;
+      } finally {
+        this.#building = false;
+      }
+    }
     this.docs.decodeAll();
     this.#building = true;
     try {
@@ -227,6 +258,54 @@ export class CollectionState {
     } finally {
       this.#building = false;
     }
+  }
+
+  /**
+   * A build of the deferred indexes from the stored rows, as `addIndex` would register them
+   * one after the other; null when their fields cannot be read that way.
+   */
+  #startBuild(): IndexBuild | null {
+    const fields = fieldsRead(this.#deferred);
+    if (fields === null) return null;
+    const eqFields = new Set(this.#eq.keys());
+    const built = this.#deferred.map((spec): Built => {
+      const unique = spec.unique
+        ? new UniqueIndex(
+          indexName(spec),
+          spec,
+          spec.partialFilterExpression
+            ? compileFilter(spec.partialFilterExpression, this.options)
+            : undefined,
+        )
+        : null;
+      const field = indexedField(spec);
+      let eq: EqIndex | null = null;
+      if (field !== null && !eqFields.has(field)) {
+        eqFields.add(field);
+        const alone = unique && Object.keys(spec.keys).length === 1 &&
+          onlyWhereSet(spec.partialFilterExpression, field);
+        eq = new EqIndex(field, alone ? unique : undefined);
+      }
+      return { spec, unique, eq };
+    });
+    const decoding = this.#decoding;
+    return new IndexBuild(
+      this.#db,
+      this.name,
+      fields,
+      built,
+      (texts) => decodeJoined(texts, decoding),
+    );
+  }
+
+  /** Registers the indexes a finished build filled. */
+  #finishBuild(): void {
+    for (const { unique, eq } of this.#build!.built) {
+      if (unique) this.#unique.push(unique);
+      if (eq) this.#eq.set(eq.field, eq);
+    }
+    this.#deferred = [];
+    this.#build = null;
   }
 
   /** The sequence numbers, built from the natural order on first use. */
@@ -372,6 +451,10 @@ export class CollectionState {
    */
   candidates(filter: Filter, options: { natural?: boolean } = {}): string[] | null {
     if (Object.keys(filter).length === 0) return null;
+    if (this.#deferred.length > 0 && !this.#building) {
+      const early = this.#unbuiltCandidates(filter);
+      if (early !== null) return early;
+    }
     const natural = options.natural ?? true;
     let best: Set<string> | null = null;
     let ranged: { view: SortedView; span: [number, number] } | null = null;
@@ -420,6 +503,52 @@ export class CollectionState {
     const entries = view.entries(span);
     if (natural) entries.sort((a, b) => a[0] - b[0]);
     return entries.map((e) => e[1]);
+  }
+
+  /**
+   * Candidates found without the indexes, while they are not built yet (a restart's first
+   * reads, before the warming has built them): the document of an `_id` equal to one value,
+   * else the documents whose stored text holds the text of a string a field must equal
+   * (`{"email": "a@b.org"}`, also inside `$and`), found by SQLite in the rows, when there are
+   * at most {@link TEXT_CANDIDATES}. Null when neither applies: the indexes are built then.
+   *
+   * The text search finds every document that can match: a document whose field (at any
+   * depth, or an element of an array there) equals a string holds that string's JSON text,
+   * which is how the store writes every string (`compactEjson`), and every document in
+   * memory is in its row (a write changes both in one turn). It finds them in natural order,
+   * the order of their rows. The full filter then decides.
+   */
+  #unbuiltCandidates(filter: Filter): string[] | null {
+    let text: string | null = null;
+    const visit = (f: Filter, depth: number): string[] | null => {
+      for (const key of Object.keys(f)) {
+        if (key === "$and" && depth < 4 && Array.isArray(f.$and)) {
+          for (const sub of f.$and) {
+            if (sub === null || typeof sub !== "object" || Array.isArray(sub)) continue;
+            const found = visit(sub as Filter, depth + 1);
+            if (found !== null) return found;
+          }
+          continue;
+        }
+        if (key[0] === "$") continue;
+        const values = equalityValues(f[key]);
+        if (values === null || values.length !== 1) continue;
+        if (key === "_id") {
+          const found = this.#byIds(f._id);
+          if (found !== null) return [...found];
+        } else if (text === null && typeof values[0] === "string") {
+          text = JSON.stringify(values[0]);
+        }
+      }
+      return null;
+    };
+    const byId = visit(filter, 0);
+    if (byId !== null || text === null) return byId;
+    const [found] = this.#rows.holding.get(this.name, text, TEXT_CANDIDATES + 1) as unknown as [
+      string,
+    ];
+    const keys = JSON.parse(found) as string[];
+    return keys.length > TEXT_CANDIDATES ? null : keys.filter((key) => this.docs.has(key));
   }
 
   /**

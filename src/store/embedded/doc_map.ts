@@ -88,6 +88,8 @@ export class DocMap extends Map<string, Doc> {
     let waiting = 0;
     for (let i = 0; i < keys.length; i++) if (super.get(keys[i]) === seqs[i] as unknown) waiting++;
     if (waiting === 0) return 0;
+    // One document per text: JSON text never holds a raw U+0001 (a text that did would not
+    // parse, joined or alone).
     const docs = this.decodeJoined(rows.texts);
     for (let i = 0; i < keys.length; i++) {
       if (super.get(keys[i]) !== seqs[i] as unknown) continue;

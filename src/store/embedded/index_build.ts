@@ -115,6 +115,7 @@ export class IndexBuild {
     if (last === null) return true;
     const keys = JSON.parse(ids) as string[];
     const docs = this.decodeJoined(texts);
+    if (docs.length !== keys.length) throw new Error("stored text holding U+0001");
     for (const { unique, eq } of this.built) {
       if (unique) {
         for (let i = 0; i < docs.length; i++) {

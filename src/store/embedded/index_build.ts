@@ -18,7 +18,7 @@ import { UniqueIndex } from "./indexes.ts";
 import { EqIndex } from "./secondary.ts";
 
 /** Rows read per step. */
-const BATCH = 5000;
+const BATCH = 2000;
 
 /** Field names SQLite's JSON paths take quoted as they are. */
 const PLAIN_FIELD = /^[A-Za-z0-9_-]{1,200}$/;

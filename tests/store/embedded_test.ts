@@ -719,7 +719,7 @@ Deno.test("embedded: a reopened collection decodes its documents and builds its 
     c = store.collection("warm");
     assert.equal((await c.findOne({ _id: "w7" }))?.n, 7);
     const state = (store as unknown as { state(name: string): CollectionState }).state("warm");
-    // Loaded as text: nothing but the one document read is decoded yet.
+    // Loaded as keys: nothing but the one document read is decoded yet.
     assert.equal(state.warmed, false);
     assert.ok(state.docs.undecoded >= 8000, `undecoded: ${state.docs.undecoded}`);
     // No request asks for more; the collection warms by itself within the deadline.

@@ -182,10 +182,12 @@ export class CollectionState {
   #warming: ReturnType<typeof setTimeout> | undefined;
 
   /**
-   * Decodes the documents still held as text and then builds the deferred indexes in the
-   * background, one load batch per turn of the event loop, so the first query or write that
-   * needs an index after a restart finds it built instead of doing all that work itself.
-   * Requests keep being served between the steps; `stopWarming` ends it.
+   * Builds the deferred indexes from the stored rows (see IndexBuild) and then decodes the
+   * documents not decoded yet, in the background, a batch of rows per turn of the event
+   * loop, so the first query or write that needs an index after a restart finds it built,
+   * and a scan finds the documents decoded, instead of doing that work itself. Requests
+   * keep being served between the steps; `stopWarming` ends it. (Indexes the rows cannot
+   * build are built from the decoded documents at the end, as before.)
    */
   warm(): void {
     if (this.#warming !== undefined) return;
@@ -517,6 +519,9 @@ export class CollectionState {
     return entries.map((e) => e[1]);
   }
 
+  /** How many reads have searched the stored texts (see TEXT_SEARCHES). */
+  #textSearches = 0;
+
   /**
    * Candidates found without the indexes, while they are not built yet (a restart's first
    * reads, before the warming has built them): the document of an `_id` equal to one value,
@@ -531,9 +536,6 @@ export class CollectionState {
    * memory is in its row (a write changes both in one turn). It finds them in natural order,
    * the order of their rows. The full filter then decides.
    */
-  /** How many reads have searched the stored texts (see TEXT_SEARCHES). */
-  #textSearches = 0;
-
   #unbuiltCandidates(filter: Filter): string[] | null {
     let text: string | null = null;
     const visit = (f: Filter, depth: number): string[] | null => {

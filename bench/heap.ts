@@ -1,7 +1,7 @@
 /**
  * Heap cost of a loaded collection of the embedded store: opens a data directory (not in
  * use by a running service), loads one collection the way the service does (documents,
- * then every index built, which decodes every document), and prints the V8 heap it holds
+ * then every index built), decodes every document, and prints the V8 heap it holds
  * after a full garbage collection, per document and against the size of the documents as
  * JSON. Run by
  * `deno task bench --scale` after each size; alone:
@@ -31,8 +31,8 @@ async function measure(dir: string, name: string): Promise<HeapCost> {
     gc();
     const before = Deno.memoryUsage().heapUsed;
     const t0 = performance.now();
-    // A count loads the documents (as text); a count with a filter builds every index,
-    // which decodes them; a full read leaves every document decoded in any case.
+    // A count loads the documents' keys; a write asks for every index, built then; a count
+    // with a filter no index serves reads every document, which decodes them all.
     const docs = await collection.count({});
     await collection.count({ _id: "" });
     await collection.updateMany({ _id: { $in: [] } }, { $set: { x: 1 } });

@@ -719,7 +719,7 @@ Deno.test("embedded: a reopened collection decodes its documents and builds its 
     c = store.collection("warm");
     assert.equal((await c.findOne({ _id: "w7" }))?.n, 7);
     const state = (store as unknown as { state(name: string): CollectionState }).state("warm");
-    // Loaded as text: nothing but the one document read is decoded yet.
+    // Loaded as keys: nothing but the one document read is decoded yet.
     assert.equal(state.warmed, false);
     assert.ok(state.docs.undecoded >= 8000, `undecoded: ${state.docs.undecoded}`);
     // No request asks for more; the collection warms by itself within the deadline.
@@ -940,3 +940,130 @@ Deno.test("embedded: a range with both bounds of one side counts by the tighter 
       assert.equal((await c.find({ n: range })).length, expected, JSON.stringify(range));
     }
   }));
+
+Deno.test("embedded: before a reopened collection's indexes are built, equality on a string searches the stored texts", () =>
+  inTempDir(async (dir) => {
+    const docs: Array<Record<string, unknown>> = Array.from({ length: 6000 }, (_, n) => ({
+      _id: n,
+      email: `u${n}@x.org`,
+      city: n % 4 === 0 ? "Lyon" : `c${n % 7}`,
+      n,
+    }));
+    docs[10].email = ["alias@x.org", "u10@x.org"];
+    // The text of another document's value, deeper: found by the search, refused by the filter.
+    docs[11].other = { email: "u5@x.org" };
+    docs[12].email = 'q"uote\\ \u2028 é 😀';
+    let store = await openEmbeddedStore(dir);
+    let c = store.collection("early");
+    await c.insertMany(docs);
+    await c.createIndex({ keys: { email: 1 }, name: "email_1", unique: true });
+    await c.createIndex({ keys: { n: 1 }, name: "n_1" });
+    let state!: CollectionState;
+    const reopen = async () => {
+      await store.close();
+      store = await openEmbeddedStore(dir);
+      c = store.collection("early");
+      state = (store as unknown as { state(name: string): CollectionState }).state("early");
+      // Nothing builds the indexes but the reads below.
+      state.stopWarming();
+    };
+    const ids = async (filter: Record<string, unknown>) => (await c.find(filter)).map((d) => d._id);
+    const cases: Array<[Record<string, unknown>, unknown[]]> = [
+      [{ email: "u10@x.org" }, [10]],
+      [{ email: "alias@x.org" }, [10]],
+      [{ email: "u5@x.org" }, [5]],
+      [{ email: 'q"uote\\ \u2028 é 😀' }, [12]],
+      [{ $and: [{ email: "u77@x.org" }, { n: 77 }] }, [77]],
+      [{ email: "u78@x.org", n: 1 }, []],
+      [{ email: { $eq: "u5999@x.org" } }, [5999]],
+      [{ email: "nobody" }, []],
+    ];
+    for (const [filter, expected] of cases) {
+      await reopen();
+      assert.deepEqual(await ids(filter), expected, JSON.stringify(filter));
+      assert.equal(await c.count({ email: "u99@x.org" }), 1);
+      // An `_id` read needs no index either.
+      assert.equal((await c.findOne({ _id: 4321 }))?.n, 4321);
+      assert.equal(state.indexesPending, true);
+      assert.ok(state.docs.undecoded > 5900, `undecoded: ${state.docs.undecoded}`);
+      // Past two searches, a read builds the indexes.
+      assert.deepEqual(await ids({ email: "u3@x.org" }), [3]);
+      assert.equal(state.indexesPending, false);
+    }
+    await reopen();
+    // More matches than a search may hand over: the indexes are built and answer.
+    assert.equal((await ids({ city: "Lyon" })).length, 1500);
+    assert.equal(state.indexesPending, false);
+    for (const [filter, expected] of cases) {
+      assert.deepEqual(await ids(filter), expected, JSON.stringify(filter));
+    }
+    await assert.rejects(
+      () => c.insertMany([{ _id: "dup", email: "u1@x.org" }]),
+      DuplicateKeyError,
+    );
+    await store.close();
+  }));
+
+Deno.test("embedded: indexes rebuilt after reopen from the stored rows hold as the ones built from documents", () =>
+  inTempDir(async (dir) => {
+    for (const plain of [true, false]) await rebuilt(dir, plain);
+  }));
+
+/**
+ * Indexes of every kind over a reopened collection: built from the rows, or, with an index
+ * on a field SQLite's paths do not take as it is (`plain` false), from the documents.
+ */
+async function rebuilt(dir: string, plain: boolean) {
+  const at = (n: number) => new Date(1e12 + n * 1000);
+  let store = await openEmbeddedStore(dir);
+  const name = plain ? "rebuilt" : "rebuilt_e";
+  let c = store.collection(name);
+  await c.insertMany(Array.from({ length: 7000 }, (_, n) => ({
+    _id: oid(n + 1),
+    ...(n % 3 === 0 ? {} : { code: `k${n}` }),
+    a: n % 50,
+    b: { c: Math.floor(n / 50) },
+    at: at(n % 100),
+    ref: oid(n % 10 + 1),
+    "é": `v${n}`,
+  })));
+  await c.createIndex({
+    keys: { code: 1 },
+    name: "code_1",
+    unique: true,
+    partialFilterExpression: { code: { $exists: true } },
+  });
+  await c.createIndex({ keys: { a: 1, "b.c": 1 }, name: "a_b", unique: true });
+  await c.createIndex({ keys: { at: 1 }, name: "at_1" });
+  await c.createIndex({ keys: { ref: 1 }, name: "ref_1" });
+  // A field SQLite's paths do not take as it is: built from the documents instead.
+  if (!plain) await c.createIndex({ keys: { "é": 1 }, name: "e_1", unique: true });
+  const reads = async () => [
+    (await c.find({ at: at(7) })).length,
+    (await c.find({ ref: oid(3) })).length,
+    (await c.find({ at: { $gte: at(98) } }, { sort: { at: -1 }, limit: 3 })).map((d) => d.a),
+    await c.count({ code: "k5" }),
+    await c.count({ code: { $exists: false } }),
+    (await c.find({ a: 7, "b.c": 3 })).map((d) => d._id),
+  ];
+  const before = await reads();
+  await store.close();
+  store = await openEmbeddedStore(dir);
+  c = store.collection(name);
+  const state = (store as unknown as { state(name: string): CollectionState }).state(name);
+  state.stopWarming();
+  // A write asks for the unique indexes: they are built for it.
+  await assert.rejects(() => c.insertMany([{ _id: 1, code: "k5" }]), DuplicateKeyError);
+  assert.equal(state.indexesPending, false);
+  // Built from the rows, no document was decoded for it.
+  assert.equal(state.docs.undecoded > 6900, plain, `undecoded: ${state.docs.undecoded}`);
+  await assert.rejects(() => c.insertMany([{ _id: 2, a: 7, b: { c: 3 } }]), DuplicateKeyError);
+  if (!plain) {
+    await assert.rejects(() => c.insertMany([{ _id: 3, "é": "v9" }]), DuplicateKeyError);
+  }
+  // Documents without the partial index's field do not collide.
+  await c.insertMany([{ _id: 4, a: 1000, "é": 4 }, { _id: 5, a: 1001, "é": 5 }]);
+  await c.deleteMany({ _id: { $in: [4, 5] } });
+  assert.deepEqual(await reads(), before);
+  await store.close();
+}

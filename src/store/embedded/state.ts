@@ -3,14 +3,9 @@
  * order, unique indexes, and persisted index definitions. Loaded from SQLite on first use.
  */
 import type { Doc, IndexSpec } from "../store.ts";
-import {
-  decodeEntries,
-  decodeJoined,
-  type DecodeOptions,
-  decodeStored,
-  valueKey,
-} from "./codec.ts";
+import { decodeJoined, type DecodeOptions, decodeStored, valueKey } from "./codec.ts";
 import { DocMap } from "./doc_map.ts";
+import { type Built, fieldsRead, IndexBuild } from "./index_build.ts";
 import { noteWritten } from "./memory.ts";
 import { compileFilter, isSimpleValue } from "../../doc/match/engine.ts";
 import type { Options } from "mingo/types";
@@ -21,30 +16,57 @@ import { applyToIndex, type Change, indexName, UniqueIndex } from "./indexes.ts"
 import { EqIndex, equalityValues, rangeOf, SortedView } from "./secondary.ts";
 import type { Filter, Sort } from "../store.ts";
 
-/** Documents read from SQLite per query while loading. */
-const LOAD_BATCH = 2000;
+/** Rows whose keys are read per query while loading. */
+const LOAD_BATCH = 10_000;
 
 /**
- * (coll, after, count) -> [last seq, documents, `_id` keys, document texts]: the keys and
- * the texts each joined by U+0001, which stored text never holds (JSON escapes control
- * characters; a batch whose key holds one is read by `loadDocs` instead, see `load`).
+ * The statements that read a collection's rows: the keys and sequence numbers of its rows
+ * (loading), a row's text, the rows after one (see `DocMap`) and the rows whose text holds a
+ * string (see `candidates`). Arrays of keys come as JSON arrays: a string `_id` may hold
+ * any character.
  */
-const LOAD_TEXT_SQL =
-  `SELECT max(seq), count(*), group_concat(id, char(1)), group_concat(body, char(1))
-  FROM (SELECT seq, id, body FROM docs WHERE coll = ? AND seq > ? ORDER BY seq LIMIT ?)`;
+const ROWS_SQL = {
+  keys: `SELECT max(seq), json_group_array(id), json_group_array(seq)
+    FROM (SELECT seq, id FROM docs WHERE coll = ? AND seq > ? ORDER BY seq LIMIT ?)`,
+  text: "SELECT body FROM docs WHERE seq = ? AND coll = ?",
+  after: `SELECT json_group_array(id), json_group_array(seq), group_concat(body, char(1))
+    FROM (SELECT seq, id, body FROM docs WHERE coll = ? AND seq > ? ORDER BY seq LIMIT ?)`,
+  holding: `SELECT json_group_array(id)
+    FROM (SELECT id FROM docs WHERE coll = ? AND instr(body, ?) > 0 ORDER BY seq LIMIT ?)`,
+};
 
-/** The text-loading statement of each database, prepared on first use. */
-const loadText = new WeakMap<Database, StatementSync>();
+type RowStatements = { [K in keyof typeof ROWS_SQL]: StatementSync };
 
-function loadTextStatement(db: Database): StatementSync {
-  let stmt = loadText.get(db);
-  if (!stmt) {
-    stmt = db.db.prepare(LOAD_TEXT_SQL);
-    (stmt as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
-    loadText.set(db, stmt);
+/** The row statements of each database, prepared on first use. */
+const rowStatements = new WeakMap<Database, RowStatements>();
+
+function rowsOf(db: Database): RowStatements {
+  let stmts = rowStatements.get(db);
+  if (!stmts) {
+    const prepared: Partial<RowStatements> = {};
+    for (const [name, sql] of Object.entries(ROWS_SQL)) {
+      const stmt = db.db.prepare(sql);
+      (stmt as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
+      prepared[name as keyof RowStatements] = stmt;
+    }
+    stmts = prepared as RowStatements;
+    rowStatements.set(db, stmts);
   }
-  return stmt;
+  return stmts;
 }
+
+/**
+ * The most documents a read finds by searching the stored texts (see `candidates`); past
+ * it, the read builds the collection's indexes instead.
+ */
+const TEXT_CANDIDATES = 1000;
+
+/**
+ * Reads that may search the stored texts while a collection's indexes are being built: each
+ * search reads every row (about a fifth of the build's work at 1,000,000 documents), so a
+ * later read finishes the build instead, and every read after it is served by the indexes.
+ */
+const TEXT_SEARCHES = 2;
 
 /**
  * An ordered read takes its candidates from a range only when the range holds at most one
@@ -85,6 +107,12 @@ export class CollectionState {
   #deferred: IndexSpec[] = [];
   #building = false;
   /**
+   * The build of the deferred indexes from the stored rows in progress (see IndexBuild):
+   * undefined before it starts, null when it cannot serve (the full build then decodes
+   * every document first, as it reports what the documents break).
+   */
+  #build: IndexBuild | null | undefined = undefined;
+  /**
    * `_id` key -> natural-order sequence number, built on first use (index candidates,
    * sorted views): the iteration order of `docs` is the natural order, since a replaced
    * document keeps its place and a new one goes last.
@@ -94,44 +122,50 @@ export class CollectionState {
   /** Sorted views by sort specification (JSON), built on first use. */
   readonly #views = new Map<string, SortedView>();
 
-  constructor(
+  /** The statements reading this collection's rows. */
+  readonly #rows: RowStatements;
+  readonly #db: Database;
+  readonly #decoding: DecodeOptions;
+
+  private constructor(
     readonly name: string,
     readonly options: Partial<Options>,
-    decoding: DecodeOptions = {},
+    db: Database,
   ) {
+    const decoding: DecodeOptions = this.#decoding = { exactLongs: db.exactLongs };
+    this.#db = db;
+    const rows = this.#rows = rowsOf(db);
     this.docs = new DocMap(
+      {
+        text: (seq) => (rows.text.get(seq, name) as unknown as [string] | undefined)?.[0],
+        after: (seq, count) => {
+          const [ids, seqs, texts] = rows.after.get(name, seq, count) as unknown as [
+            string,
+            string,
+            string | null,
+          ];
+          return texts === null ? null : { keys: JSON.parse(ids), seqs: JSON.parse(seqs), texts };
+        },
+      },
       (text) => decodeStored(text, decoding),
       (texts) => decodeJoined(texts, decoding),
     );
   }
 
   /**
-   * Reads the collection's indexes and the text of its documents from the database (each
-   * document is decoded on first read).
+   * Reads the collection's indexes and the keys of its documents from the database (each
+   * document is read and decoded on first read, see DocMap).
    */
   static load(db: Database, name: string, options: Partial<Options>): CollectionState {
-    const decoding = { exactLongs: db.exactLongs };
-    const state = new CollectionState(name, options, decoding);
-    const docs = state.docs;
-    const add = (id: string, doc: Doc) => docs.set(id, doc);
-    const stmt = loadTextStatement(db);
+    const state = new CollectionState(name, options, db);
     for (let after = -1;;) {
-      const [last, count, ids, texts] = stmt.get(name, after, LOAD_BATCH) as unknown as [
+      const [last, ids, seqs] = state.#rows.keys.get(name, after, LOAD_BATCH) as unknown as [
         number | null,
-        number,
         string,
         string,
       ];
       if (last === null) break;
-      const keys = ids.split("\u0001");
-      if (keys.length !== count || !docs.addTexts(keys, texts)) {
-        // A key holding U+0001 (a string `_id`): this batch is read as decoded documents.
-        const [, decoded] = db.stmts.loadDocs.get(name, after, count) as unknown as [
-          number,
-          string,
-        ];
-        decodeEntries(decoded, add, decoding);
-      }
+      state.docs.addStored(JSON.parse(ids), JSON.parse(seqs));
       after = last;
     }
     for (const row of db.stmts.loadIndexes.iterate(name)) {
@@ -148,21 +182,32 @@ export class CollectionState {
   #warming: ReturnType<typeof setTimeout> | undefined;
 
   /**
-   * Decodes the documents still held as text and then builds the deferred indexes in the
-   * background, one load batch per turn of the event loop, so the first query or write that
-   * needs an index after a restart finds it built instead of doing all that work itself.
-   * Requests keep being served between the steps; `stopWarming` ends it.
+   * Builds the deferred indexes from the stored rows (see IndexBuild) and then decodes the
+   * documents not decoded yet, in the background, a batch of rows per turn of the event
+   * loop, so the first query or write that needs an index after a restart finds it built,
+   * and a scan finds the documents decoded, instead of doing that work itself. Requests
+   * keep being served between the steps; `stopWarming` ends it. (Indexes the rows cannot
+   * build are built from the decoded documents at the end, as before.)
    */
   warm(): void {
     if (this.#warming !== undefined) return;
     const step = () => {
       this.#warming = undefined;
       try {
+        if (this.#deferred.length > 0 && !this.#building) {
+          this.#build ??= this.#startBuild();
+          if (this.#build !== null) {
+            if (this.#build.step()) this.#finishBuild();
+            this.#warming = setTimeout(step, 0);
+            return;
+          }
+        }
         if (this.docs.decodeNextBatch()) this.#warming = setTimeout(step, 0);
         else this.#buildDeferred();
       } catch {
         // Damaged stored documents, or an index they break: the request that needs them
         // meets the same error, and answers it, as without warming.
+        this.#build = null;
       }
     };
     if (this.docs.undecoded > 0 || this.#deferred.length > 0) this.#warming = setTimeout(step, 0);
@@ -171,6 +216,11 @@ export class CollectionState {
   /** Whether every document is decoded and every index built (the warming has ended). */
   get warmed(): boolean {
     return this.docs.undecoded === 0 && this.#deferred.length === 0;
+  }
+
+  /** Whether index definitions read with the documents still wait to be built. */
+  get indexesPending(): boolean {
+    return this.#deferred.length > 0;
   }
 
   /** Stops the background warming (the store is closing, or the state is dropped). */
@@ -198,6 +248,20 @@ export class CollectionState {
    */
   #buildDeferred(): void {
     if (this.#deferred.length === 0 || this.#building) return;
+    this.#build ??= this.#startBuild();
+    if (this.#build !== null) {
+      this.#building = true;
+      try {
+        while (!this.#build.step());
+        this.#finishBuild();
+        return;
+      } catch {
+        // The documents break an index: the full build below meets it and reports it.
+        this.#build = null;
+      } finally {
+        this.#building = false;
+      }
+    }
     this.docs.decodeAll();
     this.#building = true;
     try {
@@ -208,6 +272,54 @@ export class CollectionState {
     } finally {
       this.#building = false;
     }
+  }
+
+  /**
+   * A build of the deferred indexes from the stored rows, as `addIndex` would register them
+   * one after the other; null when their fields cannot be read that way.
+   */
+  #startBuild(): IndexBuild | null {
+    const fields = fieldsRead(this.#deferred);
+    if (fields === null) return null;
+    const eqFields = new Set(this.#eq.keys());
+    const built = this.#deferred.map((spec): Built => {
+      const unique = spec.unique
+        ? new UniqueIndex(
+          indexName(spec),
+          spec,
+          spec.partialFilterExpression
+            ? compileFilter(spec.partialFilterExpression, this.options)
+            : undefined,
+        )
+        : null;
+      const field = indexedField(spec);
+      let eq: EqIndex | null = null;
+      if (field !== null && !eqFields.has(field)) {
+        eqFields.add(field);
+        const alone = unique && Object.keys(spec.keys).length === 1 &&
+          onlyWhereSet(spec.partialFilterExpression, field);
+        eq = new EqIndex(field, alone ? unique : undefined);
+      }
+      return { spec, unique, eq };
+    });
+    const decoding = this.#decoding;
+    return new IndexBuild(
+      this.#db,
+      this.name,
+      fields,
+      built,
+      (texts) => decodeJoined(texts, decoding),
+    );
+  }
+
+  /** Registers the indexes a finished build filled. */
+  #finishBuild(): void {
+    for (const { unique, eq } of this.#build!.built) {
+      if (unique) this.#unique.push(unique);
+      if (eq) this.#eq.set(eq.field, eq);
+    }
+    this.#deferred = [];
+    this.#build = null;
   }
 
   /** The sequence numbers, built from the natural order on first use. */
@@ -353,6 +465,10 @@ export class CollectionState {
    */
   candidates(filter: Filter, options: { natural?: boolean } = {}): string[] | null {
     if (Object.keys(filter).length === 0) return null;
+    if (this.#deferred.length > 0 && !this.#building) {
+      const early = this.#unbuiltCandidates(filter);
+      if (early !== null) return early;
+    }
     const natural = options.natural ?? true;
     let best: Set<string> | null = null;
     let ranged: { view: SortedView; span: [number, number] } | null = null;
@@ -403,6 +519,57 @@ export class CollectionState {
     return entries.map((e) => e[1]);
   }
 
+  /** How many reads have searched the stored texts (see TEXT_SEARCHES). */
+  #textSearches = 0;
+
+  /**
+   * Candidates found without the indexes, while they are not built yet (a restart's first
+   * reads, before the warming has built them): the document of an `_id` equal to one value,
+   * else the documents whose stored text holds the text of a string a field must equal
+   * (`{"email": "a@b.org"}`, also inside `$and`), found by SQLite in the rows, when there are
+   * at most {@link TEXT_CANDIDATES}, for the first {@link TEXT_SEARCHES} such reads. Null when
+   * neither applies: the indexes are built then.
+   *
+   * The text search finds every document that can match: a document whose field (at any
+   * depth, or an element of an array there) equals a string holds that string's JSON text,
+   * which is how the store writes every string (`compactEjson`), and every document in
+   * memory is in its row (a write changes both in one turn). It finds them in natural order,
+   * the order of their rows. The full filter then decides.
+   */
+  #unbuiltCandidates(filter: Filter): string[] | null {
+    let text: string | null = null;
+    const visit = (f: Filter, depth: number): string[] | null => {
+      for (const key of Object.keys(f)) {
+        if (key === "$and" && depth < 4 && Array.isArray(f.$and)) {
+          for (const sub of f.$and) {
+            if (sub === null || typeof sub !== "object" || Array.isArray(sub)) continue;
+            const found = visit(sub as Filter, depth + 1);
+            if (found !== null) return found;
+          }
+          continue;
+        }
+        if (key[0] === "$") continue;
+        const values = equalityValues(f[key]);
+        if (values === null || values.length !== 1) continue;
+        if (key === "_id") {
+          const found = this.#byIds(f._id);
+          if (found !== null) return [...found];
+        } else if (text === null && typeof values[0] === "string") {
+          text = JSON.stringify(values[0]);
+        }
+      }
+      return null;
+    };
+    const byId = visit(filter, 0);
+    if (byId !== null || text === null || this.#textSearches >= TEXT_SEARCHES) return byId;
+    this.#textSearches++;
+    const [found] = this.#rows.holding.get(this.name, text, TEXT_CANDIDATES + 1) as unknown as [
+      string,
+    ];
+    const keys = JSON.parse(found) as string[];
+    return keys.length > TEXT_CANDIDATES ? null : keys.filter((key) => this.docs.has(key));
+  }
+
   /**
    * The keys of the stored documents whose `_id` can equal `cond` when it is a simple value,
    * `{$eq: v}` or `{$in: [...]}` of simple values (the full filter checks the rest); else null.
@@ -424,10 +591,12 @@ export class CollectionState {
    */
   rangeCount(filter: Filter): number | null {
     const keys = Object.keys(filter);
-    if (keys.length !== 1 || !this.eq.has(keys[0])) return null;
+    if (keys.length !== 1) return null;
     const cond = filter[keys[0]] as Doc;
     const range = rangeOf(cond);
     if (!range || Object.keys(cond).some((op) => !RANGE_OPERATORS.has(op))) return null;
+    // Asked last: other counts need not build the indexes here.
+    if (!this.eq.has(keys[0])) return null;
     const span = this.#view({ [keys[0]]: 1 })?.span(range);
     return span ? span[1] - span[0] : null;
   }

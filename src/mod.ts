@@ -252,7 +252,7 @@ export async function createService(
     });
     rt.changes.start(store, log);
   }
-  const limiter = openLimiter(rateLimit, settings, log);
+  const limiter = await openLimiter(rateLimit, settings, log);
   const fetch = createHandler(rt, {
     cors,
     rateLimit: { config: rateLimit, limiter, log },

@@ -7,11 +7,9 @@ import type { Settings } from "../settings/check.ts";
 import { type AddressSet, addressSet } from "../util/ip.ts";
 import type { Limiter } from "./limiter.ts";
 import { MemoryLimiter } from "./memory.ts";
-import { RedisLimiter } from "./redis.ts";
 
 export { accepted, type Hit, type Limiter, LimiterUnavailable, remaining } from "./limiter.ts";
 export { MemoryLimiter } from "./memory.ts";
-export { RedisLimiter } from "./redis.ts";
 
 /** The methods with a RATE_LIMIT_<METHOD> setting (HEAD counts as GET). */
 export const LIMITED_METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"] as const;
@@ -73,15 +71,21 @@ export function rateLimitConfig(settings: Settings, problems: string[]): RateLim
 export const rateLimitingOn = (config: RateLimitConfig): boolean =>
   Object.keys(config.limits).length > 0;
 
-/** The limiter the settings ask for, or null when rate limiting is off. */
-export function openLimiter(
+/**
+ * The limiter the settings ask for, or null when rate limiting is off. The Redis client is
+ * loaded only when REDIS_URL is set (loading it costs about a third of a second of a start).
+ */
+export async function openLimiter(
   config: RateLimitConfig,
   settings: Settings,
   log: Logger,
-): Limiter | null {
+): Promise<Limiter | null> {
   if (!rateLimitingOn(config)) return null;
   const url = settings.REDIS_URL;
-  if (url) return new RedisLimiter(url, { timeoutMs: config.timeoutMs, log });
+  if (url) {
+    const { RedisLimiter } = await import("./redis.ts");
+    return new RedisLimiter(url, { timeoutMs: config.timeoutMs, log });
+  }
   log.log(
     "warn",
     "rate limiting without REDIS_URL: counts are kept in this process, so each instance " +

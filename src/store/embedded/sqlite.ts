@@ -176,7 +176,7 @@ export class Database {
   #unsynced: Waiter[] = [];
   /** WAL syncs in progress (at most {@link SYNCS_IN_FLIGHT}). */
   #syncing = 0;
-  /** Whether the WAL had grown past {@link CHECKPOINT_BYTES} when last looked at. */
+  /** Whether the WAL is due for a checkpoint (see #checkpoint); cleared by one that completes. */
   #walFull = false;
   /** The WAL file's size when last looked at (see #checkpoint). */
   #walSize = 0;
@@ -477,8 +477,10 @@ export class Database {
     this.#walSize = size;
     if (!this.#walFull || this.#syncing !== 0) return;
     try {
-      this.db.exec("PRAGMA wal_checkpoint(RESTART)");
-      this.#walFull = false;
+      // (busy, log, checkpointed): busy when it could not complete (nothing here reads or
+      // writes meanwhile, so not expected): it is then tried again after the next sync.
+      const result = this.db.prepare("PRAGMA wal_checkpoint(RESTART)").get();
+      if (Number(result?.busy) === 0) this.#walFull = false;
     } catch { /* retried after the next sync */ }
   }
 

@@ -341,10 +341,35 @@ Deno.test("embedded: a second opener of the data directory is refused", () =>
   }));
 
 Deno.test("embedded: every acknowledged write survives kill -9", async () => {
+  await killedWriter(200, 0);
+});
+
+Deno.test("embedded: every acknowledged write survives kill -9 once the WAL has started over", async () => {
+  // 20 KB documents: 600 of them write some 12 MB to the WAL, which is checkpointed and
+  // written again from its beginning every 4 MiB (over older frames the file still holds).
+  const wal = await killedWriter(600, 20_000);
+  assert.ok(
+    wal < 8 * 1024 * 1024,
+    `the WAL was checkpointed and written again from its start (${wal} bytes)`,
+  );
+});
+
+/**
+ * Runs tests/store/embedded_writer.ts (documents of `padding` characters), kills it with
+ * SIGKILL once it has acknowledged `count` writes, and checks that each acknowledged write
+ * is stored. Returns the size the WAL file had when the writer was killed.
+ */
+async function killedWriter(count: number, padding: number): Promise<number> {
   const dir = await Deno.makeTempDir({ prefix: "embedded_durable_" });
   try {
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", new URL("./embedded_writer.ts", import.meta.url).pathname, dir],
+      args: [
+        "run",
+        "-A",
+        new URL("./embedded_writer.ts", import.meta.url).pathname,
+        dir,
+        String(padding),
+      ],
       stdout: "piped",
       stderr: "null",
       env: { DENO_NO_UPDATE_CHECK: "1" },
@@ -353,7 +378,7 @@ Deno.test("embedded: every acknowledged write survives kill -9", async () => {
     let buffer = "";
     const decoder = new TextDecoder();
     const reader = child.stdout.getReader();
-    while (acked.length < 200) {
+    while (acked.length < count) {
       const { value, done } = await reader.read();
       if (done) break;
       buffer += decoder.decode(value, { stream: true });
@@ -362,6 +387,7 @@ Deno.test("embedded: every acknowledged write survives kill -9", async () => {
       acked.push(...lines);
     }
     child.kill("SIGKILL");
+    const wal = (await Deno.stat(`${dir}/store.sqlite-wal`)).size;
     // Lines acknowledged after our last read are acknowledged too.
     for (;;) {
       const { value, done } = await reader.read();
@@ -371,7 +397,7 @@ Deno.test("embedded: every acknowledged write survives kill -9", async () => {
     acked.push(...buffer.split("\n").filter((l) => l.length === 24));
     const status = await child.status;
     assert.equal(status.signal, "SIGKILL");
-    assert.ok(acked.length >= 200);
+    assert.ok(acked.length >= count);
     const store = await openEmbeddedStore(dir);
     try {
       const c = store.collection("durable");
@@ -381,10 +407,11 @@ Deno.test("embedded: every acknowledged write survives kill -9", async () => {
     } finally {
       await store.close();
     }
+    return wal;
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-});
+}
 
 Deno.test("embedded: the simple-filter fast path agrees with mingo", async () => {
   const { compileSimple } = await import("../../src/doc/match/fastmatch.ts");

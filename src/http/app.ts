@@ -126,6 +126,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
       method: c.get("method"),
       query,
       jsonp,
+      late: c.get("lateFields"),
     });
   });
 
@@ -158,7 +159,13 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     const answer = await dispatch(target, { rt, c, routes });
     if (answer instanceof Response) return answer;
     const { query, jsonp } = target;
-    return toResponse(c.req.raw, answer, { ...render, method: c.get("method"), query, jsonp });
+    return toResponse(c.req.raw, answer, {
+      ...render,
+      method: c.get("method"),
+      query,
+      jsonp,
+      late: c.get("lateFields"),
+    });
   });
   return app;
 }

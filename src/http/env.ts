@@ -2,6 +2,7 @@
 import type { Hit } from "../ratelimit/mod.ts";
 import type { Account } from "../services/runtime.ts";
 import type { Target } from "./target.ts";
+import type { LateFields } from "./answer_fields.ts";
 
 export type AppEnv = {
   Variables: {
@@ -12,5 +13,7 @@ export type AppEnv = {
     rateLimit: Hit | null | undefined;
     /** Set by the authentication middleware: the authenticated account. */
     account?: Account;
+    /** Fields middlewares add to the answer, given before it is made (answer_fields.ts). */
+    lateFields?: LateFields;
   };
 };

@@ -41,29 +41,30 @@ export function lateFields(c: Context<AppEnv>): LateFields {
   return fields;
 }
 
-/** Answers made with every late field of their request in them (see the module comment). */
-const whole = new WeakSet<Response>();
-
 /**
- * Answers whose encoding is settled: the compression middleware has nothing to do for them
- * (no body, too short to compress, or the client accepts no encoding and `Vary` says so).
+ * The mark of an answer made with its request's late fields: 1, or 2 when its encoding is
+ * also settled (the compression middleware has nothing to do for it: no body, too short to
+ * compress, or the client accepts no encoding and `Vary` says so). A property of the answer
+ * itself: a WeakSet entry per answer cost more than making the answer (measured: 1.6-2.8 us
+ * against 0.15 us for the `Response`).
  */
-const settled = new WeakSet<Response>();
+const MARK: unique symbol = Symbol("answer fields");
+
+type Marked = Response & { [MARK]?: 1 | 2 };
 
 /** Whether `response` was made with its request's late fields in it. */
 export function isWhole(response: Response): boolean {
-  return whole.has(response);
+  return (response as Marked)[MARK] !== undefined;
 }
 
 /** Whether the compression middleware may leave `response` as it is. */
 export function isSettled(response: Response): boolean {
-  return settled.has(response);
+  return (response as Marked)[MARK] === 2;
 }
 
 /** Marks `response` as made whole and, when `encodingSettled`, as needing no compression. */
 export function markAnswer(response: Response, encodingSettled: boolean): Response {
-  whole.add(response);
-  if (encodingSettled) settled.add(response);
+  (response as Marked)[MARK] = encodingSettled ? 2 : 1;
   return response;
 }
 

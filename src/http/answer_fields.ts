@@ -21,15 +21,9 @@
  * ```
  */
 import type { Context } from "hono";
-import type { AppEnv } from "./env.ts";
+import type { AppEnv, LateFields } from "./env.ts";
 
-/** The fields of one request's answer that middlewares give in advance. */
-export interface LateFields {
-  /** Fields set on the answer (lowercase names), replacing any the answer has. */
-  headers: Record<string, string>;
-  /** Tokens appended to the answer's `Vary`, each unless it names it already (or `*`). */
-  vary: string[];
-}
+export type { LateFields } from "./env.ts";
 
 /** The request's late fields, made on first use. */
 export function lateFields(c: Context<AppEnv>): LateFields {

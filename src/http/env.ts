@@ -2,7 +2,14 @@
 import type { Hit } from "../ratelimit/mod.ts";
 import type { Account } from "../services/runtime.ts";
 import type { Target } from "./target.ts";
-import type { LateFields } from "./answer_fields.ts";
+
+/** The fields of one request's answer that middlewares give in advance (answer_fields.ts). */
+export interface LateFields {
+  /** Fields set on the answer (lowercase names), replacing any the answer has. */
+  headers: Record<string, string>;
+  /** Tokens appended to the answer's `Vary`, each unless it names it already (or `*`). */
+  vary: string[];
+}
 
 export type AppEnv = {
   Variables: {

@@ -3,7 +3,9 @@
  * X_ALLOW_CREDENTIALS, X_MAX_AGE). Off unless X_DOMAINS or X_DOMAINS_RE allows an origin.
  *
  * The middleware runs around every route and decorates whatever the route (or the error
- * handler) answered, so it works for any endpoint, errors included. A preflight's allowed
+ * handler) answered, so it works for any endpoint, errors included. Answers rendered by the
+ * app are made with the fields already in them (given before the route runs, see
+ * `../answer_fields.ts`); only other answers (and OPTIONS ones) are decorated afterwards. A preflight's allowed
  * methods come from the endpoint's own `Allow` header. An allowed origin is echoed (never
  * `*`) with `Vary: Origin`; a disallowed origin gets an empty Access-Control-Allow-Origin
  * (as in Eve: no browser accepts it); credentials are allowed only for origins listed
@@ -153,7 +155,8 @@ export function cors(config: CorsConfig | null): MiddlewareHandler<AppEnv> {
     // Answers differ by Origin whenever CORS is on, so shared caches must key on it.
     appendToken(headers, { name: "vary", token: "Origin" });
     if (!origin) return;
-    const fields = originFields(config, c, { origin, match, allow: headers.get("allow") });
+    const allow = c.req.method === "OPTIONS" ? headers.get("allow") : null;
+    const fields = originFields(config, c, { origin, match, allow });
     for (const name in fields) headers.set(name, fields[name]);
   };
 }
@@ -181,8 +184,7 @@ function originFields(
   fields["access-control-allow-headers"] = config.allowHeaders.join(", ");
   fields["access-control-expose-headers"] = config.exposeHeaders.join(", ");
   const target = c.get("target") as Target | undefined;
-  const methods = (c.req.method === "OPTIONS" ? request.allow : null) ??
-    (target ? allowedMethods(target) : null);
+  const methods = request.allow ?? (target ? allowedMethods(target) : null);
   fields["access-control-allow-methods"] = methods ?? "";
   fields["access-control-max-age"] = String(config.maxAge);
   return fields;

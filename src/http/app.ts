@@ -2,7 +2,7 @@
  * The Hono application: a middleware chain in front of the home, resource and item
  * routes. Errors of every kind become responses in `onError`, the one place for that.
  */
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv } from "./env.ts";
 import type { Target } from "./target.ts";
 import { ClientAbortError, HttpError, httpErrorOf, REASONS } from "./errors.ts";
@@ -57,6 +57,20 @@ function errorReply(rt: Runtime, error: HttpError) {
       ...error.extra.body,
     },
   };
+}
+
+/**
+ * `first`, a middleware with nothing to do after the route (it returns `next()`), and `then`,
+ * as one step of Hono's chain. Each step is an async function and an await under the request's
+ * log context (~1-2 us served per request each, measured); the behaviour is that of two steps:
+ * an error `first` throws is answered where it was thrown, before `then` starts, as it would be
+ * in a step of its own.
+ */
+function inOneStep(
+  first: MiddlewareHandler<AppEnv>,
+  then: MiddlewareHandler<AppEnv>,
+): MiddlewareHandler<AppEnv> {
+  return (c, next) => first(c, () => then(c, next) as Promise<void>);
 }
 
 /** The liveness and readiness probes of this service. */
@@ -126,16 +140,17 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
       method: c.get("method"),
       query,
       jsonp,
+      late: c.get("lateFields"),
     });
   });
 
   // What the request addresses, worked out once: everything below reads it.
   const routes = { endpoints, openapi };
-  app.use("*", resolve(rt, routes));
   // Metrics next: the scrape is exempt like the probes (see createHandler); every other
   // request is counted.
-  if (options.metrics) app.use("*", metrics(options.metrics));
-  app.use("*", requestLog(rt.log));
+  const resolved = resolve(rt, routes);
+  if (options.metrics) app.use("*", inOneStep(resolved, metrics(options.metrics)));
+  app.use("*", options.metrics ? requestLog(rt.log) : inOneStep(resolved, requestLog(rt.log)));
   // br/gzip/deflate for answers over COMPRESS_MIN_BYTES when the client accepts it (0: off).
   if (rt.settings.COMPRESS_MIN_BYTES > 0) {
     app.use("*", compress({ threshold: rt.settings.COMPRESS_MIN_BYTES }));
@@ -145,8 +160,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   if (options.cors) app.use("*", cors(options.cors));
   const limited = options.rateLimit.limiter !== null;
   if (limited) app.use("*", rateLimitHeaders(options.rateLimit));
-  app.use("*", hostCheck());
-  app.use("*", methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD));
+  app.use("*", inOneStep(hostCheck(), methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD)));
   if (options.auth) {
     app.use("*", authenticate(options.auth));
   }
@@ -158,7 +172,13 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     const answer = await dispatch(target, { rt, c, routes });
     if (answer instanceof Response) return answer;
     const { query, jsonp } = target;
-    return toResponse(c.req.raw, answer, { ...render, method: c.get("method"), query, jsonp });
+    return toResponse(c.req.raw, answer, {
+      ...render,
+      method: c.get("method"),
+      query,
+      jsonp,
+      late: c.get("lateFields"),
+    });
   });
   return app;
 }

@@ -18,10 +18,24 @@ function normalize(address: string): string {
   return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(trimmed) ? trimmed.slice(7) : trimmed;
 }
 
-/** The socket peer address as the server gives it (`Deno.serve`'s info), or "unknown". */
+/** Where a request's peer address is kept once read (see {@link clientIp}). */
+const PEER: unique symbol = Symbol("peer address");
+
+type ServeInfo = { remoteAddr?: { hostname?: string }; [PEER]?: string };
+
+/**
+ * The socket peer address as the server gives it (`Deno.serve`'s info), or "unknown". Read
+ * once per request and kept on the info: `Deno.serve` makes a new address object, asking the
+ * server for it, at every read (the request log and the route both want it).
+ */
 export function clientIp(c: { env: unknown }): string {
-  const info = (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr;
-  return info?.hostname ?? "unknown";
+  const info = c.env as ServeInfo | undefined | null;
+  if (info === undefined || info === null) return "unknown";
+  const known = info[PEER];
+  if (known !== undefined) return known;
+  const ip = info.remoteAddr?.hostname ?? "unknown";
+  if (Object.isExtensible(info)) info[PEER] = ip;
+  return ip;
 }
 
 /** The socket peer address, IPv4-mapped IPv6 folded to IPv4, or "unknown". */

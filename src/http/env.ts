@@ -3,6 +3,14 @@ import type { Hit } from "../ratelimit/mod.ts";
 import type { Account } from "../services/runtime.ts";
 import type { Target } from "./target.ts";
 
+/** The fields of one request's answer that middlewares give in advance (answer_fields.ts). */
+export interface LateFields {
+  /** Fields set on the answer (lowercase names), replacing any the answer has. */
+  headers: Record<string, string>;
+  /** Tokens appended to the answer's `Vary`, each unless it names it already (or `*`). */
+  vary: string[];
+}
+
 export type AppEnv = {
   Variables: {
     /** Set by the resolving middleware, first: what the request addresses. */
@@ -12,5 +20,7 @@ export type AppEnv = {
     rateLimit: Hit | null | undefined;
     /** Set by the authentication middleware: the authenticated account. */
     account?: Account;
+    /** Fields middlewares add to the answer, given before it is made (answer_fields.ts). */
+    lateFields?: LateFields;
   };
 };

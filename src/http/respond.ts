@@ -8,6 +8,7 @@ import { isValidJsonpCallback, wrapJsonp } from "./jsonp.ts";
 import { renderXml } from "../render/xml.ts";
 import type { Settings } from "../settings/check.ts";
 import type { Reply } from "../services/runtime.ts";
+import { applyLateFields, type LateFields, markAnswer } from "./answer_fields.ts";
 
 const encoder = new TextEncoder();
 
@@ -22,6 +23,8 @@ export interface ToResponseOptions extends ResponseOptions {
   query: URLSearchParams | null;
   /** The JSONP callback the request asks for, unchecked (null when none). */
   jsonp: string | null;
+  /** Fields the middlewares add to the request's answer (answer_fields.ts); none by default. */
+  late?: LateFields;
 }
 
 /**
@@ -43,10 +46,11 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
   const callback = jsonp !== null && isValidJsonpCallback(jsonp) ? jsonp : null;
   const format = negotiate(request.headers.get("accept"), settings.RENDERERS) ??
     settings.RENDERERS[0];
+  const { late } = options;
   if (bodiless) {
     // A 304 says what its 200 may: caches keep the stored answer's Vary or widen it.
     if (minBytes > 0 && reply.status === 304) varyEncoding(headers);
-    return answer(null, { status: reply.status, headers });
+    return answer(null, { status: reply.status, headers, late, settled: true });
   }
   let text: string;
   if (format === "xml" && !callback) {
@@ -70,23 +74,25 @@ export function toResponse(request: Request, reply: Reply, options: ToResponseOp
   // Every answer rendered here has a compressible type: with compression on, each one long
   // enough to be compressed says it varies with Accept-Encoding (the compression middleware
   // then has nothing to add). A shorter one is never compressed: it varies with nothing, and
-  // carries its Content-Length so the middleware sees it is short. A short answer and a HEAD
-  // need the count alone (of an ASCII text, its length): their text is not encoded here.
+  // carries its Content-Length when the client accepts an encoding, so that the middleware
+  // sees it is short. A short answer and a HEAD need the count alone (of an ASCII text, its
+  // length): their text is not encoded here.
   let length: number | undefined;
   const short = minBytes > 0 && text.length < minBytes &&
     (text.length * 3 < minBytes || (length = utf8Length(text)) < minBytes);
   if (minBytes > 0 && !short) varyEncoding(headers);
-  const compressible = minBytes > 0 && request.headers.has("accept-encoding");
-  if (short || (head && !compressible)) {
+  const compressible = minBytes > 0 && request.headers.get("accept-encoding") !== null;
+  // Compression has nothing to do with a short answer, nor with one the client takes as it is.
+  const settled = short || !compressible;
+  if ((head && settled) || (short && compressible)) {
     headers["content-length"] = String(length ?? utf8Length(text));
-    return answer(head ? null : text, { status: reply.status, headers });
   }
-  if (!compressible) return answer(text, { status: reply.status, headers });
+  if (settled) return answer(head ? null : text, { status: reply.status, headers, late, settled });
   // A HEAD that may be compressed carries its bytes on to the compression middleware, which
   // measures them as its GET would be sent and drops them.
   const bytes = encoder.encode(text);
   headers["content-length"] = String(bytes.byteLength);
-  return answer(bytes, { status: reply.status, headers });
+  return answer(bytes, { status: reply.status, headers, late, settled });
 }
 
 /** Any character outside ASCII (which takes one UTF-8 byte per UTF-16 unit). */
@@ -98,19 +104,27 @@ function utf8Length(text: string): number {
 }
 
 /**
- * A `Response` made with its status alone, its fields set one by one afterwards. Fields
- * given in the init are also copied into a record Deno prepares for `Deno.serve`'s native
- * path; that copy cost more than the whole `Response` otherwise does (five fields, a string
- * body and the server reading it back, measured in process), and any field set later (`X-Request-Id`, CORS) throws it away again.
+ * The `Response`, with the request's late fields (answer_fields.ts) in it and marked so;
+ * `settled`: the compression middleware has nothing to do with it.
  */
 function answer(
   body: BodyInit | null,
-  init: { status: number; headers: Record<string, string> },
+  init: {
+    status: number;
+    headers: Record<string, string>;
+    late: LateFields | undefined;
+    settled: boolean;
+  },
 ): Response {
+  const { headers, late } = init;
+  if (late) applyLateFields(headers, late);
+  // Made with its status alone, its fields set one by one: fields given in the init are also
+  // copied into a record Deno prepares for `Deno.serve`'s native path, which measured no
+  // cheaper served (and dearer in process, and when a middleware changes a field later).
   const response = new Response(body, { status: init.status });
   const fields = response.headers;
-  for (const name in init.headers) fields.set(name, init.headers[name]);
-  return response;
+  for (const name in headers) fields.set(name, headers[name]);
+  return markAnswer(response, init.settled);
 }
 
 /** Adds `Accept-Encoding` to the answer's `Vary`. */

@@ -8,6 +8,7 @@ import type { MiddlewareHandler } from "hono";
 import { Duplex } from "node:stream";
 import { constants, createBrotliCompress } from "node:zlib";
 import type { AppEnv } from "../env.ts";
+import { isSettled } from "../answer_fields.ts";
 
 /** The encodings offered, in order of preference on equal quality values. */
 export const ENCODINGS = ["br", "gzip", "deflate"] as const;
@@ -78,9 +79,11 @@ const WHOLE_MAX_BYTES = 8 * 1024 * 1024;
  */
 export function compress(options: { threshold: number }): MiddlewareHandler<AppEnv> {
   return async function compress(c, next) {
-    const accepted = c.req.header("accept-encoding");
     await next();
     const res = c.res;
+    // A rendered answer that compression leaves as it is says so (answer_fields.ts).
+    if (isSettled(res)) return;
+    const accepted = c.req.header("accept-encoding");
     const vary = res.headers.get("vary");
     const varies = vary === "*" || (vary !== null && VARY_ENCODING.test(vary));
     // Nothing to compress for this client, and the answer says it varies (rendered answers do).

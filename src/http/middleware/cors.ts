@@ -3,7 +3,9 @@
  * X_ALLOW_CREDENTIALS, X_MAX_AGE). Off unless X_DOMAINS or X_DOMAINS_RE allows an origin.
  *
  * The middleware runs around every route and decorates whatever the route (or the error
- * handler) answered, so it works for any endpoint, errors included. A preflight's allowed
+ * handler) answered, so it works for any endpoint, errors included. Answers rendered by the
+ * app are made with the fields already in them (given before the route runs, see
+ * `../answer_fields.ts`); only other answers (and OPTIONS ones) are decorated afterwards. A preflight's allowed
  * methods come from the endpoint's own `Allow` header. An allowed origin is echoed (never
  * `*`) with `Vary: Origin`; a disallowed origin gets an empty Access-Control-Allow-Origin
  * (as in Eve: no browser accepts it); credentials are allowed only for origins listed
@@ -16,11 +18,12 @@
  * origins, echoes any requested header when none are configured, and answers every
  * preflight with one fixed method list instead of the endpoint's.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { Settings } from "../../settings/check.ts";
 import type { AppEnv } from "../env.ts";
 import type { Target } from "../target.ts";
 import { allowedMethods } from "../dispatch.ts";
+import { isWhole, lateFields } from "../answer_fields.ts";
 
 export interface CorsConfig {
   /** Origins allowed by exact match. */
@@ -129,10 +132,19 @@ function appendToken(headers: Headers, options: { name: string; token: string })
 /** The CORS middleware; a no-op when `config` is null (CORS off). */
 export function cors(config: CorsConfig | null): MiddlewareHandler<AppEnv> {
   return async function cors(c, next) {
-    await next();
-    if (!config) return;
+    if (!config) return await next();
     const origin = c.req.header("origin");
     const match = origin ? matchOrigin(config, origin) : null;
+    // Any method but OPTIONS: the fields depend on the request alone; rendered answers are
+    // made with them (answer_fields.ts). An OPTIONS answer's fields read its `Allow`.
+    const late = c.req.method !== "OPTIONS";
+    if (late) {
+      const fields = lateFields(c);
+      fields.vary.push("Origin");
+      if (origin) Object.assign(fields.headers, originFields(config, c, { origin, match }));
+    }
+    await next();
+    if (late && isWhole(c.res)) return;
     const preflight = c.req.method === "OPTIONS" &&
       c.req.header("access-control-request-method") !== undefined;
     // An endpoint that does not answer OPTIONS itself still tells its methods in `Allow`.
@@ -143,21 +155,37 @@ export function cors(config: CorsConfig | null): MiddlewareHandler<AppEnv> {
     // Answers differ by Origin whenever CORS is on, so shared caches must key on it.
     appendToken(headers, { name: "vary", token: "Origin" });
     if (!origin) return;
-    // As in Eve, a refused origin is told so with an empty Access-Control-Allow-Origin
-    // (which no browser accepts); credentials are never allowed to it.
-    headers.set("access-control-allow-origin", match ? origin : "");
-    if (match && config.credentials && match === "listed") {
-      headers.set("access-control-allow-credentials", "true");
-    }
-    // As in Eve, every answer to an origin (a refused one too) names the allowed request
-    // headers, the exposed headers, the endpoint's methods and how long a preflight may be
-    // cached; the lists are empty when nothing is configured.
-    headers.set("access-control-allow-headers", config.allowHeaders.join(", "));
-    headers.set("access-control-expose-headers", config.exposeHeaders.join(", "));
-    const target = c.get("target") as Target | undefined;
-    const methods = (c.req.method === "OPTIONS" ? headers.get("allow") : null) ??
-      (target ? allowedMethods(target) : null);
-    headers.set("access-control-allow-methods", methods ?? "");
-    headers.set("access-control-max-age", String(config.maxAge));
+    const allow = c.req.method === "OPTIONS" ? headers.get("allow") : null;
+    const fields = originFields(config, c, { origin, match, allow });
+    for (const name in fields) headers.set(name, fields[name]);
   };
+}
+
+/**
+ * The fields of an answer to a request from `origin`. As in Eve, a refused origin is told so
+ * with an empty Access-Control-Allow-Origin (which no browser accepts); credentials are never
+ * allowed to it. As in Eve, every answer to an origin (a refused one too) names the allowed
+ * request headers, the exposed headers, the endpoint's methods (an OPTIONS answer's `Allow`,
+ * `allow`, when it has one) and how long a preflight may be cached; the lists are empty when
+ * nothing is configured.
+ */
+function originFields(
+  config: CorsConfig,
+  c: Context<AppEnv>,
+  request: { origin: string; match: "listed" | "any" | null; allow?: string | null },
+): Record<string, string> {
+  const { origin, match } = request;
+  const fields: Record<string, string> = {
+    "access-control-allow-origin": match ? origin : "",
+  };
+  if (match && config.credentials && match === "listed") {
+    fields["access-control-allow-credentials"] = "true";
+  }
+  fields["access-control-allow-headers"] = config.allowHeaders.join(", ");
+  fields["access-control-expose-headers"] = config.exposeHeaders.join(", ");
+  const target = c.get("target") as Target | undefined;
+  const methods = request.allow ?? (target ? allowedMethods(target) : null);
+  fields["access-control-allow-methods"] = methods ?? "";
+  fields["access-control-max-age"] = String(config.maxAge);
+  return fields;
 }

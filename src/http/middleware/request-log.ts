@@ -18,6 +18,7 @@ import type { MiddlewareHandler } from "hono";
 import { type Logger, withLogContext } from "../../log.ts";
 import type { AppEnv } from "../env.ts";
 import { clientIp } from "../client-address.ts";
+import { isWhole, lateFields } from "../answer_fields.ts";
 
 const LOGGED = new Set(["POST", "PATCH", "PUT"]);
 
@@ -35,9 +36,11 @@ export function requestLog(log: Logger): MiddlewareHandler<AppEnv> {
     const echoed = sent !== undefined && SAFE_ID.test(sent);
     const requestid = echoed ? sent : crypto.randomUUID();
     const clientip = clientIp(c);
+    // Rendered answers are made with it (answer_fields.ts); others get it below.
+    if (echoed) lateFields(c).headers["x-request-id"] = requestid;
     // Plain values (see updateLogContext): the method-override middleware updates `method`.
     await withLogContext({ requestid, clientip, url: c.req.url, method: c.req.method }, next);
-    if (echoed) c.res.headers.set("x-request-id", requestid);
+    if (echoed && !isWhole(c.res)) c.res.headers.set("x-request-id", requestid);
     const method = c.get("method") ?? c.req.method;
     if (!LOGGED.has(method)) return;
     log.log("info", `${method} ${c.req.path} ${c.res.status}`, {

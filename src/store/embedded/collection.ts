@@ -232,6 +232,7 @@ export class EmbeddedCollection implements Collection {
     if (changes.length === 0) return DONE;
     for (const index of state.unique) checkUnique(index, changes, this.name);
     const side = alongside && this.#prepareAlongside(alongside);
+    if (!insert) state.holdReplaced(changes);
     const encoded = changes.map((c) => encodeDoc(c.after));
     const { db } = this.ctx;
     // One inserted document and one alongside (a POST and its oplog entry) in one two-row
@@ -492,6 +493,7 @@ export class EmbeddedCollection implements Collection {
     const inserts = changes.filter((c) => !c.before);
     const updates = changes.filter((c) => c.before);
     for (const index of state.unique) checkUnique(index, changes, this.name);
+    state.holdReplaced(updates);
     const { db } = this.ctx;
     db.transaction(() => {
       this.#ensureExists(state);

@@ -419,6 +419,17 @@ export class CollectionState {
   }
 
   /** Applies committed changes to memory. */
+  /**
+   * Reads the documents `changes` replace while their rows still hold them: `apply` takes a
+   * replaced document out of the indexes by its old values, and after the write its row
+   * holds the new ones. (Every write path reads the document it changes first, so they are
+   * usually in memory already; this keeps `apply` right when one does not.)
+   */
+  holdReplaced(changes: Change[]): void {
+    if (this.docs.undecoded === 0) return;
+    for (const c of changes) this.docs.get(c.id);
+  }
+
   apply(changes: Change[]): void {
     for (const c of changes) this.#shareDates(c.after);
     for (const index of this.unique) applyToIndex(index, changes);

@@ -48,41 +48,12 @@ export interface DecodeOptions {
 }
 
 /**
- * Decodes stored documents given as one JSON array (as SQLite concatenates them for
- * loading: one parse per batch instead of one per row), each document preceded by its
- * `_id` key unless the key is an ObjectId's or a string's, which is worked out from the
- * document ({@link valueKey} gives the key it was stored under); hands each document to
- * `add` with its key.
+ * Decodes one stored document kept as text until first use (see `DocMap`).
  *
  * Equal dates that follow each other (`_created` and `_updated`, documents written in the
- * same second) become one shared Date: only for documents the store keeps, which are
- * never mutated in place and are copied before they are handed out.
- */
-export function decodeEntries(
-  text: string,
-  add: (key: string, doc: Doc) => void,
-  options: DecodeOptions = {},
-): void {
-  const items = JSON.parse(text) as unknown[];
-  sharingDates = true;
-  exactLongs = options.exactLongs ?? false;
-  try {
-    for (let i = 0; i < items.length; i++) {
-      const stored = typeof items[i] === "string" ? items[i++] as string : undefined;
-      const doc = revive(items[i]) as Doc;
-      add(stored ?? valueKey(doc._id), doc);
-    }
-  } finally {
-    sharingDates = false;
-    exactLongs = false;
-    lastDate = null;
-  }
-}
-
-/**
- * Decodes one stored document kept as text until first use (see `DocMap`). Equal dates
- * share one Date as in {@link decodeEntries}: within the document (`_created` and
- * `_updated`) and with the stored document decoded before it.
+ * same second) become one shared Date: within the document and with the stored document
+ * decoded before it. Only for documents the store keeps, which are never mutated in place
+ * and are copied before they are handed out.
  */
 export function decodeStored(text: string, options: DecodeOptions = {}): Doc {
   sharingDates = true;
@@ -127,7 +98,7 @@ let exactLongs = false;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** Whether revived dates may be shared (see decodeEntries), and the last one revived. */
+/** Whether revived dates may be shared (see decodeStored), and the last one revived. */
 let sharingDates = false;
 let lastDate: Date | null = null;
 

@@ -13,7 +13,7 @@
  */
 import type { StatementSync } from "node:sqlite";
 import type { Doc, Filter, IndexSpec } from "../store.ts";
-import type { Database } from "./sqlite.ts";
+import { type Database, rowsAsArrays } from "./sqlite.ts";
 import { UniqueIndex } from "./indexes.ts";
 import { EqIndex } from "./secondary.ts";
 
@@ -67,13 +67,11 @@ export function fieldsRead(specs: IndexSpec[]): string[] | null {
 function fieldsStatement(db: Database, fields: string[]): StatementSync {
   // `->` gives the member's JSON text as stored, NULL when it is missing (then dropped).
   const members = fields.map((f) => `coalesce(',"${f}":' || (body -> '$."${f}"'), '')`);
-  const stmt = db.db.prepare(
+  return rowsAsArrays(db.db.prepare(
     `SELECT max(seq), json_group_array(id),
        group_concat('{' || substr(${members.join(" || ")}, 2) || '}', char(1))
      FROM (SELECT seq, id, body FROM docs WHERE coll = ? AND seq > ? ORDER BY seq LIMIT ?)`,
-  );
-  (stmt as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
-  return stmt;
+  ));
 }
 
 /** One index being built: its unique map (unique ones) and the equality index of its field. */

@@ -92,7 +92,6 @@ export interface Statements {
   insertCollection: StatementSync;
   listCollections: StatementSync;
   deleteCollection: StatementSync;
-  loadDocs: StatementSync;
   insertDoc: StatementSync;
   /** Two rows in one statement (a document and its oplog entry): all or nothing. */
   insertTwoDocs: StatementSync;
@@ -225,18 +224,6 @@ export class Database {
       insertCollection: p("INSERT OR IGNORE INTO collections (name) VALUES (?)"),
       listCollections: p("SELECT name FROM collections ORDER BY name"),
       deleteCollection: p("DELETE FROM collections WHERE name = ?"),
-      // (coll, after, count) -> [last seq, JSON array of documents, each preceded by its
-      // `_id` key unless that key is an ObjectId's or a string's (which the loader works
-      // out from the document: fewer bytes to build and parse).
-      // group_concat takes the rows in the order the ordered subquery yields them; an
-      // ORDER BY inside it would sort them again (a second of a 1,000,000-document load).
-      // tests/store/embedded_test.ts checks the natural order over several batches.
-      loadDocs: rowsAsArrays(p(
-        `SELECT max(seq), '[' || group_concat(
-           CASE WHEN substr(id, 1, 1) IN ('o', 's') THEN body ELSE json_quote(id) || ',' || body END,
-           ',') || ']'
-         FROM (SELECT seq, id, body FROM docs WHERE coll = ? AND seq > ? ORDER BY seq LIMIT ?)`,
-      )),
       insertDoc: p("INSERT INTO docs (coll, id, body) VALUES (?, ?, ?)"),
       insertTwoDocs: p("INSERT INTO docs (coll, id, body) VALUES (?, ?, ?), (?, ?, ?)"),
       updateDoc: p("UPDATE docs SET body = ? WHERE coll = ? AND id = ?"),
@@ -537,7 +524,7 @@ export class Database {
  * Rows as arrays of values: no object with named properties is built per row. (The method
  * exists in Deno's node:sqlite; its bundled type declarations predate it.)
  */
-function rowsAsArrays(stmt: StatementSync): StatementSync {
+export function rowsAsArrays(stmt: StatementSync): StatementSync {
   (stmt as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
   return stmt;
 }

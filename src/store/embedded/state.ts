@@ -9,7 +9,7 @@ import { type Built, fieldsRead, IndexBuild } from "./index_build.ts";
 import { noteWritten } from "./memory.ts";
 import { compileFilter, isSimpleValue } from "../../doc/match/engine.ts";
 import type { Options } from "mingo/types";
-import type { Database } from "./sqlite.ts";
+import { type Database, rowsAsArrays } from "./sqlite.ts";
 import type { StatementSync } from "node:sqlite";
 import { EJSON } from "../../doc/bson.ts";
 import { applyToIndex, type Change, indexName, UniqueIndex } from "./indexes.ts";
@@ -45,9 +45,7 @@ function rowsOf(db: Database): RowStatements {
   if (!stmts) {
     const prepared: Partial<RowStatements> = {};
     for (const [name, sql] of Object.entries(ROWS_SQL)) {
-      const stmt = db.db.prepare(sql);
-      (stmt as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
-      prepared[name as keyof RowStatements] = stmt;
+      prepared[name as keyof RowStatements] = rowsAsArrays(db.db.prepare(sql));
     }
     stmts = prepared as RowStatements;
     rowStatements.set(db, stmts);

@@ -64,19 +64,21 @@ export function markAnswer(response: Response, encodingSettled: boolean): Respon
 
 /**
  * Writes `fields` into `headers` (lowercase names): fields replace, `Vary` tokens are appended
- * as the CORS middleware appends them.
+ * (see {@link withToken}).
  */
 export function applyLateFields(headers: Record<string, string>, fields: LateFields): void {
   for (const name in fields.headers) headers[name] = fields.headers[name];
-  for (const token of fields.vary) {
-    const current = headers.vary;
-    if (!current) {
-      headers.vary = token;
-      continue;
-    }
-    const tokens = current.split(",").map((t) => t.trim().toLowerCase());
-    if (!tokens.includes(token.toLowerCase()) && !tokens.includes("*")) {
-      headers.vary = `${current}, ${token}`;
-    }
-  }
+  for (const token of fields.vary) headers.vary = withToken(headers.vary, token);
+}
+
+/**
+ * The comma-separated field value `current` with `token` added, unless it holds it already
+ * (compared without case) or holds `*`.
+ */
+export function withToken(current: string | null | undefined, token: string): string {
+  if (!current) return token;
+  const tokens = current.split(",").map((t) => t.trim().toLowerCase());
+  return tokens.includes(token.toLowerCase()) || tokens.includes("*")
+    ? current
+    : `${current}, ${token}`;
 }

@@ -23,7 +23,7 @@ import type { Settings } from "../../settings/check.ts";
 import type { AppEnv } from "../env.ts";
 import type { Target } from "../target.ts";
 import { allowedMethods } from "../dispatch.ts";
-import { isWhole, lateFields } from "../answer_fields.ts";
+import { isWhole, lateFields, withToken } from "../answer_fields.ts";
 
 export interface CorsConfig {
   /** Origins allowed by exact match. */
@@ -118,17 +118,6 @@ export function matchOrigin(config: CorsConfig, origin: string): "listed" | "any
   return config.anyOrigin ? "any" : null;
 }
 
-/** Adds `options.token` to the comma-separated header `options.name` unless already there. */
-function appendToken(headers: Headers, options: { name: string; token: string }): void {
-  const { name, token } = options;
-  const current = headers.get(name);
-  if (!current) return headers.set(name, token);
-  const tokens = current.split(",").map((t) => t.trim().toLowerCase());
-  if (!tokens.includes(token.toLowerCase()) && !tokens.includes("*")) {
-    headers.set(name, `${current}, ${token}`);
-  }
-}
-
 /** The CORS middleware; a no-op when `config` is null (CORS off). */
 export function cors(config: CorsConfig | null): MiddlewareHandler<AppEnv> {
   return async function cors(c, next) {
@@ -153,7 +142,7 @@ export function cors(config: CorsConfig | null): MiddlewareHandler<AppEnv> {
     }
     const headers = c.res.headers;
     // Answers differ by Origin whenever CORS is on, so shared caches must key on it.
-    appendToken(headers, { name: "vary", token: "Origin" });
+    headers.set("vary", withToken(headers.get("vary"), "Origin"));
     if (!origin) return;
     const allow = c.req.method === "OPTIONS" ? headers.get("allow") : null;
     const fields = originFields(config, c, { origin, match, allow });

@@ -34,6 +34,48 @@ export class SlowBodyError extends Error {
   }
 }
 
+/** A read being watched: the time by which it must settle, and how it fails then. */
+interface Watched {
+  deadline: number;
+  fail(): void;
+}
+
+/**
+ * Every read being watched, of every body, with one timer between them (set for the earliest
+ * deadline) rather than one per read: a timer set and cleared around each small body's read
+ * cost more than the rest of its reading. Deadlines are grace periods (seconds) long, so a
+ * new read's deadline is seldom the earliest: most reads arm nothing.
+ */
+const watched = new Set<Watched>();
+let timer: ReturnType<typeof setTimeout> | undefined;
+/** When the timer fires (`performance.now()`); Infinity when none is set. */
+let timerAt = Infinity;
+
+/** Sets the timer for `deadline` unless it fires before then already. */
+function arm(deadline: number): void {
+  if (timerAt <= deadline) return;
+  if (timer !== undefined) clearTimeout(timer);
+  timerAt = deadline;
+  timer = setTimeout(expire, Math.max(0, deadline - performance.now()));
+  // The reads keep the process alive, not their watch.
+  Deno.unrefTimer(timer as unknown as number);
+}
+
+/** Fails the reads past their deadline and sets the timer for the earliest of the rest. */
+function expire(): void {
+  timer = undefined;
+  timerAt = Infinity;
+  const now = performance.now();
+  let next = Infinity;
+  for (const w of watched) {
+    if (w.deadline <= now) {
+      watched.delete(w);
+      w.fail();
+    } else if (w.deadline < next) next = w.deadline;
+  }
+  if (next < Infinity) arm(next);
+}
+
 /** Watches the reads of one body; without a rule (null, or a rate of 0) it only passes them on. */
 export class RateWatch {
   #bytes = 0;
@@ -56,17 +98,21 @@ export class RateWatch {
     const slack = Math.min(SLACK_MS, rule.graceMs);
     const covered = Math.max(rule.graceMs, (this.#bytes * 1000) / rule.bytesPerSecond);
     const allowed = covered + slack - this.#waited;
-    // One promise and one timer per read (a race of two promises cost a few microseconds more
-    // on every small request body).
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new SlowBodyError(rule)), Math.max(0, allowed));
+      const entry: Watched = {
+        deadline: started + Math.max(0, allowed),
+        fail: () => reject(new SlowBodyError(rule)),
+      };
+      watched.add(entry);
+      arm(entry.deadline);
       pending.then((value) => {
-        clearTimeout(timer);
+        // Already failed (past its deadline): the rejection stands.
+        if (!watched.delete(entry)) return;
         this.#waited += performance.now() - started;
         this.#bytes += size(value);
         resolve(value);
       }, (error) => {
-        clearTimeout(timer);
+        watched.delete(entry);
         reject(error);
       });
     });

@@ -13,6 +13,7 @@
  * const step = await watch.read(reader.read(), (s) => s.value?.byteLength ?? 0);
  * ```
  */
+import { setImmediate } from "node:timers";
 
 /** The rule: at least `bytesPerSecond` of waiting, once `graceMs` of waiting have passed. */
 export interface BodyRate {
@@ -43,37 +44,59 @@ interface Watched {
 /**
  * Every read being watched, of every body, with one timer between them (set for the earliest
  * deadline) rather than one per read: a timer set and cleared around each small body's read
- * cost more than the rest of its reading. Deadlines are grace periods (seconds) long, so a
- * new read's deadline is seldom the earliest: most reads arm nothing.
+ * cost more than the rest of its reading. And a read is timed only once it is still waiting
+ * at the next turn of the event loop (one check per turn, for every read started in it): a
+ * small body has mostly arrived with its request, and its read settles before then.
  */
 const watched = new Set<Watched>();
 let timer: ReturnType<typeof setTimeout> | undefined;
 /** When the timer fires (`performance.now()`); Infinity when none is set. */
 let timerAt = Infinity;
+/** Whether the check of this turn's reads is due. */
+let checkDue = false;
 
-/** Sets the timer for `deadline` unless it fires before then already. */
-function arm(deadline: number): void {
-  if (timerAt <= deadline) return;
-  if (timer !== undefined) clearTimeout(timer);
-  timerAt = deadline;
-  timer = setTimeout(expire, Math.max(0, deadline - performance.now()));
-  // The reads keep the process alive, not their watch.
-  Deno.unrefTimer(timer as unknown as number);
+function watch(entry: Watched): void {
+  watched.add(entry);
+  if (checkDue) return;
+  checkDue = true;
+  setImmediate(check);
 }
 
-/** Fails the reads past their deadline and sets the timer for the earliest of the rest. */
+function unwatch(entry: Watched): boolean {
+  if (!watched.delete(entry)) return false;
+  // Nothing left to time: no timer outlives the reads.
+  if (watched.size === 0 && timer !== undefined) {
+    clearTimeout(timer);
+    timer = undefined;
+    timerAt = Infinity;
+  }
+  return true;
+}
+
+/** Times the reads still waiting: sets the timer for the earliest deadline, if any. */
+function check(): void {
+  checkDue = false;
+  let next = Infinity;
+  for (const w of watched) if (w.deadline < next) next = w.deadline;
+  if (next < timerAt) {
+    if (timer !== undefined) clearTimeout(timer);
+    timerAt = next;
+    timer = setTimeout(expire, Math.max(0, next - performance.now()));
+  }
+}
+
+/** Fails the reads past their deadline and times the rest. */
 function expire(): void {
   timer = undefined;
   timerAt = Infinity;
   const now = performance.now();
-  let next = Infinity;
   for (const w of watched) {
     if (w.deadline <= now) {
       watched.delete(w);
       w.fail();
-    } else if (w.deadline < next) next = w.deadline;
+    }
   }
-  if (next < Infinity) arm(next);
+  check();
 }
 
 /** Watches the reads of one body; without a rule (null, or a rate of 0) it only passes them on. */
@@ -103,16 +126,15 @@ export class RateWatch {
         deadline: started + Math.max(0, allowed),
         fail: () => reject(new SlowBodyError(rule)),
       };
-      watched.add(entry);
-      arm(entry.deadline);
+      watch(entry);
       pending.then((value) => {
         // Already failed (past its deadline): the rejection stands.
-        if (!watched.delete(entry)) return;
+        if (!unwatch(entry)) return;
         this.#waited += performance.now() - started;
         this.#bytes += size(value);
         resolve(value);
       }, (error) => {
-        watched.delete(entry);
+        unwatch(entry);
         reject(error);
       });
     });

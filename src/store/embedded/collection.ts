@@ -238,9 +238,19 @@ export class EmbeddedCollection implements Collection {
     // One inserted document and one alongside (a POST and its oplog entry) in one two-row
     // statement: all or nothing by itself, so without a savepoint around it.
     const pair = insert && changes.length === 1 && state.exists && side?.single;
+    // The rows of the alongside documents (the last row of the pair's statement).
+    let sideRows: number[] = [];
     const durable = pair
       ? db.grouped(
-        () => db.stmts.insertTwoDocs.run(this.name, changes[0].id, encoded[0], ...pair),
+        () => {
+          const { lastInsertRowid } = db.stmts.insertTwoDocs.run(
+            this.name,
+            changes[0].id,
+            encoded[0],
+            ...pair,
+          );
+          sideRows = [Number(lastInsertRowid)];
+        },
         { oneStatement: true },
       )
       : db.grouped(() => {
@@ -252,11 +262,11 @@ export class EmbeddedCollection implements Collection {
             db.stmts.updateDoc.run(encoded[i], this.name, changes[i].id);
           }
         }
-        side?.write();
+        if (side) sideRows = side.write();
       }, { oneStatement: changes.length === 1 && !side && state.exists });
     state.exists = true;
     state.apply(changes);
-    side?.apply();
+    side?.apply(sideRows);
     return durable;
   }
 
@@ -267,15 +277,22 @@ export class EmbeddedCollection implements Collection {
   /**
    * Checks inserts into another collection and returns how to write them inside the
    * caller's transaction and then apply them to memory.
+   *
+   * They are written to be read later, if ever (the operation log): memory holds them as
+   * their rows, read and decoded on first read (`applyStored`), so no copy of them is made
+   * and none is kept for the garbage collector to carry; while the collection keeps a sorted
+   * view (whose entries hold documents), as copies.
    */
   #prepareAlongside(alongside: Alongside) {
     if (alongside.docs.length === 0) return undefined;
     const name = alongside.collection;
     const state = this.ctx.state(name);
+    const held = state.holdsRows;
     const changes: Change[] = [];
     for (const input of alongside.docs) {
       if (input._id === undefined) input._id = new ObjectId();
-      const doc = cloneValue(input);
+      // Held as rows, the caller's document is only read (its text, its index keys).
+      const doc = held ? input : cloneValue(input);
       const id = idKeyOf(doc);
       if (state.docs.has(id) || changes.some((c) => c.id === id)) throw idDuplicate(name);
       changes.push({ id, after: doc });
@@ -288,13 +305,18 @@ export class EmbeddedCollection implements Collection {
       single: changes.length === 1 && state.exists
         ? [name, changes[0].id, encoded[0]] as const
         : undefined,
-      write: () => {
+      /** Writes the rows; their sequence numbers. */
+      write: (): number[] => {
         this.#ensureExists(state, name);
-        changes.forEach((c, i) => db.stmts.insertDoc.run(name, c.id, encoded[i]));
+        return changes.map((c, i) =>
+          Number(db.stmts.insertDoc.run(name, c.id, encoded[i]).lastInsertRowid)
+        );
       },
-      apply: () => {
+      /** Applies the written rows (`rows`: their sequence numbers) to memory. */
+      apply: (rows: number[]) => {
         state.exists = true;
-        state.apply(changes);
+        if (held) state.applyStored(changes, rows);
+        else state.apply(changes);
       },
     };
   }
@@ -415,12 +437,13 @@ export class EmbeddedCollection implements Collection {
     const state = this.#state();
     const side = alongside && this.#prepareAlongside(alongside);
     const { db } = this.ctx;
+    let sideRows: number[] = [];
     const durable = db.grouped(() => {
       for (const [id] of hits) db.stmts.deleteDoc.run(this.name, id);
-      side?.write();
+      if (side) sideRows = side.write();
     });
     state.remove(hits);
-    side?.apply();
+    side?.apply(sideRows);
     return durable.then(() => hits.length);
   }
 

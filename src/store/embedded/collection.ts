@@ -238,19 +238,9 @@ export class EmbeddedCollection implements Collection {
     // One inserted document and one alongside (a POST and its oplog entry) in one two-row
     // statement: all or nothing by itself, so without a savepoint around it.
     const pair = insert && changes.length === 1 && state.exists && side?.single;
-    // The rows of the alongside documents (the last row of the pair's statement).
-    let sideRows: number[] = [];
     const durable = pair
       ? db.grouped(
-        () => {
-          const { lastInsertRowid } = db.stmts.insertTwoDocs.run(
-            this.name,
-            changes[0].id,
-            encoded[0],
-            ...pair,
-          );
-          sideRows = [Number(lastInsertRowid)];
-        },
+        () => db.stmts.insertTwoDocs.run(this.name, changes[0].id, encoded[0], ...pair),
         { oneStatement: true },
       )
       : db.grouped(() => {
@@ -262,11 +252,11 @@ export class EmbeddedCollection implements Collection {
             db.stmts.updateDoc.run(encoded[i], this.name, changes[i].id);
           }
         }
-        if (side) sideRows = side.write();
+        side?.write();
       }, { oneStatement: changes.length === 1 && !side && state.exists });
     state.exists = true;
     state.apply(changes);
-    side?.apply(sideRows);
+    side?.apply();
     return durable;
   }
 
@@ -277,22 +267,15 @@ export class EmbeddedCollection implements Collection {
   /**
    * Checks inserts into another collection and returns how to write them inside the
    * caller's transaction and then apply them to memory.
-   *
-   * They are written to be read later, if ever (the operation log): memory holds them as
-   * their rows, read and decoded on first read (`applyStored`), so no copy of them is made
-   * and none is kept for the garbage collector to carry; while the collection keeps a sorted
-   * view (whose entries hold documents), as copies.
    */
   #prepareAlongside(alongside: Alongside) {
     if (alongside.docs.length === 0) return undefined;
     const name = alongside.collection;
     const state = this.ctx.state(name);
-    const held = state.holdsRows;
     const changes: Change[] = [];
     for (const input of alongside.docs) {
       if (input._id === undefined) input._id = new ObjectId();
-      // Held as rows, the caller's document is only read (its text, its index keys).
-      const doc = held ? input : cloneValue(input);
+      const doc = cloneValue(input);
       const id = idKeyOf(doc);
       if (state.docs.has(id) || changes.some((c) => c.id === id)) throw idDuplicate(name);
       changes.push({ id, after: doc });
@@ -305,18 +288,13 @@ export class EmbeddedCollection implements Collection {
       single: changes.length === 1 && state.exists
         ? [name, changes[0].id, encoded[0]] as const
         : undefined,
-      /** Writes the rows; their sequence numbers. */
-      write: (): number[] => {
+      write: () => {
         this.#ensureExists(state, name);
-        return changes.map((c, i) =>
-          Number(db.stmts.insertDoc.run(name, c.id, encoded[i]).lastInsertRowid)
-        );
+        changes.forEach((c, i) => db.stmts.insertDoc.run(name, c.id, encoded[i]));
       },
-      /** Applies the written rows (`rows`: their sequence numbers) to memory. */
-      apply: (rows: number[]) => {
+      apply: () => {
         state.exists = true;
-        if (held) state.applyStored(changes, rows);
-        else state.apply(changes);
+        state.apply(changes);
       },
     };
   }
@@ -437,13 +415,12 @@ export class EmbeddedCollection implements Collection {
     const state = this.#state();
     const side = alongside && this.#prepareAlongside(alongside);
     const { db } = this.ctx;
-    let sideRows: number[] = [];
     const durable = db.grouped(() => {
       for (const [id] of hits) db.stmts.deleteDoc.run(this.name, id);
-      if (side) sideRows = side.write();
+      side?.write();
     });
     state.remove(hits);
-    side?.apply(sideRows);
+    side?.apply();
     return durable.then(() => hits.length);
   }
 

@@ -451,34 +451,6 @@ export class CollectionState {
     noteWritten(changes.length, this.docs.size);
   }
 
-  /**
-   * Whether documents inserted now may be held as their rows (see {@link applyStored}): not
-   * while a sorted view is kept, whose entries hold the documents themselves.
-   */
-  get holdsRows(): boolean {
-    return this.#views.size === 0;
-  }
-
-  /**
-   * Applies committed inserts of new keys whose documents memory holds as the sequence numbers
-   * of their rows (`seqs`, in the same order), read and decoded on first read as after a
-   * restart (see DocMap): for documents written to be read later if ever (the operation log),
-   * which then cost memory their key and index entries only, and no copy. The documents are
-   * the caller's: the indexes read their values, nothing keeps them. Only while
-   * {@link holdsRows}.
-   */
-  applyStored(changes: Change[], seqs: number[]): void {
-    for (const index of this.unique) applyToIndex(index, changes);
-    const seq = this.#seq;
-    for (const c of changes) {
-      seq?.set(c.id, this.#nextSeq++);
-      for (const eq of this.eq.values()) eq.add(c.after, c.id);
-    }
-    this.docs.addStored(changes.map((c) => c.id), seqs);
-    this.#snapshot = null;
-    noteWritten(changes.length, this.docs.size);
-  }
-
   /** Removes committed deletions from memory. */
   remove(entries: Array<[string, Doc]>): void {
     const removed: Array<[string, Doc, number]> = [];

@@ -15,7 +15,11 @@
  * `src/mod.ts`) into the same process beside this one, each on its own data directory, and
  * alternates their rounds (ABBA), so both see the same load from the rest of the machine:
  * the comparison a shared machine allows. Each side then gets its row, and the ratio of the
- * medians (this checkout over the other) follows.
+ * medians (this checkout over the other) follows. The two services share one heap (garbage
+ * one side leaves, the other's collections pay for too: a change in what a write allocates or
+ * keeps shows less here than in a process of its own), and the order they were loaded in is
+ * not neutral: identical code has shown up to 15% more CPU on the side loaded first on a busy
+ * machine. Run it again from the other checkout (the sides swapped) and take both ratios.
  *
  * ```sh
  * deno run -A bench/in_process_shop.ts                  # every operation

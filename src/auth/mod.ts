@@ -17,6 +17,7 @@ import { JwtVerifier } from "./jwt.ts";
 import { hashPassword } from "./secrets.ts";
 import type { Account, Refusal, Scheme } from "./types.ts";
 import { type BodyRate, RateWatch } from "../util/body_rate.ts";
+import { keepBody } from "../util/read_body.ts";
 
 /** Whether `value` is an id object (an ObjectId or the like: it prints as its value). */
 function isIdLike(value: object): boolean {
@@ -305,8 +306,10 @@ function hasRole(account: Account, roles: string[]): boolean {
 }
 
 /**
- * The body of `request` (a copy), at most `limit` bytes (413 beyond), at the minimum data rate
- * `rate` (SlowBodyError under it).
+ * The body of `request`, at most `limit` bytes (413 beyond), at the minimum data rate `rate`
+ * (SlowBodyError under it). The request's own body is read (no clone: a clone would copy
+ * the request's signal too), and the bytes are kept for the body parser (`keepBody`), which
+ * then reads them instead of the stream.
  */
 async function readLimited(
   request: Request,
@@ -314,7 +317,7 @@ async function readLimited(
   rate: BodyRate | null,
 ): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array();
-  const reader = request.clone().body!.getReader();
+  const reader = request.body.getReader();
   const watch = new RateWatch(rate);
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -336,5 +339,6 @@ async function readLimited(
     out.set(chunk, at);
     at += chunk.length;
   }
+  keepBody(request, out);
   return out;
 }

@@ -13,6 +13,7 @@
  * const step = await watch.read(reader.read(), (s) => s.value?.byteLength ?? 0);
  * ```
  */
+import { setImmediate } from "node:timers";
 
 /** The rule: at least `bytesPerSecond` of waiting, once `graceMs` of waiting have passed. */
 export interface BodyRate {
@@ -32,6 +33,70 @@ export class SlowBodyError extends Error {
     );
     this.name = "SlowBodyError";
   }
+}
+
+/** A read being watched: the time by which it must settle, and how it fails then. */
+interface Watched {
+  deadline: number;
+  fail(): void;
+}
+
+/**
+ * Every read being watched, of every body, with one timer between them (set for the earliest
+ * deadline) rather than one per read: a timer set and cleared around each small body's read
+ * cost more than the rest of its reading. And a read is timed only once it is still waiting
+ * at the next turn of the event loop (one check per turn, for every read started in it): a
+ * small body has mostly arrived with its request, and its read settles before then.
+ */
+const watched = new Set<Watched>();
+let timer: ReturnType<typeof setTimeout> | undefined;
+/** When the timer fires (`performance.now()`); Infinity when none is set. */
+let timerAt = Infinity;
+/** Whether the check of this turn's reads is due. */
+let checkDue = false;
+
+function watch(entry: Watched): void {
+  watched.add(entry);
+  if (checkDue) return;
+  checkDue = true;
+  setImmediate(check);
+}
+
+function unwatch(entry: Watched): boolean {
+  if (!watched.delete(entry)) return false;
+  // Nothing left to time: no timer outlives the reads.
+  if (watched.size === 0 && timer !== undefined) {
+    clearTimeout(timer);
+    timer = undefined;
+    timerAt = Infinity;
+  }
+  return true;
+}
+
+/** Times the reads still waiting: sets the timer for the earliest deadline, if any. */
+function check(): void {
+  checkDue = false;
+  let next = Infinity;
+  for (const w of watched) if (w.deadline < next) next = w.deadline;
+  if (next < timerAt) {
+    if (timer !== undefined) clearTimeout(timer);
+    timerAt = next;
+    timer = setTimeout(expire, Math.max(0, next - performance.now()));
+  }
+}
+
+/** Fails the reads past their deadline and times the rest. */
+function expire(): void {
+  timer = undefined;
+  timerAt = Infinity;
+  const now = performance.now();
+  for (const w of watched) {
+    if (w.deadline <= now) {
+      watched.delete(w);
+      w.fail();
+    }
+  }
+  check();
 }
 
 /** Watches the reads of one body; without a rule (null, or a rate of 0) it only passes them on. */
@@ -56,17 +121,20 @@ export class RateWatch {
     const slack = Math.min(SLACK_MS, rule.graceMs);
     const covered = Math.max(rule.graceMs, (this.#bytes * 1000) / rule.bytesPerSecond);
     const allowed = covered + slack - this.#waited;
-    // One promise and one timer per read (a race of two promises cost a few microseconds more
-    // on every small request body).
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new SlowBodyError(rule)), Math.max(0, allowed));
+      const entry: Watched = {
+        deadline: started + Math.max(0, allowed),
+        fail: () => reject(new SlowBodyError(rule)),
+      };
+      watch(entry);
       pending.then((value) => {
-        clearTimeout(timer);
+        // Already failed (past its deadline): the rejection stands.
+        if (!unwatch(entry)) return;
         this.#waited += performance.now() - started;
         this.#bytes += size(value);
         resolve(value);
       }, (error) => {
-        clearTimeout(timer);
+        unwatch(entry);
         reject(error);
       });
     });

@@ -4,7 +4,7 @@ import { scenario, sharedService } from "../support/harness.ts";
 import { basic, bearer, hmacHeaders, SECRET_HASH } from "../support/auth.ts";
 import { accountOf } from "../../src/mod.ts";
 import { createLogger } from "../../src/log.ts";
-import type { Json } from "../support/client.ts";
+import type { Client, Json } from "../support/client.ts";
 
 const ROOT = {
   username: "root",
@@ -167,6 +167,25 @@ shared("Token: Bearer and Basic forms; a bad token is 401", async (api) => {
 });
 
 shared("HMAC: signed requests, replays, stale dates, changed bodies", async (api) => {
+  // A signed body is read once, by the signature check, and handed to the body parser: no
+  // clone of the request, whose copied signal made Deno.serve print (once per process, when
+  // such a request ends) that request.signal aborts on successful responses.
+  const warned: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    warned.push(args.map(String).join(" "));
+  };
+  try {
+    await hmacRequests(api);
+    // The server ends a request after its answer is sent: give the last one a moment.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  } finally {
+    console.warn = warn;
+  }
+  assert.deepEqual(warned.filter((line) => /request\.signal/.test(line)), []);
+});
+
+async function hmacRequests(api: Client) {
   const signed = (method: string, path: string, body?: string, date?: Date) =>
     hmacHeaders({ user: "root", secret: ROOT.secret, method, path, body, date });
   const get = signed("GET", "/people?max_results=5");
@@ -189,6 +208,11 @@ shared("HMAC: signed requests, replays, stale dates, changed bodies", async (api
     headers: { ...signed("POST", "/people", body), "content-type": "application/json" },
   });
   assert.equal(good.status, 201, good.text);
+  // What was signed is what was stored.
+  const id = good.body._id;
+  const stored = await api.get(`people/${id}`, signed("GET", `/people/${id}`));
+  assert.equal(stored.status, 200, stored.text);
+  assert.equal(stored.body.name, "Ann");
   // Another path than the signed one.
   const other = signed("GET", "/people?page=1");
   assert.equal((await api.get("people?page=2", other)).status, 401);
@@ -204,7 +228,7 @@ shared("HMAC: signed requests, replays, stale dates, changed bodies", async (api
     path: "/people",
   });
   assert.equal((await api.get("people", unknown)).status, 401);
-});
+}
 
 scenario(
   "hostile Authorization headers and query credentials: 400/401, never 500",

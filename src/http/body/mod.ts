@@ -19,6 +19,7 @@ import { bodyChunks } from "./body_chunks.ts";
 import { type BodyRate, RateWatch, SlowBodyError } from "../../util/body_rate.ts";
 import { noteTransferred } from "../../util/transfer.ts";
 import { setOwn } from "../../domain/keys.ts";
+import { keptBody } from "../../util/read_body.ts";
 import type { Settings } from "../../settings/check.ts";
 
 /** Reads at most `limit` bytes of the body, at the minimum data rate `rate`; 413 beyond. */
@@ -27,6 +28,14 @@ async function readLimited(
   limit: number,
   rate: BodyRate | null,
 ): Promise<Uint8Array<ArrayBuffer>> {
+  // Read already (HMAC authentication signs it): the bytes, not the stream again.
+  const kept = keptBody(request);
+  if (kept) {
+    if (kept.byteLength > limit) {
+      throw new HttpError(413, `the request body exceeds ${limit} bytes`);
+    }
+    return kept;
+  }
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > limit) throw new HttpError(413, `the request body exceeds ${limit} bytes`);
   const known = Number.isSafeInteger(declared) && declared >= 0;
@@ -209,10 +218,13 @@ export async function readBody(
   const header = request.headers.get("content-type") ?? "";
   const type = header.split(";")[0].trim().toLowerCase();
   if (type === "multipart/form-data") {
-    if (!request.body) throw new HttpError(400, "the request body is empty");
+    // Read already (HMAC authentication signs it): the bytes, not the stream again.
+    const kept = keptBody(request);
+    const body = kept ? new Blob([kept]).stream() : request.body;
+    if (!body) throw new HttpError(400, "the request body is empty");
     // Keys holding a value: without AUTO_COLLAPSE_MULTI_KEYS a later file for one is skipped.
     const taken = new Set<string>();
-    const entries = await readMultipart(request.body, header, {
+    const entries = await readMultipart(body, header, {
       fieldBytes: options.limit,
       fileBytes: options.maxFileSize ?? options.limit,
       parts: budget.maxParts,

@@ -204,9 +204,10 @@ function toMs(text: string): number {
 async function wrk(
   url: string,
   lua: string,
-  options: { connections?: number; threads?: number; seconds?: number } = {},
+  options: { connections?: number; threads?: number; seconds?: number; timeout?: number } = {},
 ): Promise<WrkResult> {
   const { connections = CONNECTIONS, threads = THREADS, seconds = SECONDS } = options;
+  const timeout = options.timeout ? [`--timeout`, `${options.timeout}s`] : [];
   const script = await Deno.makeTempFile({ suffix: ".lua" });
   await Deno.writeTextFile(script, lua);
   try {
@@ -215,6 +216,7 @@ async function wrk(
         `-t${Math.min(threads, connections)}`,
         `-c${connections}`,
         `-d${seconds}s`,
+        ...timeout,
         "--latency",
         "-s",
         script,
@@ -725,15 +727,24 @@ const SEQUENTIAL_SECONDS = 3;
  * adds about 0.5 ms to every request on this machine, more than the service's own time of
  * most of them.
  */
-async function sequentialMs(base: string, lua: string): Promise<number> {
+async function sequentialMs(
+  base: string,
+  lua: string,
+  what: string,
+  warmUp?: string,
+): Promise<number> {
+  // A first request that builds what the others reuse (a sorted view) is not timed.
+  if (warmUp) await (await fetch(`${base}${warmUp}`)).arrayBuffer();
   const result = await wrk(`${base}/`, lua, {
     connections: 1,
     threads: 1,
     seconds: SEQUENTIAL_SECONDS,
+    timeout: 30,
   });
   if (result.errors > 0 || !Number.isFinite(result.p50)) {
-    throw new Error(`sequential requests failed: ${result.errors} errors`);
+    throw new Error(`sequential ${what} failed: ${result.errors} errors`);
   }
+  console.error(`${what}: p50 ${fmt(result.p50, 3)} ms, p99 ${fmt(result.p99, 3)} ms`);
   return result.p50;
 }
 
@@ -808,10 +819,10 @@ async function scaleRow(size: number, hello: Server): Promise<string[]> {
     const load = (performance.now() - t0) / 1000;
     const seededRss = await rssMiB(service.process.pid);
     const fsync = await fsyncMs(dir);
-    const floor = await sequentialMs(hello.base, "");
+    const floor = await sequentialMs(hello.base, "", "hello");
     const base = service.base;
     const json = { "content-type": "application/json" };
-    const post = await sequentialMs(base, luaPost("single"));
+    const post = await sequentialMs(base, luaPost("single"), "POST");
     const bulks: number[] = [];
     for (let b = 0; b < 3; b++) {
       const batch = Array.from({ length: 1000 }, (_, i) => person(i, `bulk${b}-`));
@@ -827,7 +838,7 @@ async function scaleRow(size: number, hello: Server): Promise<string[]> {
     }
     const spread = (make: (n: number) => string) =>
       Array.from({ length: 1000 }, (_, i) => make((i * 7919) % size));
-    const item = await sequentialMs(base, luaGet(spread((n) => `/people/${ids[n]}`)));
+    const item = await sequentialMs(base, luaGet(spread((n) => `/people/${ids[n]}`)), "GET item");
     const eq = await sequentialMs(
       base,
       luaGet(
@@ -835,11 +846,14 @@ async function scaleRow(size: number, hello: Server): Promise<string[]> {
           `/people?where=${encodeURIComponent(JSON.stringify({ email: `p${n}@example.org` }))}`
         ),
       ),
+      "where email =",
     );
     const pages = [1, 2, 3, 4];
     const sorted = await sequentialMs(
       base,
       luaGet(pages.map((p) => `/people?sort=-age&page=${p}`)),
+      "sort=-age page",
+      "/people?sort=-age",
     );
     // A sort no index serves: every matching document is sorted per request.
     const unindexed = await latency(5, (i) => fetch(`${base}/people?sort=name&page=${1 + i}`));
@@ -864,6 +878,7 @@ async function scaleRow(size: number, hello: Server): Promise<string[]> {
     const countFree = await sequentialMs(
       service.base,
       luaGet(pages.map((p) => `/people?page=${p}`)),
+      "count-free page",
     );
     await service.stop();
     const heap = await heapCost(`${dir}/data`);

@@ -85,3 +85,34 @@ Deno.test("group commit: a group per turn of the event loop, committed while oth
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("group commit: a write made while no sync runs commits at once; writes made during its sync share the next group", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "group_commit_test_" });
+  try {
+    const db = Database.open(dir);
+    const insert = (id: string) => () => db.stmts.insertDoc.run("c", id, `{"_id":"${id}"}`);
+    // Nothing syncing: the write's COMMIT is written before grouped() returns, and its sync
+    // runs while the caller goes on.
+    const first = db.grouped(insert("a"), { oneStatement: true });
+    assert.equal(db.db.isTransaction, false, "the first write committed at once");
+    // Its sync is running: these join one open group, committed when that sync ends.
+    const later = [
+      db.grouped(insert("b"), { oneStatement: true }),
+      db.grouped(insert("c")),
+    ];
+    assert.equal(db.db.isTransaction, true, "later writes wait in the open group");
+    await Promise.all([first, ...later]);
+    assert.equal(db.db.isTransaction, false);
+    // A write that fails while opening a group with no sync running leaves no open group.
+    assert.throws(() => db.grouped(insert("a"), { oneStatement: true }));
+    assert.equal(db.db.isTransaction, false, "a failed first write leaves no group open");
+    await db.grouped(insert("d"), { oneStatement: true });
+    db.close();
+    const raw = new DatabaseSync(`${dir}/store.sqlite`);
+    const ids = raw.prepare("SELECT id FROM docs ORDER BY id").all().map((r) => r.id);
+    raw.close();
+    assert.deepEqual(ids, ["a", "b", "c", "d"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

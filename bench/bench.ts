@@ -196,8 +196,8 @@ function toMs(text: string): number {
   return m[2] === "us" ? v / 1000 : m[2] === "ms" ? v : m[2] === "s" ? v * 1000 : v * 60_000;
 }
 
-/** Runs wrk with a Lua script against `url`. */
-async function wrk(url: string, lua: string): Promise<WrkResult> {
+/** Runs wrk with a Lua script against `url` (BENCH_THREADS, BENCH_CONNECTIONS, BENCH_SECONDS). */
+export async function wrk(url: string, lua: string): Promise<WrkResult> {
   const script = await Deno.makeTempFile({ suffix: ".lua" });
   await Deno.writeTextFile(script, lua);
   try {
@@ -347,7 +347,7 @@ end
 }
 
 /** The shop domain's loads over the seeded service at `base`. */
-async function shopLoads(base: string): Promise<Load[]> {
+export async function shopLoads(base: string): Promise<Load[]> {
   const customers = await seedShop(
     base,
     "customers",

@@ -19,8 +19,11 @@ import { DuplicateKeyError, QueryTimeoutError } from "../store.ts";
 export interface AggregateSource {
   readonly name: string;
   snapshot(): Doc[];
-  /** Columns of top-level fields over the snapshot (see columns.ts), when the source keeps them. */
-  columns?(fields: readonly string[], timeout: Timeout | null): unknown[][];
+  /**
+   * Columns of top-level fields over the snapshot (see columns.ts), when the source keeps
+   * them; null when it has none for them yet.
+   */
+  columns?(fields: readonly string[], timeout: Timeout | null): unknown[][] | null;
   sibling(name: string): AggregateTarget;
   readonly options: Partial<Options>;
   /** Time bound of one aggregation in ms (QUERY_TIMEOUT_MS); 0 or absent: none. */
@@ -98,8 +101,8 @@ const MAX_COLUMNS_READ = MAX_COLUMNS / 2;
 /**
  * The output of a plain group (see {@link plainGroup}) over the collection. When the leading
  * `$match`es are conditions on top-level fields (see simpleConditions) and the collection
- * has columns, the pass reads the columns of the fields involved, not the documents: the
- * same values in the same order.
+ * has columns of the fields involved, the pass reads them, not the documents: the same
+ * values in the same order.
  */
 function groupOf(
   source: AggregateSource,
@@ -123,6 +126,7 @@ function groupOf(
   }
   const timeout = timeoutMs > 0 ? { deadline: performance.now() + timeoutMs, ms: timeoutMs } : null;
   const columns = source.columns(fields, timeout);
+  if (columns === null) return group.run(source.snapshot(), { test: options.test(), timeoutMs });
   const width = group.fields.length;
   return group.runColumns(
     source.snapshot().length,

@@ -450,7 +450,7 @@ export class EmbeddedCollection implements Collection {
   }
 
   /** Columns of top-level fields over {@link snapshot} (shared: never mutate or hand out). */
-  columns(fields: readonly string[], timeout: Timeout | null): unknown[][] {
+  columns(fields: readonly string[], timeout: Timeout | null): unknown[][] | null {
     return this.#state().columns(fields, timeout);
   }
 

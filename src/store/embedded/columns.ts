@@ -1,9 +1,11 @@
 /**
  * Columns of a collection's snapshot: for a top-level field, its value in every document of
- * the snapshot, in the snapshot's order, in one array. Built on first use and kept until the
- * next write (which makes a new snapshot), so aggregations that read a few fields of every
- * document (a plain `$group` after a `$match`, see aggregate.ts) read those arrays, not the
- * documents.
+ * the snapshot, in the snapshot's order, in one array. Built when a second aggregation asks
+ * for them over one snapshot and kept until the next write (which makes a new snapshot), so
+ * aggregations that read a few fields of every document (a plain `$group` after a `$match`,
+ * see aggregate.ts) read those arrays, not the documents. The first ask gets none and reads
+ * the documents: a collection written between every two aggregations never pays for a
+ * build it would use once (building costs a little more than one pass over the documents).
  *
  * Reading a field of every document costs far more than the work done with it: documents
  * written one by one lie scattered over the heap between the garbage of their requests, each
@@ -42,6 +44,8 @@ export interface Timeout {
 export class Columns {
   readonly #docs: readonly Doc[];
   readonly #byField = new Map<string, unknown[]>();
+  /** Fields asked for once without a column: the next ask builds theirs. */
+  readonly #asked = new Set<string>();
 
   /** @param docs the snapshot (never changed while these columns live). */
   constructor(docs: readonly Doc[]) {
@@ -55,16 +59,21 @@ export class Columns {
 
   /**
    * The columns of `fields` (each accepted by {@link isColumnField}), in that order: the own
-   * value of the field in each document, undefined where it has none. Columns not built yet
+   * value of the field in each document, undefined where it has none; null when one of them
+   * was never asked for (the caller reads the documents this time). Columns not built yet
    * are built in one pass over the documents, which throws QueryTimeoutError past the
    * `timeout` deadline (a `performance.now()` time) and then keeps nothing. The arrays are
    * shared: never change them.
    */
-  get(fields: readonly string[], timeout: Timeout | null): unknown[][] {
+  get(fields: readonly string[], timeout: Timeout | null): unknown[][] | null {
     const missing = [...new Set(fields.filter((f) => !this.#byField.has(f)))];
     if (missing.length > 0) {
       for (const field of missing) {
         if (!isColumnField(field)) throw new Error(`no column for the field ${field}`);
+      }
+      if (!missing.every((f) => this.#asked.has(f))) {
+        for (const field of missing) this.#asked.add(field);
+        return null;
       }
       const built = this.#build(missing, timeout);
       for (const [field] of this.#byField) {

@@ -342,7 +342,7 @@ export class CollectionState {
   }
 
   /** Columns of `fields` over {@link snapshot}, in its order (see Columns.get). */
-  columns(fields: readonly string[], timeout: Timeout | null): unknown[][] {
+  columns(fields: readonly string[], timeout: Timeout | null): unknown[][] | null {
     return (this.#columns ??= new Columns(this.snapshot())).get(fields, timeout);
   }
 

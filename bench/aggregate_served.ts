@@ -15,7 +15,7 @@
  *
  * ```sh
  * deno run --lock=deno.lock -A bench/aggregate_served.ts
- * deno run --lock=deno.lock -A bench/aggregate_served.ts --orders=14000 --seconds=10 --rounds=3
+ * deno run --lock=deno.lock -A bench/aggregate_served.ts --loads=orders --orders=14000 --rounds=3
  * deno run --lock=deno.lock -A bench/aggregate_served.ts --baseline=/tmp/base
  * BENCH_PROFILE=/tmp/prof deno run --lock=deno.lock -A bench/aggregate_served.ts   # CPU profile of the service
  * ```

@@ -201,7 +201,7 @@ function toMs(text: string): number {
  * (`{ connections: 1, threads: 1 }`) measures sequential requests, each sent once the
  * previous answer is in.
  */
-async function wrk(
+export async function wrk(
   url: string,
   lua: string,
   options: { connections?: number; threads?: number; seconds?: number; timeout?: number } = {},
@@ -358,7 +358,7 @@ end
 }
 
 /** The shop domain's loads over the seeded service at `base`. */
-async function shopLoads(base: string): Promise<Load[]> {
+export async function shopLoads(base: string): Promise<Load[]> {
   const customers = await seedShop(
     base,
     "customers",

@@ -4,7 +4,10 @@
  * sockets: plain Requests handed to `service.fetch` in a loop, on the embedded store, each
  * answer's body read. One row per operation of `deno task bench`'s write path and pages:
  * GET customer, GET page of 25, POST customer, PATCH customer with the If-Match of its previous
- * answer, POST order (two relation checks). Rounds interleave the operations, so a busy
+ * answer, POST order (two relation checks), and the aggregation endpoint over the orders
+ * (`--orders` of them POSTed one by one, 32 at a time, before the rounds, as the POST order
+ * load writes them; the POST order rows of each round add more). Rounds interleave the
+ * operations, so a busy
  * machine slows all of them alike; prints the fastest and median round, wall-clock and CPU
  * time of the process (and its system part: SQLite's WAL writes, the syncs), in microseconds
  * per request. `--concurrency` requests are in flight at once (32, as `deno task bench`'s
@@ -26,6 +29,7 @@
  * deno run -A bench/in_process_shop.ts --only=POST      # operations whose name holds POST
  * deno run -A bench/in_process_shop.ts --concurrency=1  # one request at a time
  * deno run -A bench/in_process_shop.ts --against=/tmp/before --only=POST --rounds=16
+ * deno run -A bench/in_process_shop.ts --only=aggregation --orders=14000
  * deno run -A --cpu-prof --cpu-prof-dir=/tmp/prof bench/in_process_shop.ts --only=PATCH
  * ```
  */
@@ -42,6 +46,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "8" },
     concurrency: { type: "string", default: "32" },
     against: { type: "string" },
+    orders: { type: "string", default: "0" },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -102,6 +107,21 @@ async function side(label: string, modUrl: string) {
   );
   const etags = new Map(customers.map((c) => [c._id, c._etag]));
   let serial = 0;
+  const order = (i: number) => ({
+    customer: customers[i % 1000]._id,
+    items: [{ product: products[i % 100]._id, quantity: 2, price: 12.5 }],
+    total: 25,
+    note: "bench",
+  });
+  {
+    let left = Number(values.orders);
+    await Promise.all(Array.from({ length: 32 }, async () => {
+      while (left-- > 0) await call("POST", "/orders", order(left));
+    }));
+  }
+  const aggregate = `/sales_by_status?aggregate=${
+    encodeURIComponent(JSON.stringify({ $min_total: 15 }))
+  }`;
   const ops: Op[] = [
     ["GET customer", 4000, (i) => call("GET", `/customers/${customers[i % 1000]._id}`)],
     ["GET page of 25", 1000, (i) => call("GET", `/customers?page=${1 + i % 40}`)],
@@ -113,13 +133,8 @@ async function side(label: string, modUrl: string) {
       });
       etags.set(id, JSON.parse(text)._etag);
     }],
-    ["POST order (2 relations)", 500, (i) =>
-      call("POST", "/orders", {
-        customer: customers[i % 1000]._id,
-        items: [{ product: products[i % 100]._id, quantity: 2, price: 12.5 }],
-        total: 25,
-        note: "bench",
-      })],
+    ["POST order (2 relations)", 500, (i) => call("POST", "/orders", order(i))],
+    ["aggregation endpoint", 100, () => call("GET", aggregate)],
   ];
   const chosen = ops.filter(([name]) => !values.only || name.includes(values.only));
   const results = chosen.map(() => ({

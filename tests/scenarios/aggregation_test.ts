@@ -93,3 +93,55 @@ scenario("with pagination off all results come back with links", {
   assert.ok(res.body._links.self.href.startsWith("picked?aggregate="), res.text);
   assert.ok(!("_meta" in res.body));
 });
+
+scenario(
+  "a grouped aggregation follows every write and keeps the endpoint's filter",
+  {
+    RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PATCH", "DELETE"],
+    IF_MATCH: false,
+    DOMAIN: {
+      rows: { schema: { tag: { type: "string" }, n: { type: "integer" } } },
+      by_tag: {
+        datasource: {
+          source: "rows",
+          // The endpoint's own filter comes first, before the pipeline's `$match`.
+          filter: { tag: { $ne: "hidden" } },
+          aggregation: {
+            pipeline: [
+              { $match: { n: { $gte: "$min" } } },
+              { $group: { _id: "$tag", rows: { $sum: 1 }, total: { $sum: "$n" } } },
+              { $sort: { _id: 1 } },
+            ],
+          },
+        },
+      },
+    },
+  },
+  async (api) => {
+    const groups = async (min: number) => {
+      const res = await api.get(`by_tag?aggregate=${q(JSON.stringify({ $min: min }))}`);
+      assert.equal(res.status, 200, res.text);
+      return res.body._items.map((g: Json) => [g._id, g.rows, g.total]);
+    };
+    const posted = await api.post("rows", [
+      { tag: "a", n: 1 },
+      { tag: "a", n: 5 },
+      { tag: "b", n: 7 },
+      { tag: "hidden", n: 9 },
+    ]);
+    assert.equal(posted.status, 201, posted.text);
+    const [one, , seven] = posted.body._items.map((i: Json) => i._id);
+    assert.deepEqual(await groups(0), [["a", 2, 6], ["b", 1, 7]]);
+    assert.deepEqual(await groups(5), [["a", 1, 5], ["b", 1, 7]]);
+    // Each write shows in the next answer: an insert, an update, a deletion.
+    assert.equal((await api.post("rows", { tag: "b", n: 10 })).status, 201);
+    assert.deepEqual(await groups(5), [["a", 1, 5], ["b", 2, 17]]);
+    assert.equal((await api.patch(`rows/${one}`, { n: 20 })).status, 200);
+    assert.deepEqual(await groups(5), [["a", 2, 25], ["b", 2, 17]]);
+    assert.equal((await api.delete(`rows/${seven}`)).status, 204);
+    assert.deepEqual(await groups(0), [["a", 2, 25], ["b", 1, 10]]);
+    assert.equal((await api.patch(`rows/${one}`, { tag: "hidden" })).status, 200);
+    assert.deepEqual(await groups(0), [["a", 1, 5], ["b", 1, 10]]);
+  },
+);

@@ -308,3 +308,23 @@ scenario("predefined filter: updates and deletes only matching documents", SHARE
   assert.equal((await api.delete(`adults/${ids.cid}`)).status, 204);
   assert.deepEqual(await names(api, "{}"), ["bob"]);
 });
+
+scenario(
+  "where JSON: a name every object inherits is a field like any other",
+  SETTINGS,
+  async (api) => {
+    await seed(api);
+    const where = (filter: unknown) =>
+      api.get(`people?where=${encodeURIComponent(JSON.stringify(filter))}&max_results=50`);
+    // No document has these fields: the inherited members of a plain object never count
+    // (`constructor` itself is refused as a field name).
+    for (const field of ["toString", "hasOwnProperty", "valueOf", "isPrototypeOf"]) {
+      const absent = await where({ [field]: { $exists: false } });
+      assert.equal(absent.status, 200, absent.text);
+      assert.equal(absent.body._meta.total, 4, `${field} $exists false`);
+      const present = await where({ [field]: { $exists: true } });
+      assert.equal(present.status, 200, present.text);
+      assert.equal(present.body._meta.total, 0, `${field} $exists true`);
+    }
+  },
+);

@@ -10,6 +10,8 @@ import { ObjectId } from "../../doc/bson.ts";
 import { cloneValue } from "../../doc/clone.ts";
 import { valueKey } from "./codec.ts";
 import { arrayMembersAsEqualities, compileFilter } from "../../doc/match/engine.ts";
+import { simpleConditions, type Test } from "../../doc/match/fastmatch.ts";
+import { isColumnField, MAX_COLUMNS, type Timeout } from "./columns.ts";
 import type { Change } from "./indexes.ts";
 import { DuplicateKeyError, QueryTimeoutError } from "../store.ts";
 
@@ -17,6 +19,11 @@ import { DuplicateKeyError, QueryTimeoutError } from "../store.ts";
 export interface AggregateSource {
   readonly name: string;
   snapshot(): Doc[];
+  /**
+   * Columns of top-level fields over the snapshot (see columns.ts), when the source keeps
+   * them; null when it has none for them yet.
+   */
+  columns?(fields: readonly string[], timeout: Timeout | null): unknown[][] | null;
   sibling(name: string): AggregateTarget;
   readonly options: Partial<Options>;
   /** Time bound of one aggregation in ms (QUERY_TIMEOUT_MS); 0 or absent: none. */
@@ -54,22 +61,25 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
   const rest = stages.slice(start).map((stage) =>
     isMatchOnly(stage) ? { $match: arrayMembersAsEqualities(stage.$match as Doc) } : stage
   );
-  const test = matches.length === 0 ? null : compileFilter(
-    matches.length === 1 ? matches[0] : { $and: matches },
-    source.options,
-  );
+  const filter = matches.length === 0
+    ? null
+    : matches.length === 1
+    ? matches[0]
+    : { $and: matches };
+  let compiled: ((doc: Doc) => boolean) | null | undefined;
+  const test = () => compiled ??= filter === null ? null : compileFilter(filter, source.options);
   // A final `$facet` of pages and counts only is read off the results of the stages before
   // it: they run once, not once per facet.
   const facets = !writes && rest.length > 0 ? pageFacets(rest[rest.length - 1]) : null;
   const body = facets ? rest.slice(0, -1) : rest;
   const timeoutMs = source.timeoutMs ?? 0;
   const grouped = body.length > 0 ? plainGroup(body[0]) : null;
-  const first = grouped ? grouped(source.snapshot(), { test, timeoutMs }) : null;
+  const first = grouped ? groupOf(source, grouped, { filter, test, timeoutMs }) : null;
   const results = first
     ? (body.length > 1 ? new Aggregator(body.slice(1), source.options).run<Doc>(first) : first)
     : new Aggregator(body, source.options).run<Doc>(
       inputOf(source.snapshot(), {
-        test,
+        test: test(),
         timeoutMs,
         fields: body.length > 0 ? groupInputFields(body[0]) : null,
       }),
@@ -83,6 +93,47 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
     merge(source, last.$merge as string | MergeSpec, results);
   }
   return [];
+}
+
+/** Fields read through columns at most by one aggregation (see columns.ts). */
+const MAX_COLUMNS_READ = MAX_COLUMNS / 2;
+
+/**
+ * The output of a plain group (see {@link plainGroup}) over the collection. When the leading
+ * `$match`es are conditions on top-level fields (see simpleConditions) and the collection
+ * has columns of the fields involved, the pass reads them, not the documents: the same
+ * values in the same order.
+ */
+function groupOf(
+  source: AggregateSource,
+  group: PlainGroup,
+  options: {
+    /** The leading `$match`es joined; null: none. */
+    filter: Doc | null;
+    /** The same compiled (on demand). */
+    test: () => ((doc: Doc) => boolean) | null;
+    timeoutMs: number;
+  },
+): Doc[] | null {
+  const { filter, timeoutMs } = options;
+  const conditions = filter === null ? [] : simpleConditions(filter);
+  const fields = conditions === null ? [] : [...group.fields, ...conditions.map(([f]) => f)];
+  if (
+    conditions === null || !source.columns || new Set(fields).size > MAX_COLUMNS_READ ||
+    !fields.every(isColumnField)
+  ) {
+    return group.run(source.snapshot(), { test: options.test(), timeoutMs });
+  }
+  const timeout = timeoutMs > 0 ? { deadline: performance.now() + timeoutMs, ms: timeoutMs } : null;
+  const columns = source.columns(fields, timeout);
+  if (columns === null) return group.run(source.snapshot(), { test: options.test(), timeoutMs });
+  const width = group.fields.length;
+  return group.runColumns(
+    source.snapshot().length,
+    columns.slice(0, width),
+    conditions.map(([, test], i) => [columns[width + i], test] as const),
+    timeout,
+  );
 }
 
 /**
@@ -171,12 +222,32 @@ function isCount(value: unknown): boolean {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }
 
-/** The options of a compiled plain group (see {@link plainGroup}). */
+/** The options of a compiled plain group's pass over documents (see {@link plainGroup}). */
 interface GroupInput {
   /** The leading `$match`es, compiled; null: every document. */
   test: ((doc: Doc) => boolean) | null;
   /** Time bound of the pass in ms; 0: none. */
   timeoutMs: number;
+}
+
+/** A compiled plain group (see {@link plainGroup}). */
+export interface PlainGroup {
+  /** The top-level fields the group reads: its key's (if any), then its accumulators'. */
+  readonly fields: readonly string[];
+  /** The group's output from the stored documents; null: the engine must run the stage. */
+  run(docs: readonly Doc[], input: GroupInput): Doc[] | null;
+  /**
+   * The same from columns of `rows` values (see columns.ts): `values` holds the column of
+   * each of {@link fields}, `conditions` the leading `$match`es as conditions on columns (a
+   * row passes when each of its values there passes the test). Rows are read in order, as
+   * `run` reads documents, so the output is the same.
+   */
+  runColumns(
+    rows: number,
+    values: readonly unknown[][],
+    conditions: ReadonlyArray<readonly [unknown[], Test]>,
+    timeout: Timeout | null,
+  ): Doc[] | null;
 }
 
 /** One accumulator of a plain group: its running state per group. */
@@ -203,20 +274,51 @@ function isNumber(v: unknown): v is number {
   return typeof v === "number" && !Number.isNaN(v);
 }
 
+/** The running state of one group: its number of documents, per accumulator a sum and a count. */
+interface Group {
+  size: number;
+  sums: number[];
+  counts: number[];
+}
+
+/** The groups of a pass, by key, in the order their key first appears. */
+class Groups {
+  readonly byKey = new Map<unknown, Group>();
+
+  constructor(readonly width: number) {}
+
+  /** The group of `key` (a primitive value or null), made when it is new. */
+  of(key: unknown): Group {
+    let group = this.byKey.get(key);
+    if (!group) {
+      group = {
+        size: 0,
+        sums: new Array(this.width).fill(0),
+        counts: new Array(this.width).fill(0),
+      };
+      this.byKey.set(key, group);
+    }
+    return group;
+  }
+}
+
+/** A group key the fast path cannot take: one the engine compares by content. */
+function isContentKey(key: unknown): boolean {
+  return key !== null && typeof key === "object" || typeof key === "function";
+}
+
 /**
  * A `$group` stage grouping by one top-level field (or by nothing: `_id: null`) with `$sum`
  * (of a number or a top-level field), `$avg` (of a top-level field) and `$count`
- * accumulators, compiled to one pass over the stored documents that reads only those
- * fields and copies nothing (the engine copies every document it is fed, then evaluates
- * each accumulator expression per document). Its output is the engine's exactly: groups in
- * the order their key first appears, `_id` first, accumulators in the stage's order, sums
- * added in document order. Null for any other stage; the compiled pass returns null (the
- * engine then runs the stage) when a key is not a primitive value, which the engine
- * compares by content.
+ * accumulators, compiled to one pass over the stored documents (or over columns of their
+ * fields) that reads only those fields and copies nothing (the engine copies every document
+ * it is fed, then evaluates each accumulator expression per document). Its output is the
+ * engine's exactly: groups in the order their key first appears, `_id` first, accumulators
+ * in the stage's order, sums added in document order. Null for any other stage; the
+ * compiled pass returns null (the engine then runs the stage) when a key is not a primitive
+ * value, which the engine compares by content.
  */
-export function plainGroup(
-  stage: Doc,
-): ((docs: Doc[], input: GroupInput) => Doc[] | null) | null {
+export function plainGroup(stage: Doc): PlainGroup | null {
   const keys = Object.keys(stage);
   if (keys.length !== 1 || keys[0] !== "$group") return null;
   const spec = stage.$group as Doc;
@@ -243,40 +345,15 @@ export function plainGroup(
     names.push(name);
   }
   const n = accumulators.length;
-  return (docs, { test, timeoutMs }) => {
-    const deadline = timeoutMs > 0 ? performance.now() + timeoutMs : Infinity;
-    // Per group: its key, its number of documents, and per accumulator a sum and a count of
-    // the numbers added.
-    const groups = new Map<unknown, { size: number; sums: number[]; counts: number[] }>();
-    let seen = 0;
-    for (const doc of docs) {
-      if ((++seen & 63) === 0 && performance.now() > deadline) {
-        throw new QueryTimeoutError(`aggregation exceeded ${timeoutMs} ms`);
-      }
-      if (test && !test(doc)) continue;
-      const key = idField === null
-        ? null
-        : (Object.hasOwn(doc, idField) ? doc[idField] : undefined) ?? null;
-      if (key !== null && typeof key === "object" || typeof key === "function") return null;
-      let group = groups.get(key);
-      if (!group) {
-        group = { size: 0, sums: new Array(n).fill(0), counts: new Array(n).fill(0) };
-        groups.set(key, group);
-      }
-      group.size++;
-      for (let i = 0; i < n; i++) {
-        const acc = accumulators[i];
-        if (acc.kind === "count") continue;
-        const value = Object.hasOwn(doc, acc.field) ? doc[acc.field] : undefined;
-        if (isNumber(value)) {
-          group.sums[i] += value;
-          group.counts[i]++;
-        }
-      }
-    }
+  const fields = [
+    ...(idField === null ? [] : [idField]),
+    ...accumulators.flatMap((acc) => acc.kind === "count" ? [] : [acc.field]),
+  ];
+  /** The output documents of the groups. */
+  const output = (groups: Groups): Doc[] => {
     const out: Doc[] = [];
     // The map's own keys, as the engine's: a key of -0 reads as 0 there.
-    for (const [key, group] of groups) {
+    for (const [key, group] of groups.byKey) {
       const doc: Doc = { _id: key };
       for (let i = 0; i < n; i++) {
         const acc = accumulators[i];
@@ -292,6 +369,99 @@ export function plainGroup(
     }
     return out;
   };
+  return {
+    fields,
+    run(docs, { test, timeoutMs }) {
+      const deadline = timeoutMs > 0 ? performance.now() + timeoutMs : Infinity;
+      const groups = new Groups(n);
+      let seen = 0;
+      for (const doc of docs) {
+        if ((++seen & 63) === 0 && performance.now() > deadline) {
+          throw new QueryTimeoutError(`aggregation exceeded ${timeoutMs} ms`);
+        }
+        if (test && !test(doc)) continue;
+        const key = idField === null
+          ? null
+          : (Object.hasOwn(doc, idField) ? doc[idField] : undefined) ?? null;
+        if (isContentKey(key)) return null;
+        const group = groups.of(key);
+        group.size++;
+        for (let i = 0; i < n; i++) {
+          const acc = accumulators[i];
+          if (acc.kind === "count") continue;
+          const value = Object.hasOwn(doc, acc.field) ? doc[acc.field] : undefined;
+          if (isNumber(value)) {
+            group.sums[i] += value;
+            group.counts[i]++;
+          }
+        }
+      }
+      return output(groups);
+    },
+    runColumns(rows, values, conditions, timeout) {
+      // Per accumulator, the column of its field (null for a count).
+      const columns: Array<unknown[] | null> = [];
+      let next = idField === null ? 0 : 1;
+      for (const acc of accumulators) columns.push(acc.kind === "count" ? null : values[next++]);
+      const groups = new Groups(n);
+      const grouped = groupRows(groups, {
+        rows,
+        keys: idField === null ? null : values[0],
+        columns,
+        tests: conditions.map(([, test]) => test),
+        tested: conditions.map(([column]) => column),
+        timeout,
+      });
+      return grouped ? output(groups) : null;
+    },
+  };
+}
+
+/**
+ * Adds the rows of columns that pass every test to their groups (see PlainGroup.runColumns);
+ * false when a key is one the engine compares by content. One function of plain arguments,
+ * compiled once for every plain group.
+ */
+function groupRows(groups: Groups, input: {
+  rows: number;
+  /** The key of each row; null: one group (`_id: null`). */
+  keys: unknown[] | null;
+  /** Per accumulator, the values it adds up; null for a count. */
+  columns: Array<unknown[] | null>;
+  tests: Test[];
+  /** The column each test reads. */
+  tested: unknown[][];
+  timeout: Timeout | null;
+}): boolean {
+  const { rows, keys, columns, tests, tested, timeout } = input;
+  const deadline = timeout?.deadline ?? Infinity;
+  const width = columns.length;
+  let lastKey: unknown = undefined;
+  let group: Group | undefined = undefined;
+  rows: for (let row = 0; row < rows; row++) {
+    if ((row & 1023) === 1023 && performance.now() > deadline) {
+      throw new QueryTimeoutError(`aggregation exceeded ${timeout!.ms} ms`);
+    }
+    for (let c = 0; c < tests.length; c++) if (!tests[c](tested[c][row])) continue rows;
+    const key = keys === null ? null : keys[row] ?? null;
+    // `===` holds only for keys the map takes as one (NaN never is; -0 and 0 are one).
+    if (group === undefined || key !== lastKey) {
+      if (key !== null && (typeof key === "object" || typeof key === "function")) return false;
+      group = groups.of(key);
+      lastKey = key;
+    }
+    group.size++;
+    for (let i = 0; i < width; i++) {
+      const column = columns[i];
+      if (column === null) continue;
+      const value = column[row];
+      if (typeof value === "number" && value === value) {
+        group.sums[i] += value;
+        group.counts[i]++;
+      }
+    }
+  }
+  return true;
 }
 
 function isEmptyObject(value: unknown): boolean {

@@ -26,6 +26,7 @@ import { type Change, checkUnique, indexName } from "./indexes.ts";
 import type { Database } from "./sqlite.ts";
 import { type CollectionState, idKeyOf } from "./state.ts";
 import { runAggregate } from "./aggregate.ts";
+import type { Timeout } from "./columns.ts";
 import { nearOrder, sortByDistance } from "../../doc/match/geo.ts";
 import { compileTopLevel } from "./project.ts";
 import { firstSorted, MAX_FIRST_SORTED } from "./first_sorted.ts";
@@ -446,6 +447,11 @@ export class EmbeddedCollection implements Collection {
   /** The stored documents in natural order (shared: never mutate or hand out). */
   snapshot(): Doc[] {
     return this.#state().snapshot();
+  }
+
+  /** Columns of top-level fields over {@link snapshot} (shared: never mutate or hand out). */
+  columns(fields: readonly string[], timeout: Timeout | null): unknown[][] | null {
+    return this.#state().columns(fields, timeout);
   }
 
   /** Replaces the whole content of the collection (for `$out`), atomically. */

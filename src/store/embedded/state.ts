@@ -7,6 +7,7 @@ import { decodeJoined, type DecodeOptions, decodeStored, valueKey } from "./code
 import { DocMap } from "./doc_map.ts";
 import { type Built, fieldsRead, IndexBuild } from "./index_build.ts";
 import { noteWritten } from "./memory.ts";
+import { Columns, type Timeout } from "./columns.ts";
 import { compileFilter, isSimpleValue } from "../../doc/match/engine.ts";
 import type { Options } from "mingo/types";
 import { type Database, rowsAsArrays } from "./sqlite.ts";
@@ -96,6 +97,8 @@ export class CollectionState {
   /** Whether the collection row exists in SQLite. */
   exists = false;
   #snapshot: Doc[] | null = null;
+  /** Columns of the snapshot (see Columns), made on first use, dropped with it. */
+  #columns: Columns | null = null;
   readonly #eq = new Map<string, EqIndex>();
   /**
    * Index definitions read with the documents whose in-memory indexes are not built yet:
@@ -338,6 +341,11 @@ export class CollectionState {
     return this.#snapshot ??= Array.from(this.docs.values());
   }
 
+  /** Columns of `fields` over {@link snapshot}, in its order (see Columns.get). */
+  columns(fields: readonly string[], timeout: Timeout | null): unknown[][] | null {
+    return (this.#columns ??= new Columns(this.snapshot())).get(fields, timeout);
+  }
+
   /**
    * Registers an index and fills it from the current documents. A unique index that the
    * documents already break is not registered; the UniqueIndex is returned for checks.
@@ -448,6 +456,7 @@ export class CollectionState {
     }
     for (const view of this.#views.values()) view.update(removed, added);
     this.#snapshot = null;
+    this.#columns = null;
     noteWritten(changes.length, this.docs.size);
   }
 
@@ -462,6 +471,7 @@ export class CollectionState {
     }
     for (const view of this.#views.values()) view.update(removed, []);
     this.#snapshot = null;
+    this.#columns = null;
   }
 
   /**

@@ -112,7 +112,10 @@ function dropBelow(value: unknown, drop: PathTree): unknown {
 
 /** Keeps only the `keep` fields of `doc` itself. */
 function keepTop(doc: Doc, keep: PathTree): void {
-  for (const key of Object.keys(doc)) {
+  // for-in rather than a list of the keys (made per document): a key removed here is one
+  // already reached, and the store's documents inherit no enumerable members.
+  for (const key in doc) {
+    if (!Object.hasOwn(doc, key)) continue;
     const sub = keep.get(key);
     if (sub === true) continue;
     if (sub === undefined) {

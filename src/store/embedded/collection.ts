@@ -257,9 +257,8 @@ export class EmbeddedCollection implements Collection {
     return docs;
   }
 
-  async findOne(filter: Filter, options: FindOptions = {}): Promise<Doc | null> {
-    const docs = await this.find(filter, { ...options, limit: 1 });
-    return docs[0] ?? null;
+  findOne(filter: Filter, options: FindOptions = {}): Promise<Doc | null> {
+    return run(() => this.#find(filter, { ...options, limit: 1 })[0] ?? null);
   }
 
   count(filter: Filter, options: { limit?: number; skip?: number } = {}): Promise<number> {

@@ -17,6 +17,7 @@ import { andFilters, endpointFilter } from "./filters.ts";
 import {
   collectionLink,
   collectionLinks,
+  HOME_LINK,
   itemLink,
   itemLinks,
   type Link,
@@ -103,6 +104,10 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
   const { resource } = ctx;
   const softDelete = softDeleteOf(rt, resource);
   const metaFields = options.unobserved ? idAndDatesOf(rt, resource) : [];
+  // Nothing reads the items' links before rendering: they share one `collection` link.
+  const collection = options.unobserved && resource.hateoas
+    ? collectionLink(resource, ctx.resourcePath)
+    : undefined;
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i];
     softDelete.setFlag(doc);
@@ -122,7 +127,9 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
       ]);
       doc[settings.LINKS] = { self };
     } else if (resource.hateoas) {
-      const links: Doc = itemLinks(ctx, doc);
+      const links: Doc = collection
+        ? { self: itemLink(ctx, doc), parent: HOME_LINK, collection }
+        : itemLinks(ctx, doc);
       const itemRelated = related?.[i];
       if (itemRelated) links.related = itemRelated;
       if (options.unobserved) (links as { [JSON_READY]?: boolean })[JSON_READY] = true;

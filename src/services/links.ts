@@ -102,6 +102,11 @@ export function relatedLinks(
   return Object.keys(related).length ? related : undefined;
 }
 
+/** Whether documents of `resource` can have `related` links (it has a top-level relation). */
+export function hasRelations(resource: Resource): boolean {
+  return relationFields(resource).length > 0;
+}
+
 const relationFieldsOf = new WeakMap<Resource, Array<[string, DataRelation]>>();
 
 /** The top-level fields of `resource` holding references, worked out once per resource. */

@@ -17,6 +17,7 @@ import { andFilters, endpointFilter } from "./filters.ts";
 import {
   collectionLink,
   collectionLinks,
+  hasRelations,
   HOME_LINK,
   itemLink,
   itemLinks,
@@ -70,7 +71,7 @@ function relatedOf(
   ctx: RequestContext,
   options: { docs: Doc[] },
 ): RelatedLinks | undefined {
-  if (!ctx.resource.hateoas) return undefined;
+  if (!ctx.resource.hateoas || !hasRelations(ctx.resource)) return undefined;
   const links = { domain: rt.domain, versionField: rt.settings.VERSION };
   return options.docs.map((doc) => relatedLinks(ctx.resource, doc, links));
 }

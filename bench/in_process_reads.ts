@@ -7,13 +7,21 @@
  * at once (32, as the bench's connections), each answer's body read. The data is seeded as
  * `deno task bench` seeds it (1,000 customers, 100 products, 1,000 orders). Rounds interleave
  * the loads, so a busy machine slows all of them alike; prints the fastest and median round of
- * the process's CPU time per request, in microseconds.
+ * the process's CPU time per request, in microseconds, and the median round's heap allocated
+ * per request (garbage included: V8's count of bytes allocated, which machine load does not
+ * change, so two versions compare exactly; what a read allocates is what the garbage
+ * collector later pays for).
  *
  * ```sh
  * deno run -A bench/in_process_reads.ts                 # every read
  * deno run -A bench/in_process_reads.ts --only=page     # reads whose name holds "page"
+ * deno run -A bench/in_process_reads.ts --verbose       # each round's CPU time too
+ * deno run -A bench/in_process_reads.ts --only=page --heap-prof=/tmp/page.heapprofile
  * deno run -A --cpu-prof --cpu-prof-dir=/tmp/prof bench/in_process_reads.ts --only=where
  * ```
+ *
+ * `--heap-prof=FILE` writes a sampling profile of what the measured rounds allocate (a
+ * DevTools `.heapprofile`); `--scale=F` runs F times as many requests a round.
  */
 import { parseArgs } from "node:util";
 import process from "node:process";
@@ -29,6 +37,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "32" },
     scale: { type: "string", default: "1" },
     "heap-prof": { type: "string" },
+    verbose: { type: "boolean" },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -46,7 +55,7 @@ const settings = JSON.parse(
   await Deno.readTextFile(new URL("shop-settings.json", import.meta.url)),
 );
 const service = await createService(
-  { ...settings, STORE: "embedded", DATA_DIR: dir},
+  { ...settings, STORE: "embedded", DATA_DIR: dir },
   { env: false },
 );
 const wrkFields = { host: "127.0.0.1:8000" };
@@ -56,7 +65,10 @@ async function call(method: string, path: string, body?: unknown) {
   const headers: Record<string, string> = text === undefined
     ? wrkFields
     : { ...wrkFields, "content-type": "application/json" };
-  const res = await service.fetch(new Request(origin + path, { method, headers, body: text }), info);
+  const res = await service.fetch(
+    new Request(origin + path, { method, headers, body: text }),
+    info,
+  );
   const answer = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${answer}`);
   return answer;
@@ -96,10 +108,15 @@ const OPS: Array<[name: string, per: number, path: (i: number) => string]> = [
   ["GET order, embedded", 2000, (i) => `/orders/${orders[i % 1000]._id}?embedded=${embedded}`],
 ];
 const chosen = OPS.filter(([name]) => !values.only || name.includes(values.only));
-const results = chosen.map(() => ({ wall: [] as number[], cpu: [] as number[], bytes: [] as number[] }));
-const allocated = () => v8.getHeapStatistics().total_allocated_bytes;
+const results = chosen.map(() => ({
+  wall: [] as number[],
+  cpu: [] as number[],
+  bytes: [] as number[],
+}));
+// V8 reports it; Node's type of the statistics does not list it yet.
+const allocated = () =>
+  (v8.getHeapStatistics() as unknown as { total_allocated_bytes: number }).total_allocated_bytes;
 let counter = 0;
-// `--heap-prof=FILE`: a sampling profile of what the measured rounds allocate (garbage included).
 const heapProfile = values["heap-prof"] ? await startHeapSampling() : undefined;
 for (let r = 0; r < ROUNDS; r++) {
   for (const [k, [, base, path]] of chosen.entries()) {
@@ -116,10 +133,16 @@ for (let r = 0; r < ROUNDS; r++) {
     results[k].wall.push((performance.now() - started) * 1000 / per);
     const used = process.cpuUsage(cpu);
     results[k].cpu.push((used.user + used.system) / per);
-    if (Deno.env.get("ROUNDS_VERBOSE")) console.log(`${chosen[k][0]} round ${r}: CPU ${((used.user + used.system) / per).toFixed(1)}`);
+    if (values.verbose) {
+      console.log(
+        `${chosen[k][0]} round ${r}: CPU ${((used.user + used.system) / per).toFixed(1)}`,
+      );
+    }
   }
 }
-if (heapProfile) await Deno.writeTextFile(values["heap-prof"]!, JSON.stringify(await heapProfile()));
+if (heapProfile) {
+  await Deno.writeTextFile(values["heap-prof"]!, JSON.stringify(await heapProfile()));
+}
 const mid = ROUNDS >> 1;
 console.log("shop domain reads, embedded store, in process (us per request)");
 for (const [k, [name]] of chosen.entries()) {

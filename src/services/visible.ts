@@ -113,11 +113,11 @@ function dropBelow(value: unknown, drop: PathTree): unknown {
 /** Keeps only the `keep` fields of `doc` itself. */
 function keepTop(doc: Doc, keep: PathTree): void {
   // for-in rather than a list of the keys (made per document): a key removed here is one
-  // already reached, and the store's documents inherit no enumerable members.
+  // already reached. A kept field (most of them) needs no more; others are checked to be the
+  // document's own (for-in also lists inherited enumerable members).
   for (const key in doc) {
-    if (!Object.hasOwn(doc, key)) continue;
     const sub = keep.get(key);
-    if (sub === true) continue;
+    if (sub === true || !Object.hasOwn(doc, key)) continue;
     if (sub === undefined) {
       delete doc[key];
       continue;

@@ -22,6 +22,12 @@
  *
  * `--heap-prof=FILE` writes a sampling profile of what the measured rounds allocate (a
  * DevTools `.heapprofile`); `--scale=F` runs F times as many requests a round.
+ *
+ * `--baseline=DIR` also loads the service of another checkout (DIR/src/mod.ts, e.g. a copy of
+ * the main branch made with `git archive`) into the same process, seeded alike, and runs each
+ * round of each read on both, the first in turn: both versions share the machine's load round
+ * by round, which two processes started side by side do not (one finishes first). It prints
+ * the median of the rounds' ratios of this checkout to the baseline.
  */
 import { parseArgs } from "node:util";
 import process from "node:process";
@@ -38,6 +44,7 @@ const { values } = parseArgs({
     scale: { type: "string", default: "1" },
     "heap-prof": { type: "string" },
     verbose: { type: "boolean" },
+    baseline: { type: "string" },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -49,94 +56,112 @@ const info = {
   completed: Promise.resolve(),
 } as Deno.ServeHandlerInfo<Deno.NetAddr>;
 const origin = "http://127.0.0.1:8000";
-
-const dir = await Deno.makeTempDir({ prefix: "restsvc-in-process-reads-" });
 const settings = JSON.parse(
   await Deno.readTextFile(new URL("shop-settings.json", import.meta.url)),
 );
-const service = await createService(
-  { ...settings, STORE: "embedded", DATA_DIR: dir },
-  { env: false },
-);
 const wrkFields = { host: "127.0.0.1:8000" };
 
-async function call(method: string, path: string, body?: unknown) {
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  const headers: Record<string, string> = text === undefined
-    ? wrkFields
-    : { ...wrkFields, "content-type": "application/json" };
-  const res = await service.fetch(
-    new Request(origin + path, { method, headers, body: text }),
-    info,
+type Create = typeof createService;
+type Op = [name: string, per: number, path: (i: number) => string];
+
+/** A service of `create` on its own seeded store, and the reads to run against it. */
+async function side(name: string, create: Create) {
+  const dir = await Deno.makeTempDir({ prefix: "restsvc-in-process-reads-" });
+  const service = await create({ ...settings, STORE: "embedded", DATA_DIR: dir }, { env: false });
+  async function call(method: string, path: string, body?: unknown) {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const headers: Record<string, string> = text === undefined
+      ? wrkFields
+      : { ...wrkFields, "content-type": "application/json" };
+    const res = await service.fetch(
+      new Request(origin + path, { method, headers, body: text }),
+      info,
+    );
+    const answer = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${answer}`);
+    return answer;
+  }
+  async function seed(path: string, docs: unknown[]) {
+    return (JSON.parse(await call("POST", path, docs))._items) as Array<{ _id: string }>;
+  }
+  const customers = await seed("/customers", Array.from({ length: 1000 }, (_, n) => customer(n)));
+  const products = await seed(
+    "/products",
+    Array.from({ length: 100 }, (_, n) => ({
+      sku: `SKU-${n}`,
+      title: `Product ${n}`,
+      category: ["books", "music", "games", "tools", "garden"][n % 5],
+      price: 5 + n % 50,
+      stock: 100,
+    })),
   );
-  const answer = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${answer}`);
-  return answer;
+  const orders = await seed(
+    "/orders",
+    Array.from({ length: 1000 }, (_, n) => ({
+      customer: customers[n % 1000]._id,
+      items: [{ product: products[n % 100]._id, quantity: 1 + n % 3, price: 10 }],
+      total: 10 * (1 + n % 3),
+      status: ["new", "paid", "shipped", "cancelled"][n % 4],
+    })),
+  );
+  const where = encodeURIComponent(JSON.stringify({ age: { $gt: 50 } }));
+  const embedded = encodeURIComponent(JSON.stringify({ customer: 1 }));
+  const ops: Op[] = [
+    ["GET customer", 4000, (i) => `/customers/${customers[i % 1000]._id}`],
+    ["GET customer by email", 4000, (i) => `/customers/c${i % 1000}@shop.example.org`],
+    ["GET page of 25", 1000, (i) => `/customers?page=${1 + i % 40}`],
+    ["where age > 50, 25", 1000, (i) => `/customers?where=${where}&page=${1 + i % 10}`],
+    ["GET order, embedded", 2000, (i) => `/orders/${orders[i % 1000]._id}?embedded=${embedded}`],
+  ];
+  const close = async () => {
+    await service.close();
+    await Deno.remove(dir, { recursive: true });
+  };
+  return {
+    name,
+    call,
+    ops: ops.filter(([op]) => !values.only || op.includes(values.only)),
+    results: ops.map(() => ({ wall: [] as number[], cpu: [] as number[], bytes: [] as number[] })),
+    close,
+  };
 }
 
-async function seed(path: string, docs: unknown[]) {
-  return (JSON.parse(await call("POST", path, docs))._items) as Array<{ _id: string }>;
+const sides = [await side("this checkout", createService)];
+if (values.baseline) {
+  const url = new URL(
+    "src/mod.ts",
+    new URL(values.baseline.replace(/\/?$/, "/"), `file://${Deno.cwd()}/`),
+  );
+  const other = await import(url.href) as { createService: Create };
+  sides.unshift(await side(`baseline ${values.baseline}`, other.createService));
 }
-const customers = await seed("/customers", Array.from({ length: 1000 }, (_, n) => customer(n)));
-const products = await seed(
-  "/products",
-  Array.from({ length: 100 }, (_, n) => ({
-    sku: `SKU-${n}`,
-    title: `Product ${n}`,
-    category: ["books", "music", "games", "tools", "garden"][n % 5],
-    price: 5 + n % 50,
-    stock: 100,
-  })),
-);
-const orders = await seed(
-  "/orders",
-  Array.from({ length: 1000 }, (_, n) => ({
-    customer: customers[n % 1000]._id,
-    items: [{ product: products[n % 100]._id, quantity: 1 + n % 3, price: 10 }],
-    total: 10 * (1 + n % 3),
-    status: ["new", "paid", "shipped", "cancelled"][n % 4],
-  })),
-);
-const where = encodeURIComponent(JSON.stringify({ age: { $gt: 50 } }));
-const embedded = encodeURIComponent(JSON.stringify({ customer: 1 }));
-
-const OPS: Array<[name: string, per: number, path: (i: number) => string]> = [
-  ["GET customer", 4000, (i) => `/customers/${customers[i % 1000]._id}`],
-  ["GET customer by email", 4000, (i) => `/customers/c${i % 1000}@shop.example.org`],
-  ["GET page of 25", 1000, (i) => `/customers?page=${1 + i % 40}`],
-  ["where age > 50, 25", 1000, (i) => `/customers?where=${where}&page=${1 + i % 10}`],
-  ["GET order, embedded", 2000, (i) => `/orders/${orders[i % 1000]._id}?embedded=${embedded}`],
-];
-const chosen = OPS.filter(([name]) => !values.only || name.includes(values.only));
-const results = chosen.map(() => ({
-  wall: [] as number[],
-  cpu: [] as number[],
-  bytes: [] as number[],
-}));
 // V8 reports it; Node's type of the statistics does not list it yet.
 const allocated = () =>
   (v8.getHeapStatistics() as unknown as { total_allocated_bytes: number }).total_allocated_bytes;
 let counter = 0;
 const heapProfile = values["heap-prof"] ? await startHeapSampling() : undefined;
 for (let r = 0; r < ROUNDS; r++) {
-  for (const [k, [, base, path]] of chosen.entries()) {
-    const per = Math.round(base * SCALE);
-    const started = performance.now();
-    const cpu = process.cpuUsage();
-    const bytes = allocated();
-    let left = per;
-    const worker = async () => {
-      while (left-- > 0) await call("GET", path(counter++));
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    results[k].bytes.push((allocated() - bytes) / per);
-    results[k].wall.push((performance.now() - started) * 1000 / per);
-    const used = process.cpuUsage(cpu);
-    results[k].cpu.push((used.user + used.system) / per);
-    if (values.verbose) {
-      console.log(
-        `${chosen[k][0]} round ${r}: CPU ${((used.user + used.system) / per).toFixed(1)}`,
-      );
+  for (let k = 0; k < sides[0].ops.length; k++) {
+    // With a baseline, each round of a read runs on both, the first one in turn.
+    for (const s of r % 2 ? [...sides].reverse() : sides) {
+      const [name, base, path] = s.ops[k];
+      const per = Math.round(base * SCALE);
+      const started = performance.now();
+      const cpu = process.cpuUsage();
+      const bytes = allocated();
+      let left = per;
+      const worker = async () => {
+        while (left-- > 0) await s.call("GET", path(counter++));
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      const results = s.results[k];
+      results.bytes.push((allocated() - bytes) / per);
+      results.wall.push((performance.now() - started) * 1000 / per);
+      const used = process.cpuUsage(cpu);
+      results.cpu.push((used.user + used.system) / per);
+      if (values.verbose) {
+        console.log(`${s.name}: ${name} round ${r}: CPU ${results.cpu.at(-1)!.toFixed(1)}`);
+      }
     }
   }
 }
@@ -144,20 +169,31 @@ if (heapProfile) {
   await Deno.writeTextFile(values["heap-prof"]!, JSON.stringify(await heapProfile()));
 }
 const mid = ROUNDS >> 1;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[mid];
 console.log("shop domain reads, embedded store, in process (us per request)");
-for (const [k, [name]] of chosen.entries()) {
-  const { wall, cpu, bytes } = results[k];
-  for (const xs of [wall, cpu, bytes]) xs.sort((a, b) => a - b);
-  console.log(
-    `  ${name.padEnd(24)} wall: fastest ${wall[0].toFixed(1)}, median ${
-      wall[mid].toFixed(1)
-    }; CPU: fastest ${cpu[0].toFixed(1)}, median ${cpu[mid].toFixed(1)}; heap allocated ${
-      (bytes[mid] / 1024).toFixed(1)
-    } KiB`,
-  );
+for (const s of sides) {
+  if (sides.length > 1) console.log(s.name);
+  for (const [k, [name]] of s.ops.entries()) {
+    const { wall, cpu, bytes } = s.results[k];
+    const fastest = (xs: number[]) => Math.min(...xs).toFixed(1);
+    console.log(
+      `  ${name.padEnd(24)} wall: fastest ${fastest(wall)}, median ${
+        median(wall).toFixed(1)
+      }; CPU: fastest ${fastest(cpu)}, median ${median(cpu).toFixed(1)}; heap allocated ${
+        (median(bytes) / 1024).toFixed(1)
+      } KiB`,
+    );
+  }
 }
-await service.close();
-await Deno.remove(dir, { recursive: true });
+if (sides.length > 1) {
+  console.log("this checkout / baseline, median of the rounds' ratios: CPU, heap allocated");
+  for (const [k, [name]] of sides[0].ops.entries()) {
+    const ratio = (of: "cpu" | "bytes") =>
+      median(sides[1].results[k][of].map((v, i) => v / sides[0].results[k][of][i])).toFixed(3);
+    console.log(`  ${name.padEnd(24)} ${ratio("cpu")}, ${ratio("bytes")}`);
+  }
+}
+for (const s of sides) await s.close();
 
 /** Starts V8's sampling heap profiler; the function returned stops it and gives the profile. */
 async function startHeapSampling(): Promise<() => Promise<unknown>> {

@@ -79,7 +79,11 @@ function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
     let out: unknown[] | null = null;
     for (let i = 0; i < v.length; i++) {
       const item = v[i];
-      const plain = convert(item, fmt, depth + 1) ?? null;
+      // Strings and booleans, most members of stored documents, stay as they are: no call.
+      const kind = typeof item;
+      const plain = kind === "string" || kind === "boolean"
+        ? item
+        : convert(item, fmt, depth + 1) ?? null;
       if (out === null) {
         if (plain === item) continue;
         out = v.slice(0, i);
@@ -106,7 +110,10 @@ function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
   if (forIn && (proto === Object.prototype || proto === null)) {
     for (const key in source) {
       const member = source[key];
-      const plain = convert(member, fmt, depth + 1);
+      const kind = typeof member;
+      const plain = kind === "string" || kind === "boolean"
+        ? member
+        : convert(member, fmt, depth + 1);
       if (out === null) {
         if (plain === member && plain !== undefined && key !== "__proto__") continue;
         out = copyBefore(source, key, true);
@@ -116,7 +123,10 @@ function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
   } else {
     for (const key of Object.keys(source)) {
       const member = source[key];
-      const plain = convert(member, fmt, depth + 1);
+      const kind = typeof member;
+      const plain = kind === "string" || kind === "boolean"
+        ? member
+        : convert(member, fmt, depth + 1);
       if (out === null) {
         if (plain === member && plain !== undefined && key !== "__proto__") continue;
         out = copyBefore(source, key, false);

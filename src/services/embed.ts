@@ -40,6 +40,7 @@ export function requestedFields(rt: Runtime, ctx: RequestContext): string[] {
     }
     return [];
   }
+  if ((raw === null || raw === "") && resource.embeddedFields.length === 0) return [];
   const asked = raw !== null && raw !== "" ? parseEmbedded(raw) : {};
   const fields = new Set(resource.embeddedFields);
   for (const [field, on] of Object.entries(asked)) {
@@ -275,7 +276,20 @@ async function withCurrent(
 /** `projection` widened to keep `field` (the reference being resolved), if it is inclusive. */
 function withField(projection: Projection | undefined, field: string): Projection | undefined {
   if (!projection) return undefined;
-  if (Object.values(projection).includes(1)) return { ...projection, [field]: 1 };
-  const { [field]: _dropped, ...rest } = projection;
-  return rest;
+  // Made once per projection and field (a target's default projection is made once): a new
+  // projection per embedding request would also be compiled anew by the store each time.
+  let byField = WITH_FIELD.get(projection);
+  if (!byField) WITH_FIELD.set(projection, byField = new Map());
+  let out = byField.get(field);
+  if (!out) {
+    if (Object.values(projection).includes(1)) out = { ...projection, [field]: 1 };
+    else {
+      const { [field]: _dropped, ...rest } = projection;
+      out = rest;
+    }
+    byField.set(field, out = Object.freeze(out));
+  }
+  return out;
 }
+
+const WITH_FIELD = new WeakMap<Projection, Map<string, Projection>>();

@@ -102,6 +102,11 @@ export function relatedLinks(
   return Object.keys(related).length ? related : undefined;
 }
 
+/** Whether documents of `resource` can have `related` links (it has a top-level relation). */
+export function hasRelations(resource: Resource): boolean {
+  return relationFields(resource).length > 0;
+}
+
 const relationFieldsOf = new WeakMap<Resource, Array<[string, DataRelation]>>();
 
 /** The top-level fields of `resource` holding references, worked out once per resource. */
@@ -143,11 +148,44 @@ export interface CollectionLinksOptions {
  * client wrote it (as in Eve) while every parameter still parses back to what was sent.
  */
 export function linkQuery(params: URLSearchParams): string {
-  const parts: string[] = [];
+  return encodedQuery(encodedPairs(params));
+}
+
+/** The parameters of `params`, each name and value encoded for a link (see {@link linkQuery}). */
+function encodedPairs(params: URLSearchParams): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
   for (const [name, value] of params) {
-    parts.push(`${encodeLinkPart(name, true)}=${encodeLinkPart(value, false)}`);
+    pairs.push([encodeLinkPart(name, true), encodeLinkPart(value, false)]);
   }
-  return parts.join("&");
+  return pairs;
+}
+
+/** The query string of encoded pairs. */
+function encodedQuery(pairs: Array<[string, string]>): string {
+  const parts: string[] = [];
+  for (let i = 0; i < pairs.length; i++) parts.push(pairs[i][0], "=", pairs[i][1], "&");
+  parts.pop();
+  return parts.join("");
+}
+
+/**
+ * The query string of encoded `pairs` with parameter `name` (encoded) set to `value` (which
+ * needs no encoding), as `URLSearchParams.set` sets it: the first one with that name takes
+ * the value and the others are removed, or the parameter is appended.
+ */
+function encodedQueryWith(pairs: Array<[string, string]>, name: string, value: string): string {
+  const parts: string[] = [];
+  let set = false;
+  for (let i = 0; i < pairs.length; i++) {
+    if (pairs[i][0] !== name) parts.push(pairs[i][0], "=", pairs[i][1], "&");
+    else if (!set) {
+      parts.push(name, "=", value, "&");
+      set = true;
+    }
+  }
+  if (!set) parts.push(name, "=", value, "&");
+  parts.pop();
+  return parts.join("");
 }
 
 /** `text` with what would change how a link's query parses percent-encoded. */
@@ -181,19 +219,21 @@ export function collectionLinks(
     parent: HOME_LINK,
     self: collectionLink(resource, resourcePath),
   };
+  // The query's parameters, read and encoded once for every link.
+  let pairs: Array<[string, string]> | undefined;
   if (options.found !== false && query.size > 0) {
+    pairs = encodedPairs(query);
     links.self = {
-      href: flatConcat([resourcePath, "?", linkQuery(query)]),
+      href: flatConcat([resourcePath, "?", encodedQuery(pairs)]),
       title: resource.resourceTitle,
     };
   }
   if (!paging) return links;
-  // One copy of the query for every link: `set` keeps the page parameter where it is.
-  let params: URLSearchParams | undefined;
+  // Each page link is the query with the page parameter set (where it is, or appended).
+  const pageName = encodeLinkPart(paging.pageParam, true);
   const hrefFor = (page: number) => {
-    params ??= new URLSearchParams(query);
-    params.set(paging.pageParam, String(page));
-    return flatConcat([resourcePath, "?", linkQuery(params)]);
+    pairs ??= encodedPairs(query);
+    return flatConcat([resourcePath, "?", encodedQueryWith(pairs, pageName, String(page))]);
   };
   const { page, maxResults, total } = paging;
   const last = total === undefined ? undefined : Math.max(1, Math.ceil(total / maxResults));

@@ -17,6 +17,8 @@ import { andFilters, endpointFilter } from "./filters.ts";
 import {
   collectionLink,
   collectionLinks,
+  hasRelations,
+  HOME_LINK,
   itemLink,
   itemLinks,
   type Link,
@@ -69,7 +71,7 @@ function relatedOf(
   ctx: RequestContext,
   options: { docs: Doc[] },
 ): RelatedLinks | undefined {
-  if (!ctx.resource.hateoas) return undefined;
+  if (!ctx.resource.hateoas || !hasRelations(ctx.resource)) return undefined;
   const links = { domain: rt.domain, versionField: rt.settings.VERSION };
   return options.docs.map((doc) => relatedLinks(ctx.resource, doc, links));
 }
@@ -103,6 +105,10 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
   const { resource } = ctx;
   const softDelete = softDeleteOf(rt, resource);
   const metaFields = options.unobserved ? idAndDatesOf(rt, resource) : [];
+  // Nothing reads the items' links before rendering: they share one `collection` link.
+  const collection = options.unobserved && resource.hateoas
+    ? collectionLink(resource, ctx.resourcePath)
+    : undefined;
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i];
     softDelete.setFlag(doc);
@@ -122,7 +128,9 @@ export function decorateItems(rt: Runtime, ctx: RequestContext, options: Decorat
       ]);
       doc[settings.LINKS] = { self };
     } else if (resource.hateoas) {
-      const links: Doc = itemLinks(ctx, doc);
+      const links: Doc = collection
+        ? { self: itemLink(ctx, doc), parent: HOME_LINK, collection }
+        : itemLinks(ctx, doc);
       const itemRelated = related?.[i];
       if (itemRelated) links.related = itemRelated;
       if (options.unobserved) (links as { [JSON_READY]?: boolean })[JSON_READY] = true;
@@ -187,8 +195,27 @@ export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefine
  * epoch, so such documents can be cached and edited like any other.
  * @param options.docs the documents read, completed in place.
  * @param options.projection the projection they were read with; undefined: whole documents.
+ * @returns a promise when an ETag is to be computed; undefined when all was done at once
+ * (documents written through the API: nothing to wait for).
  */
-async function completeMeta(
+function completeMeta(
+  rt: Runtime,
+  resource: Resource,
+  options: { docs: Doc[]; projection: Projection | undefined },
+): Promise<void> | undefined {
+  const { docs } = options;
+  const etag = rt.settings.ETAG;
+  if (resource.ifMatch) {
+    for (let i = 0; i < docs.length; i++) {
+      if (typeof docs[i][etag] !== "string") return completeEtags(rt, resource, options);
+    }
+  }
+  completeDates(rt, docs);
+  return undefined;
+}
+
+/** {@link completeMeta} when ETags are missing: they are computed before the dates are set. */
+async function completeEtags(
   rt: Runtime,
   resource: Resource,
   options: { docs: Doc[]; projection: Projection | undefined },
@@ -196,23 +223,28 @@ async function completeMeta(
   const { docs, projection } = options;
   const settings = rt.settings;
   const missing = docs.filter((doc) => typeof doc[settings.ETAG] !== "string");
-  if (missing.length > 0 && resource.ifMatch) {
-    let whole = new Map(missing.map((doc) => [idToString(doc[resource.idField]), doc]));
-    if (projection) {
-      const ids = missing.map((doc) => doc[resource.idField]);
-      const found = await rt.store.collection(resource.source).find({
-        [resource.idField]: { $in: ids },
-      });
-      whole = new Map(found.map((doc) => [idToString(doc[resource.idField]), doc]));
-    }
-    for (const doc of missing) {
-      const stored = whole.get(idToString(doc[resource.idField]));
-      if (stored) doc[settings.ETAG] = await etagOf(rt, stored);
-    }
+  let whole = new Map(missing.map((doc) => [idToString(doc[resource.idField]), doc]));
+  if (projection) {
+    const ids = missing.map((doc) => doc[resource.idField]);
+    const found = await rt.store.collection(resource.source).find({
+      [resource.idField]: { $in: ids },
+    });
+    whole = new Map(found.map((doc) => [idToString(doc[resource.idField]), doc]));
   }
-  for (const doc of docs) {
-    doc[settings.DATE_CREATED] ??= new Date(0);
-    doc[settings.DATE_UPDATED] ??= new Date(0);
+  for (const doc of missing) {
+    const stored = whole.get(idToString(doc[resource.idField]));
+    if (stored) doc[settings.ETAG] = await etagOf(rt, stored);
+  }
+  completeDates(rt, docs);
+}
+
+/** The creation and update dates of `docs` that lack them, set to the epoch. */
+function completeDates(rt: Runtime, docs: Doc[]): void {
+  const { DATE_CREATED: created, DATE_UPDATED: updated } = rt.settings;
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i];
+    doc[created] ??= new Date(0);
+    doc[updated] ??= new Date(0);
   }
 }
 
@@ -274,11 +306,15 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       });
     }
   }
-  await completeMeta(rt, resource, { docs, projection });
-  for (const doc of docs) Object.assign(doc, versionStamp(rt, resource, { doc }));
+  const completing = completeMeta(rt, resource, { docs, projection });
+  if (completing) await completing;
+  if (resource.versioning) {
+    for (const doc of docs) Object.assign(doc, versionStamp(rt, resource, { doc }));
+  }
   const related = relatedOf(rt, ctx, { docs });
-  await embedDocuments(rt, ctx, { docs, fields: embedded });
-  await expandMedia(rt, resource, { docs });
+  // Each step below is awaited only when it has something to do.
+  if (embedded.length > 0) await embedDocuments(rt, ctx, { docs, fields: embedded });
+  if (resource.schemaModel.mediaPaths.length > 0) await expandMedia(rt, resource, { docs });
   decorateItems(rt, ctx, {
     docs,
     related,
@@ -370,7 +406,8 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const doc = await findItem(rt, ctx, { projection, shared });
   if (!doc) throw notFound();
   const docs = showable(rt, ctx.resource, [doc]);
-  await completeMeta(rt, ctx.resource, { docs, projection });
+  const completing = completeMeta(rt, ctx.resource, { docs, projection });
+  if (completing) await completing;
   // Stored versions of a soft-deleted document stay readable; only the current item is gone.
   if (versions) {
     return getItemVersions(rt, ctx, { primary: doc, raw: versionParam, projection });
@@ -388,8 +425,11 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, { doc }) };
   if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
   const related = relatedOf(rt, ctx, { docs });
-  await embedDocuments(rt, ctx, { docs, fields: embedded });
-  await expandMedia(rt, ctx.resource, { docs });
+  // Each step below is awaited only when it has something to do.
+  if (embedded.length > 0) await embedDocuments(rt, ctx, { docs, fields: embedded });
+  if (ctx.resource.schemaModel.mediaPaths.length > 0) {
+    await expandMedia(rt, ctx.resource, { docs });
+  }
   decorateItems(rt, ctx, {
     docs,
     related,

@@ -39,10 +39,24 @@ export interface SoftDelete {
   showsDeleted(request: { showDeleted: boolean; where?: Filter }): boolean;
 }
 
-/** Soft delete for `resource`. */
+/**
+ * Soft delete for `resource`: made once per resource and flag name (a request asks for it
+ * several times; each one made its eight members anew).
+ */
 export function softDeleteOf(rt: Runtime, resource: Resource): SoftDelete {
   const flag = rt.settings.DELETED;
-  const enabled = resource.softDelete;
+  const known = made.get(resource);
+  if (known !== undefined && known.flag === flag && known.enabled === resource.softDelete) {
+    return known.softDelete;
+  }
+  const softDelete = make(flag, resource.softDelete);
+  made.set(resource, { flag, enabled: resource.softDelete, softDelete });
+  return softDelete;
+}
+
+const made = new WeakMap<Resource, { flag: string; enabled: boolean; softDelete: SoftDelete }>();
+
+function make(flag: string, enabled: boolean): SoftDelete {
   return {
     enabled,
     fields: enabled ? [flag] : [],

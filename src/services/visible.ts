@@ -112,9 +112,12 @@ function dropBelow(value: unknown, drop: PathTree): unknown {
 
 /** Keeps only the `keep` fields of `doc` itself. */
 function keepTop(doc: Doc, keep: PathTree): void {
-  for (const key of Object.keys(doc)) {
+  // for-in rather than a list of the keys (made per document): a key removed here is one
+  // already reached. A kept field (most of them) needs no more; others are checked to be the
+  // document's own (for-in also lists inherited enumerable members).
+  for (const key in doc) {
     const sub = keep.get(key);
-    if (sub === true) continue;
+    if (sub === true || !Object.hasOwn(doc, key)) continue;
     if (sub === undefined) {
       delete doc[key];
       continue;

@@ -65,10 +65,24 @@ interface Target {
 function guard<F extends AsyncFn>(target: Target, operation: string, fn: F): F {
   const { log, observe } = target;
   const collection = target.name;
+  if (!observe) {
+    // Without an observer, only a failure has something to do (no closure per call).
+    const failed = (error: unknown) => {
+      logFailure(log, { target: collection, operation }, error);
+      throw error;
+    };
+    return (async (...args: Parameters<F>) => {
+      try {
+        return await fn(...args);
+      } catch (error) {
+        return failed(error);
+      }
+    }) as F;
+  }
   return (async (...args: Parameters<F>) => {
-    const started = observe ? performance.now() : 0;
+    const started = performance.now();
     const done = (outcome: StoreObservation["outcome"]) =>
-      observe?.({ operation, collection, outcome, seconds: (performance.now() - started) / 1000 });
+      observe({ operation, collection, outcome, seconds: (performance.now() - started) / 1000 });
     try {
       const result = await fn(...args);
       done("ok");

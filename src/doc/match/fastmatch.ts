@@ -51,6 +51,10 @@ function equals(a: unknown, b: unknown, cls: string): boolean {
   return classOf(a) === cls && compareValues(a, b) === 0;
 }
 
+/** Whether `v` (not a plain number) is of the number class (a BSON number). */
+const numberClass = (v: unknown) => classOf(v) === "number";
+const cmp = compareValues;
+
 /** Applies `test` to the value and, for arrays, to each element. */
 function anyValue(test: Test): Test {
   return (v) => {
@@ -89,6 +93,20 @@ export function operatorTest(op: string, x: unknown): Test | null {
 export function generalTest(op: string, x: unknown): Test | null {
   const cls = classOf(x);
   if (cls === null) return null;
+  if (typeof x === "number") {
+    // A plain number against a plain number (the common case): compared directly. A NaN
+    // value fails every comparison, as it is of no type class here.
+    switch (op) {
+      case "$gt":
+        return anyValue((v) => typeof v === "number" ? v > x : numberClass(v) && cmp(v, x) > 0);
+      case "$gte":
+        return anyValue((v) => typeof v === "number" ? v >= x : numberClass(v) && cmp(v, x) >= 0);
+      case "$lt":
+        return anyValue((v) => typeof v === "number" ? v < x : numberClass(v) && cmp(v, x) < 0);
+      case "$lte":
+        return anyValue((v) => typeof v === "number" ? v <= x : numberClass(v) && cmp(v, x) <= 0);
+    }
+  }
   switch (op) {
     case "$eq":
       return anyValue((v) => equals(v, x, cls));

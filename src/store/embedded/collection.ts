@@ -119,6 +119,69 @@ export class EmbeddedCollection implements Collection {
   }
 
   /**
+   * What {@link #match} finds, for reads: the matching documents themselves pushed onto
+   * `into` (none when it is null: only their number matters), at most `max` of them after
+   * `skip` matches passed over, in natural order unless `natural` is false; returns how many
+   * were found (or pushed). A scan without index candidates walks the documents alone, not
+   * their `[key, document]` entries: an entry is an array made per document reached, and a
+   * page deep in a collection, or a count, reaches most of them (a page of 25 at page 20 of
+   * 40 made 500 of them).
+   */
+  #scan(
+    filter: Filter,
+    max: number,
+    options: { natural?: boolean; candidates?: string[] | null; skip?: number },
+    into: Doc[] | null,
+  ): number {
+    const state = this.#state();
+    if (max <= 0) return 0;
+    let skip = options.skip ?? 0;
+    const id = idEquality(filter);
+    if (id !== undefined) {
+      const doc = state.docs.get(valueKey(id));
+      if (!doc || skip > 0) return 0;
+      if (!onlyKey(filter) && !compileFilter(filter, this.ctx.options)(doc)) return 0;
+      into?.push(doc);
+      return 1;
+    }
+    const test = compileFilter(filter, this.ctx.options);
+    const clock = new ScanClock(this.ctx.queryTimeoutMs ?? 0);
+    let found = 0;
+    const candidates = options.candidates !== undefined
+      ? options.candidates
+      : state.candidates(filter, { natural: options.natural ?? true });
+    if (candidates) {
+      for (const key of candidates) {
+        if (clock.on && --clock.left === 0) clock.check();
+        const doc = state.docs.get(key)!;
+        if (test(doc)) {
+          if (skip > 0) skip--;
+          else {
+            into?.push(doc);
+            if (++found >= max) break;
+          }
+        }
+      }
+      return found;
+    }
+    // Without a filter, the documents a page skips are passed over without a test, and the
+    // clock read every 4096 of them (as #match).
+    const all = test === MATCH_ALL;
+    if (all) clock.stride = clock.left = 4096;
+    for (const doc of state.docs.values()) {
+      if (clock.on && --clock.left === 0) clock.check();
+      if (all || test(doc)) {
+        if (skip > 0) skip--;
+        else {
+          into?.push(doc);
+          if (++found >= max) break;
+        }
+      }
+    }
+    return found;
+  }
+
+  /**
    * The first `max` matches in `sort` order from a sorted view, when the sort's first
    * field is indexed; else null. For filters no index narrows (the caller checks).
    */
@@ -162,14 +225,18 @@ export class EmbeddedCollection implements Collection {
     let docs: Doc[];
     if (fromView) docs = fromView.slice(skip, skip + limit);
     else if (ordered) {
-      docs = this.#match(filter, Infinity, { candidates }).map((e) => e[1]);
+      docs = [];
+      this.#scan(filter, Infinity, { candidates }, docs);
       docs = near
         ? sortByDistance(docs, near.field, near.point)
         : skip + limit <= MAX_FIRST_SORTED
         ? firstSorted(docs, options.sort!, skip + limit)
         : sortDocs(docs, options.sort!);
       docs = docs.slice(skip, skip + limit);
-    } else docs = this.#match(filter, limit, { candidates, skip }).map((e) => e[1]);
+    } else {
+      docs = [];
+      this.#scan(filter, limit, { candidates, skip }, docs);
+    }
     const { projection } = options;
     const projected = projection !== undefined && Object.keys(projection).length > 0;
     const shared = options.shared === true;
@@ -185,9 +252,8 @@ export class EmbeddedCollection implements Collection {
     return docs;
   }
 
-  async findOne(filter: Filter, options: FindOptions = {}): Promise<Doc | null> {
-    const docs = await this.find(filter, { ...options, limit: 1 });
-    return docs[0] ?? null;
+  findOne(filter: Filter, options: FindOptions = {}): Promise<Doc | null> {
+    return run(() => this.#find(filter, { ...options, limit: 1 })[0] ?? null);
   }
 
   count(filter: Filter, options: { limit?: number; skip?: number } = {}): Promise<number> {
@@ -198,7 +264,7 @@ export class EmbeddedCollection implements Collection {
       const state = this.#state();
       const n = all
         ? state.docs.size
-        : state.rangeCount(filter) ?? this.#match(filter, skip + limit, { natural: false }).length;
+        : state.rangeCount(filter) ?? this.#scan(filter, skip + limit, { natural: false }, null);
       return Math.max(0, Math.min(n - skip, limit));
     });
   }
@@ -596,6 +662,46 @@ function run<T>(fn: () => T | Promise<T>): Promise<T> {
 }
 
 const DONE: Promise<void> = Promise.resolve();
+
+/**
+ * The deadline of one read's scan (QUERY_TIMEOUT_MS; `timeoutMs` 0: none): the scan counts
+ * `left` down per document and calls {@link check} at 0. The clock (an op, ~0.1 us) is read
+ * after 64 documents, then after twice as many each time the documents between two readings
+ * took under a millisecond (at most 1,024), and after 64 again otherwise: a count over 1,000
+ * documents reads it 5 times, where reading it every 64 took as long as testing 250 of
+ * them. One document's test is
+ * bounded by the query sandbox, so the scan stops at most 1,024 short tests, or 64 long ones,
+ * past the deadline.
+ */
+class ScanClock {
+  readonly on: boolean;
+  left = 64;
+  stride = 64;
+  #last: number;
+  readonly #deadline: number;
+  constructor(readonly timeoutMs: number) {
+    this.on = timeoutMs > 0;
+    this.#last = this.on ? performance.now() : 0;
+    this.#deadline = this.#last + timeoutMs;
+  }
+
+  check(): void {
+    const now = performance.now();
+    if (now > this.#deadline) throw new QueryTimeoutError(`query exceeded ${this.timeoutMs} ms`);
+    if (this.stride < 4096) {
+      this.stride = now - this.#last < 1 ? Math.min(this.stride * 2, 1024) : 64;
+    }
+    this.left = this.stride;
+    this.#last = now;
+  }
+}
+
+/** Whether `filter` has exactly one member (without listing its keys). */
+function onlyKey(filter: Filter): boolean {
+  let n = 0;
+  for (const key in filter) if (Object.hasOwn(filter, key) && ++n > 1) return false;
+  return n === 1;
+}
 
 function idDuplicate(collection: string): DuplicateKeyError {
   return new DuplicateKeyError(

@@ -723,8 +723,8 @@ const SEQUENTIAL_SECONDS = 3;
 /**
  * The median latency of sequential requests (wrk, one connection, each request sent once
  * the previous answer is in), in ms. wrk's own cost per request is some microseconds (a
- * hello world answers in about 0.03 ms this way); a client such as the runtime's `fetch`
- * adds about 0.5 ms to every request on this machine, more than the service's own time of
+ * hello world answers in 0.03-0.05 ms this way); a client such as the runtime's `fetch`
+ * adds 0.1-0.6 ms to every request on this machine, as much as the service's own time of
  * most of them.
  */
 async function sequentialMs(

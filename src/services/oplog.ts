@@ -8,7 +8,8 @@
  * (the changes, the whole document for DELETE; only for OPLOG_CHANGE_METHODS), `ip`
  * (OPLOG_AUDIT), `u` (the requester's account id; as in Eve, `"n/a"` without one), `extra`
  * (set by `on_oplog_push` callbacks), `_created`/`_updated` of the target document, and
- * the entry's own `_id` and `_etag` (made as a document's: see etag.ts).
+ * the entry's own `_id` and `_etag` (an entry is never rewritten: its ETag is a fresh random
+ * value, as unpredictable as a document's, see `freshToken` in etag.ts).
  *
  * `c` shows no more than a read of the resource the write went through: its `hidden`
  * fields and, for a view with an inclusive `datasource.projection`, every field outside
@@ -19,7 +20,7 @@ import type { Method } from "../domain/types.ts";
 import { ObjectId } from "../doc/bson.ts";
 import type { Alongside, Doc } from "../store/store.ts";
 import { now } from "./meta.ts";
-import { freshEtag } from "./etag.ts";
+import { freshToken } from "./etag.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 import type { Resource } from "../domain/types.ts";
 import { showable } from "./visible.ts";
@@ -85,7 +86,7 @@ export async function oplogEntries(
   });
   await rt.events.emit("on_oplog_push", resource.name, entries);
   for (const entry of entries) {
-    entry[settings.ETAG] = freshEtag(rt, entry);
+    entry[settings.ETAG] = freshToken();
   }
   return { collection: settings.OPLOG_NAME, docs: entries };
 }

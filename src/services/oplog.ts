@@ -54,12 +54,13 @@ function requester(ctx: RequestContext): unknown {
  * Builds the entries for `items` written by `op`, raises `on_oplog_push(resource, entries)`
  * (callbacks may set `extra`, or change entries), stamps their ETags and returns them as
  * the inserts to store with the change. Undefined when the oplog does not record `op`.
+ * Synchronous unless something listens to `on_oplog_push` (a write awaits it either way).
  */
-export async function oplogEntries(
+export function oplogEntries(
   rt: Runtime,
   ctx: RequestContext,
   options: { op: OplogMethod; items: OplogItem[] },
-): Promise<Alongside | undefined> {
+): Alongside | undefined | Promise<Alongside | undefined> {
   const { op, items } = options;
   if (items.length === 0 || !oplogEnabled(rt, op)) return undefined;
   const settings = rt.settings;
@@ -84,11 +85,16 @@ export async function oplogEntries(
       : doc[settings.DATE_UPDATED] ?? time;
     return entry;
   });
-  await rt.events.emit("on_oplog_push", resource.name, entries);
-  for (const entry of entries) {
-    entry[settings.ETAG] = freshToken();
-  }
-  return { collection: settings.OPLOG_NAME, docs: entries };
+  const alongside = { collection: settings.OPLOG_NAME, docs: entries };
+  if (!rt.events.has("on_oplog_push")) return stamped(rt, alongside);
+  return rt.events.emit("on_oplog_push", resource.name, entries)
+    .then(() => stamped(rt, alongside));
+}
+
+/** `alongside` with an ETag on each entry, set after the callbacks (they may change entries). */
+function stamped(rt: Runtime, alongside: Alongside): Alongside {
+  for (const entry of alongside.docs) entry[rt.settings.ETAG] = freshToken();
+  return alongside;
 }
 
 /**

@@ -109,6 +109,22 @@ export function freshEtag(rt: Runtime, doc: Doc): string {
   return keyedHash(rt, doc, randomKey());
 }
 
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/**
+ * The ETag of a document stored once and never rewritten (an oplog entry): 160 fresh random
+ * bits as 40 hex digits. {@link freshEtag} of such a document carries no more than this: its
+ * key is as random, used once and kept nowhere, so its hash of the content is a value no one
+ * can predict or check, and the content's canonical text and two SHA-256 runs (most of the
+ * cost of building an entry) buy nothing a random value does not give.
+ */
+export function freshToken(): string {
+  const key = randomKey();
+  let out = "";
+  for (let i = 0; i < KEY_BYTES; i++) out += HEX[key[i]];
+  return out;
+}
+
 /**
  * The ETag of `doc`, a whole stored document that has none stored (written outside the
  * API): its hash keyed with the service's ETag key.

@@ -8,7 +8,8 @@
  * (the changes, the whole document for DELETE; only for OPLOG_CHANGE_METHODS), `ip`
  * (OPLOG_AUDIT), `u` (the requester's account id; as in Eve, `"n/a"` without one), `extra`
  * (set by `on_oplog_push` callbacks), `_created`/`_updated` of the target document, and
- * the entry's own `_id` and `_etag` (made as a document's: see etag.ts).
+ * the entry's own `_id` and `_etag` (an entry is never rewritten: its ETag is a fresh random
+ * value, as unpredictable as a document's, see `freshToken` in etag.ts).
  *
  * `c` shows no more than a read of the resource the write went through: its `hidden`
  * fields and, for a view with an inclusive `datasource.projection`, every field outside
@@ -19,7 +20,7 @@ import type { Method } from "../domain/types.ts";
 import { ObjectId } from "../doc/bson.ts";
 import type { Alongside, Doc } from "../store/store.ts";
 import { now } from "./meta.ts";
-import { freshEtag } from "./etag.ts";
+import { freshToken } from "./etag.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
 import type { Resource } from "../domain/types.ts";
 import { showable } from "./visible.ts";
@@ -53,12 +54,13 @@ function requester(ctx: RequestContext): unknown {
  * Builds the entries for `items` written by `op`, raises `on_oplog_push(resource, entries)`
  * (callbacks may set `extra`, or change entries), stamps their ETags and returns them as
  * the inserts to store with the change. Undefined when the oplog does not record `op`.
+ * Synchronous unless something listens to `on_oplog_push` (a write awaits it either way).
  */
-export async function oplogEntries(
+export function oplogEntries(
   rt: Runtime,
   ctx: RequestContext,
   options: { op: OplogMethod; items: OplogItem[] },
-): Promise<Alongside | undefined> {
+): Alongside | undefined | Promise<Alongside | undefined> {
   const { op, items } = options;
   if (items.length === 0 || !oplogEnabled(rt, op)) return undefined;
   const settings = rt.settings;
@@ -83,11 +85,16 @@ export async function oplogEntries(
       : doc[settings.DATE_UPDATED] ?? time;
     return entry;
   });
-  await rt.events.emit("on_oplog_push", resource.name, entries);
-  for (const entry of entries) {
-    entry[settings.ETAG] = freshEtag(rt, entry);
-  }
-  return { collection: settings.OPLOG_NAME, docs: entries };
+  const alongside = { collection: settings.OPLOG_NAME, docs: entries };
+  if (!rt.events.has("on_oplog_push")) return stamped(rt, alongside);
+  return rt.events.emit("on_oplog_push", resource.name, entries)
+    .then(() => stamped(rt, alongside));
+}
+
+/** `alongside` with an ETag on each entry, set after the callbacks (they may change entries). */
+function stamped(rt: Runtime, alongside: Alongside): Alongside {
+  for (const entry of alongside.docs) entry[rt.settings.ETAG] = freshToken();
+  return alongside;
 }
 
 /**

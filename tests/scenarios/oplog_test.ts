@@ -55,6 +55,13 @@ scenario("every write method adds one entry per document", SETTINGS, async (api)
   const one = await api.get(`oplog/${patch._id}`);
   assert.equal(one.status, 200);
   assert.equal(one.body.o, "PATCH");
+  // Each entry has an ETag of its own, as unpredictable as a document's, and reads give the
+  // stored one (a conditional GET with it is answered 304).
+  for (const entry of log) assert.match(entry._etag, /^[0-9a-f]{40}$/);
+  assert.equal(new Set(log.map((e) => e._etag)).size, log.length);
+  assert.equal(one.body._etag, patch._etag);
+  const unchanged = await api.get(`oplog/${patch._id}`, { "if-none-match": `"${patch._etag}"` });
+  assert.equal(unchanged.status, 304);
   const where = await api.get(`oplog?where=${q('{"o": "PUT"}')}`);
   assert.deepEqual(where.body._items.map((e: Json) => e.o), ["PUT"]);
   assert.equal(where.body._meta.total, 1);

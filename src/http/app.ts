@@ -179,14 +179,19 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   else if (corsStep) app.use("*", corsStep);
   const limited = options.rateLimit.limiter !== null;
   if (limited) app.use("*", rateLimitHeaders(options.rateLimit));
-  app.use("*", inOneStep(hostCheck(), methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD)));
+  const checks = inOneStep(hostCheck(), methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD));
+  // With nothing between them and the route, the checks share the route's step: an error
+  // they throw is answered at that step, as at a step of their own (nothing between has
+  // work after the route).
+  const between = options.auth !== undefined || limited;
+  if (between) app.use("*", checks);
   if (options.auth) {
     app.use("*", authenticate(options.auth));
   }
   // After authentication, so the rate limit counts per account.
   if (limited) app.use("*", rateLimit(options.rateLimit));
   // Every endpoint through the table of endpoint kinds (dispatch.ts).
-  app.all("*", async (c) => {
+  const route: MiddlewareHandler<AppEnv> = async (c) => {
     const target = c.get("target");
     const answer = await dispatch(target, { rt, c, routes });
     if (answer instanceof Response) return answer;
@@ -198,6 +203,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
       jsonp,
       late: c.get("lateFields"),
     });
-  });
+  };
+  app.all("*", between ? route : inOneStep(checks, route));
   return app;
 }

@@ -168,7 +168,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   // With nothing between them and the route, the checks share the route's step: an error
   // they throw is answered at that step, as at a step of their own (nothing between has
   // work after the route).
-  const between = options.auth !== undefined || limited;
+  const between = Boolean(options.auth) || limited;
   if (between) app.use("*", checks);
   if (options.auth) {
     app.use("*", authenticate(options.auth));

@@ -15,7 +15,7 @@ import { type ProbeOptions, probes, type ReadinessCheck } from "./probes.ts";
 import { cors, type CorsConfig } from "./middleware/cors.ts";
 import { rateLimit, rateLimitHeaders, type RateLimitOptions } from "./middleware/rate-limit.ts";
 import { requestLog } from "./middleware/request-log.ts";
-import { compress } from "./middleware/compress.ts";
+import { compress, compressAnswer } from "./middleware/compress.ts";
 import { EveryPathRouter } from "./every_path_router.ts";
 import { metrics } from "./middleware/metrics.ts";
 import { resolve } from "./middleware/resolve.ts";
@@ -71,20 +71,6 @@ function inOneStep(
   then: MiddlewareHandler<AppEnv>,
 ): MiddlewareHandler<AppEnv> {
   return (c, next) => first(c, () => then(c, next) as Promise<void>);
-}
-
-/**
- * `outer` and `inner`, two middlewares with work after the route, as one step of Hono's chain
- * (one async step fewer per request, as {@link inOneStep}). Behaviour is that of two steps as
- * long as `inner` throws nothing itself: an error from below is answered at its own step, and
- * both see that answer after it; an error `inner` threw would be answered without `outer`'s
- * work after it.
- */
-function nested(
-  outer: MiddlewareHandler<AppEnv>,
-  inner: MiddlewareHandler<AppEnv>,
-): MiddlewareHandler<AppEnv> {
-  return (c, next) => outer(c, () => inner(c, next) as Promise<void>);
 }
 
 /** The liveness and readiness probes of this service. */
@@ -166,27 +152,31 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   if (options.metrics) app.use("*", inOneStep(resolved, metrics(options.metrics)));
   app.use("*", options.metrics ? requestLog(rt.log) : inOneStep(resolved, requestLog(rt.log)));
   // br/gzip/deflate for answers over COMPRESS_MIN_BYTES when the client accepts it (0: off).
-  const compression = rt.settings.COMPRESS_MIN_BYTES > 0
-    ? compress({ threshold: rt.settings.COMPRESS_MIN_BYTES })
+  const compressing = rt.settings.COMPRESS_MIN_BYTES > 0
+    ? { threshold: rt.settings.COMPRESS_MIN_BYTES }
     : null;
   // CORS and rate-limit headers wrap everything below, so errors carry them too. Middlewares
   // of features that are off are not installed at all (each one costs every request).
-  // CORS throws nothing itself (it reads the request and sets fields): it shares a step with
-  // compression.
-  const corsStep = options.cors ? cors(options.cors) : null;
-  if (compression && corsStep) app.use("*", nested(compression, corsStep));
-  else if (compression) app.use("*", compression);
-  else if (corsStep) app.use("*", corsStep);
+  // CORS throws nothing itself (it reads the request and sets fields): compression's work on
+  // the answer runs after CORS's in the same step, in one async function.
+  if (options.cors) {
+    app.use("*", cors(options.cors, compressing ? compressAnswer(compressing) : undefined));
+  } else if (compressing) app.use("*", compress(compressing));
   const limited = options.rateLimit.limiter !== null;
   if (limited) app.use("*", rateLimitHeaders(options.rateLimit));
-  app.use("*", inOneStep(hostCheck(), methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD)));
+  const checks = inOneStep(hostCheck(), methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD));
+  // With nothing between them and the route, the checks share the route's step: an error
+  // they throw is answered at that step, as at a step of their own (nothing between has
+  // work after the route).
+  const between = Boolean(options.auth) || limited;
+  if (between) app.use("*", checks);
   if (options.auth) {
     app.use("*", authenticate(options.auth));
   }
   // After authentication, so the rate limit counts per account.
   if (limited) app.use("*", rateLimit(options.rateLimit));
   // Every endpoint through the table of endpoint kinds (dispatch.ts).
-  app.all("*", async (c) => {
+  const route: MiddlewareHandler<AppEnv> = async (c) => {
     const target = c.get("target");
     const answer = await dispatch(target, { rt, c, routes });
     if (answer instanceof Response) return answer;
@@ -198,6 +188,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
       jsonp,
       late: c.get("lateFields"),
     });
-  });
+  };
+  app.all("*", between ? route : inOneStep(checks, route));
   return app;
 }

@@ -4,7 +4,7 @@
  * allows it. The encoding with the highest quality value wins; on a tie brotli goes first
  * (the smallest output), then gzip, then deflate.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { Duplex } from "node:stream";
 import { constants, createBrotliCompress } from "node:zlib";
 import type { AppEnv } from "../env.ts";
@@ -78,50 +78,66 @@ const WHOLE_MAX_BYTES = 8 * 1024 * 1024;
  * and its bytes came with it; otherwise it is left as it is.
  */
 export function compress(options: { threshold: number }): MiddlewareHandler<AppEnv> {
+  const after = compressAnswer(options);
   return async function compress(c, next) {
     await next();
-    const res = c.res;
-    // A rendered answer that compression leaves as it is says so (answer_fields.ts).
-    if (isSettled(res)) return;
-    const accepted = c.req.header("accept-encoding");
-    const vary = res.headers.get("vary");
-    const varies = vary === "*" || (vary !== null && VARY_ENCODING.test(vary));
-    // Nothing to compress for this client, and the answer says it varies (rendered answers do).
-    if (!accepted && varies) return;
-    const length = res.headers.get("content-length");
-    const size = length === null ? null : Number(length);
-    const head = c.req.method === "HEAD";
-    const whole = size !== null && size <= WHOLE_MAX_BYTES;
-    const skip = (size !== null && size < options.threshold) || (head && (!whole || !res.body)) ||
-      res.status === 206 ||
-      res.headers.has("content-encoding") || res.headers.has("transfer-encoding") ||
-      !COMPRESSIBLE.test(res.headers.get("content-type") ?? "") ||
-      NO_TRANSFORM.test(res.headers.get("cache-control") ?? "");
-    if (!skip && !varies) {
-      res.headers.set("vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
-    }
-    const encoding = skip ? null : chooseEncoding(accepted);
-    // `body` is read only now. Reading it turns a byte body into a stream, which Deno sends
-    // with the Content-Length header as set; an error answer thrown after an earlier answer
-    // carries that answer's Content-Length (Hono's `c.res` setter copies the old headers),
-    // which Deno otherwise corrects from the bytes.
-    if (!encoding || !res.body) {
-      // A HEAD's bytes are never sent (its Content-Length stays).
-      if (head && res.body) c.res = new Response(null, res);
-      return;
-    }
-    const stream = encoding === "br" ? brotli(size) : new CompressionStream(encoding);
-    const compressed = res.body.pipeThrough(stream);
-    if (whole) {
-      const bytes = new Uint8Array(await new Response(compressed).arrayBuffer());
-      c.res = new Response(head ? null : bytes, res);
-      c.res.headers.set("content-length", String(bytes.byteLength));
-    } else {
-      c.res = new Response(compressed, res);
-      c.res.headers.delete("content-length");
-    }
-    c.res.headers.set("content-encoding", encoding);
-    const etag = c.res.headers.get("etag");
-    if (etag && !etag.startsWith("W/")) c.res.headers.set("etag", `W/${etag}`);
+    const pending = after(c);
+    if (pending) await pending;
   };
+}
+
+/**
+ * The compression middleware's work on the answer (see {@link compress}), for a step that
+ * runs it after its own: undefined when there is nothing to do, without an async step.
+ */
+export function compressAnswer(
+  options: { threshold: number },
+): (c: Context<AppEnv>) => Promise<void> | undefined {
+  // A rendered answer that compression leaves as it is says so (answer_fields.ts).
+  return (c) => isSettled(c.res) ? undefined : compressNow(c, options);
+}
+
+/** The compression of an answer not marked settled (see {@link compress}). */
+async function compressNow(c: Context<AppEnv>, options: { threshold: number }): Promise<void> {
+  const res = c.res;
+  const accepted = c.req.header("accept-encoding");
+  const vary = res.headers.get("vary");
+  const varies = vary === "*" || (vary !== null && VARY_ENCODING.test(vary));
+  // Nothing to compress for this client, and the answer says it varies (rendered answers do).
+  if (!accepted && varies) return;
+  const length = res.headers.get("content-length");
+  const size = length === null ? null : Number(length);
+  const head = c.req.method === "HEAD";
+  const whole = size !== null && size <= WHOLE_MAX_BYTES;
+  const skip = (size !== null && size < options.threshold) || (head && (!whole || !res.body)) ||
+    res.status === 206 ||
+    res.headers.has("content-encoding") || res.headers.has("transfer-encoding") ||
+    !COMPRESSIBLE.test(res.headers.get("content-type") ?? "") ||
+    NO_TRANSFORM.test(res.headers.get("cache-control") ?? "");
+  if (!skip && !varies) {
+    res.headers.set("vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
+  }
+  const encoding = skip ? null : chooseEncoding(accepted);
+  // `body` is read only now. Reading it turns a byte body into a stream, which Deno sends
+  // with the Content-Length header as set; an error answer thrown after an earlier answer
+  // carries that answer's Content-Length (Hono's `c.res` setter copies the old headers),
+  // which Deno otherwise corrects from the bytes.
+  if (!encoding || !res.body) {
+    // A HEAD's bytes are never sent (its Content-Length stays).
+    if (head && res.body) c.res = new Response(null, res);
+    return;
+  }
+  const stream = encoding === "br" ? brotli(size) : new CompressionStream(encoding);
+  const compressed = res.body.pipeThrough(stream);
+  if (whole) {
+    const bytes = new Uint8Array(await new Response(compressed).arrayBuffer());
+    c.res = new Response(head ? null : bytes, res);
+    c.res.headers.set("content-length", String(bytes.byteLength));
+  } else {
+    c.res = new Response(compressed, res);
+    c.res.headers.delete("content-length");
+  }
+  c.res.headers.set("content-encoding", encoding);
+  const etag = c.res.headers.get("etag");
+  if (etag && !etag.startsWith("W/")) c.res.headers.set("etag", `W/${etag}`);
 }

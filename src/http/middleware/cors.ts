@@ -118,36 +118,56 @@ export function matchOrigin(config: CorsConfig, origin: string): "listed" | "any
   return config.anyOrigin ? "any" : null;
 }
 
-/** The CORS middleware; a no-op when `config` is null (CORS off). */
-export function cors(config: CorsConfig | null): MiddlewareHandler<AppEnv> {
+/**
+ * The CORS middleware; a no-op when `config` is null (CORS off). `then`: work of an outer
+ * middleware on the answer, run after this one's in the same step (as an outer step's
+ * after-part would run; this one throws nothing itself); undefined when it has none to do.
+ */
+export function cors(
+  config: CorsConfig | null,
+  then?: (c: Context<AppEnv>) => Promise<void> | undefined,
+): MiddlewareHandler<AppEnv> {
   return async function cors(c, next) {
-    if (!config) return await next();
-    const origin = c.req.header("origin");
-    const match = origin ? matchOrigin(config, origin) : null;
-    // Any method but OPTIONS: the fields depend on the request alone; rendered answers are
-    // made with them (answer_fields.ts). An OPTIONS answer's fields read its `Allow`.
-    const late = c.req.method !== "OPTIONS";
-    if (late) {
-      const fields = lateFields(c);
-      fields.vary.push("Origin");
-      if (origin) Object.assign(fields.headers, originFields(config, c, { origin, match }));
+    if (!config) await next();
+    else {
+      const origin = c.req.header("origin");
+      const match = origin ? matchOrigin(config, origin) : null;
+      // Any method but OPTIONS: the fields depend on the request alone; rendered answers are
+      // made with them (answer_fields.ts). An OPTIONS answer's fields read its `Allow`.
+      const late = c.req.method !== "OPTIONS";
+      if (late) {
+        const fields = lateFields(c);
+        fields.vary.push("Origin");
+        if (origin) Object.assign(fields.headers, originFields(config, c, { origin, match }));
+      }
+      await next();
+      if (!late || !isWhole(c.res)) decorate(config, c, { origin, match });
     }
-    await next();
-    if (late && isWhole(c.res)) return;
-    const preflight = c.req.method === "OPTIONS" &&
-      c.req.header("access-control-request-method") !== undefined;
-    // An endpoint that does not answer OPTIONS itself still tells its methods in `Allow`.
-    if (match && preflight && c.res.status === 405 && c.res.headers.has("allow")) {
-      c.res = new Response(null, { status: 200, headers: { allow: c.res.headers.get("allow")! } });
-    }
-    const headers = c.res.headers;
-    // Answers differ by Origin whenever CORS is on, so shared caches must key on it.
-    headers.set("vary", withToken(headers.get("vary"), "Origin"));
-    if (!origin) return;
-    const allow = c.req.method === "OPTIONS" ? headers.get("allow") : null;
-    const fields = originFields(config, c, { origin, match, allow });
-    for (const name in fields) headers.set(name, fields[name]);
+    const pending = then?.(c);
+    if (pending) await pending;
   };
+}
+
+/** The CORS fields of an answer not made with them (see {@link cors}). */
+function decorate(
+  config: CorsConfig,
+  c: Context<AppEnv>,
+  request: { origin: string | undefined; match: "listed" | "any" | null },
+): void {
+  const { origin, match } = request;
+  const preflight = c.req.method === "OPTIONS" &&
+    c.req.header("access-control-request-method") !== undefined;
+  // An endpoint that does not answer OPTIONS itself still tells its methods in `Allow`.
+  if (match && preflight && c.res.status === 405 && c.res.headers.has("allow")) {
+    c.res = new Response(null, { status: 200, headers: { allow: c.res.headers.get("allow")! } });
+  }
+  const headers = c.res.headers;
+  // Answers differ by Origin whenever CORS is on, so shared caches must key on it.
+  headers.set("vary", withToken(headers.get("vary"), "Origin"));
+  if (!origin) return;
+  const allow = c.req.method === "OPTIONS" ? headers.get("allow") : null;
+  const fields = originFields(config, c, { origin, match, allow });
+  for (const name in fields) headers.set(name, fields[name]);
 }
 
 /**

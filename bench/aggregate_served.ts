@@ -22,7 +22,7 @@
  */
 import { parseArgs } from "node:util";
 import { freePort, type Server, shopLoads, startProcess, wrk as benchWrk } from "./bench.ts";
-import { customer } from "./shop_data.ts";
+import { customer, order, product } from "./shop_data.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -143,17 +143,12 @@ async function ordersOnly(side: Side): Promise<void> {
   const products = await post(
     base,
     "products",
-    Array.from({ length: 100 }, (_, n) => ({ sku: `SKU-${n}`, title: `Product ${n}`, price: 5 })),
+    Array.from({ length: 100 }, (_, n) => product(n)),
   );
   await post(
     base,
     "orders",
-    Array.from({ length: 1000 }, (_, n) => ({
-      customer: customers[n % 1000]._id,
-      items: [{ product: products[n % 100]._id, quantity: 1 + n % 3, price: 10 }],
-      total: 10 * (1 + n % 3),
-      status: ["new", "paid", "shipped", "cancelled"][n % 4],
-    })),
+    Array.from({ length: 1000 }, (_, n) => order(n, { customers, products })),
   );
   const lua = `
 customers = {${customers.map((c) => `"${c._id}"`).join(",")}}

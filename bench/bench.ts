@@ -19,7 +19,7 @@
 import { parseArgs } from "node:util";
 import { startJongodb } from "../tests/support/jongodb.ts";
 import type { HeapCost } from "./heap.ts";
-import { customer } from "./shop_data.ts";
+import { customer, order as shopOrder, product } from "./shop_data.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
@@ -367,20 +367,9 @@ export async function shopLoads(base: string): Promise<Load[]> {
   const products = await seedShop(
     base,
     "products",
-    Array.from({ length: 100 }, (_, n) => ({
-      sku: `SKU-${n}`,
-      title: `Product ${n}`,
-      category: ["books", "music", "games", "tools", "garden"][n % 5],
-      price: 5 + n % 50,
-      stock: 100,
-    })),
+    Array.from({ length: 100 }, (_, n) => product(n)),
   );
-  const order = (n: number) => ({
-    customer: customers[n % customers.length]._id,
-    items: [{ product: products[n % products.length]._id, quantity: 1 + n % 3, price: 10 }],
-    total: 10 * (1 + n % 3),
-    status: ["new", "paid", "shipped", "cancelled"][n % 4],
-  });
+  const order = (n: number) => shopOrder(n, { customers, products });
   const orders = await seedShop(base, "orders", Array.from({ length: 1000 }, (_, n) => order(n)));
   const emails = Array.from({ length: 1000 }, (_, n) => `/customers/c${n}@shop.example.org`);
   const pages = Array.from({ length: 40 }, (_, i) => `/customers?page=${i + 1}`);

@@ -33,7 +33,7 @@ import { parseArgs } from "node:util";
 import process from "node:process";
 import v8 from "node:v8";
 import { createService } from "../src/mod.ts";
-import { customer } from "./shop_data.ts";
+import { customer, order, product } from "./shop_data.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -85,24 +85,10 @@ async function side(name: string, create: Create) {
     return (JSON.parse(await call("POST", path, docs))._items) as Array<{ _id: string }>;
   }
   const customers = await seed("/customers", Array.from({ length: 1000 }, (_, n) => customer(n)));
-  const products = await seed(
-    "/products",
-    Array.from({ length: 100 }, (_, n) => ({
-      sku: `SKU-${n}`,
-      title: `Product ${n}`,
-      category: ["books", "music", "games", "tools", "garden"][n % 5],
-      price: 5 + n % 50,
-      stock: 100,
-    })),
-  );
+  const products = await seed("/products", Array.from({ length: 100 }, (_, n) => product(n)));
   const orders = await seed(
     "/orders",
-    Array.from({ length: 1000 }, (_, n) => ({
-      customer: customers[n % 1000]._id,
-      items: [{ product: products[n % 100]._id, quantity: 1 + n % 3, price: 10 }],
-      total: 10 * (1 + n % 3),
-      status: ["new", "paid", "shipped", "cancelled"][n % 4],
-    })),
+    Array.from({ length: 1000 }, (_, n) => order(n, { customers, products })),
   );
   const where = encodeURIComponent(JSON.stringify({ age: { $gt: 50 } }));
   const embedded = encodeURIComponent(JSON.stringify({ customer: 1 }));

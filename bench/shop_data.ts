@@ -16,3 +16,31 @@ export function customer(n: number, prefix = "c") {
     address: { street: `${n} Main Street`, city: "Lyon", zip: "69001" },
   };
 }
+
+const CATEGORIES = ["books", "music", "games", "tools", "garden"];
+const STATUSES = ["new", "paid", "shipped", "cancelled"];
+
+/** Product number `n` of the shop domain. */
+export function product(n: number) {
+  return {
+    sku: `SKU-${n}`,
+    title: `Product ${n}`,
+    category: CATEGORIES[n % CATEGORIES.length],
+    price: 5 + n % 50,
+    stock: 100,
+  };
+}
+
+/** Order number `n`: one of `customers` buys one of `products` (ids of stored ones). */
+export function order(
+  n: number,
+  ids: { customers: Array<{ _id: string }>; products: Array<{ _id: string }> },
+) {
+  const { customers, products } = ids;
+  return {
+    customer: customers[n % customers.length]._id,
+    items: [{ product: products[n % products.length]._id, quantity: 1 + n % 3, price: 10 }],
+    total: 10 * (1 + n % 3),
+    status: STATUSES[n % STATUSES.length],
+  };
+}

@@ -62,22 +62,9 @@ function rssMiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
-async function wrk(url: string, lua: string, seconds: number) {
-  const script = await Deno.makeTempFile({ suffix: ".lua" });
-  await Deno.writeTextFile(script, lua);
-  try {
-    const out = await new Deno.Command("wrk", {
-      args: [`-t${THREADS}`, `-c${CONNECTIONS}`, `-d${seconds}s`, "-s", script, url],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(out.stdout);
-    const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? NaN);
-    const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0);
-    return { requests, rps: requests / seconds, errors };
-  } finally {
-    await Deno.remove(script);
-  }
+/** wrk with this script's threads and connections for `seconds`. */
+function wrk(url: string, lua: string, seconds: number) {
+  return benchWrk(url, lua, { threads: THREADS, connections: CONNECTIONS, seconds });
 }
 
 async function post(base: string, path: string, docs: unknown[]) {

@@ -183,6 +183,8 @@ async function seed(base: string, count: number, onBatch?: (ms: number) => void)
 }
 
 interface WrkResult {
+  /** Requests answered in the run. */
+  requests: number;
   rps: number;
   p50: number;
   p99: number;
@@ -227,11 +229,12 @@ export async function wrk(
     }).output();
     const text = new TextDecoder().decode(out.stdout);
     const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? NaN);
+    const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? NaN);
     const p50 = toMs(/\n\s+50%\s+(\S+)/.exec(text)?.[1] ?? "");
     const p99 = toMs(/\n\s+99%\s+(\S+)/.exec(text)?.[1] ?? "");
     const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0) +
       Number(/Socket errors:.*timeout (\d+)/.exec(text)?.[1] ?? 0);
-    return { rps, p50, p99, errors };
+    return { requests, rps, p50, p99, errors };
   } finally {
     await Deno.remove(script);
   }

@@ -80,17 +80,13 @@ export class EmbeddedCollection implements Collection {
       return out;
     }
     const test = compileFilter(filter, this.ctx.options);
-    const timeout = this.ctx.queryTimeoutMs ?? 0;
-    const deadline = timeout > 0 ? performance.now() + timeout : Infinity;
-    let seen = 0;
+    const clock = new ScanClock(this.ctx.queryTimeoutMs ?? 0);
     const candidates = options.candidates !== undefined
       ? options.candidates
       : state.candidates(filter, { natural: options.natural ?? true });
     if (candidates) {
       for (const key of candidates) {
-        if ((++seen & 63) === 0 && performance.now() > deadline) {
-          throw new QueryTimeoutError(`query exceeded ${timeout} ms`);
-        }
+        if (clock.on && --clock.left === 0) clock.check();
         const doc = state.docs.get(key)!;
         if (test(doc)) {
           if (skip > 0) skip--;
@@ -101,15 +97,8 @@ export class EmbeddedCollection implements Collection {
     }
     // Without a filter, the documents a page skips are passed over without a test.
     const all = test === MATCH_ALL;
-    // The clock is read every 64 documents tested: one document's test is bounded by the
-    // query sandbox, so the scan stops at most a few milliseconds past the deadline. Without
-    // a test, every 4096: passing over a document costs next to nothing (the clock was a
-    // quarter of a deep page's cost).
-    const every = all ? 4095 : 63;
     for (const entry of state.docs) {
-      if ((++seen & every) === 0 && performance.now() > deadline) {
-        throw new QueryTimeoutError(`query exceeded ${timeout} ms`);
-      }
+      if (clock.on && --clock.left === 0) clock.check();
       if (all || test(entry[1])) {
         if (skip > 0) skip--;
         else if (out.push(entry) >= max) break;
@@ -664,7 +653,7 @@ function run<T>(fn: () => T | Promise<T>): Promise<T> {
 const DONE: Promise<void> = Promise.resolve();
 
 /**
- * The deadline of one read's scan (QUERY_TIMEOUT_MS; `timeoutMs` 0: none): the scan counts
+ * The deadline of one scan (QUERY_TIMEOUT_MS; `timeoutMs` 0: none): the scan counts
  * `left` down per document and calls {@link check} at 0. The clock (an op, ~0.1 us) is read
  * after 64 documents, then after twice as many each time the documents between two readings
  * took under a millisecond (at most 1,024), and after 64 again otherwise: a count over 1,000

@@ -29,6 +29,7 @@ import { buildRoutes } from "../routes/router.ts";
 import { openApiEndpoints } from "../routes/openapi.ts";
 import type { OpenApiConfig } from "../openapi/config.ts";
 import { rateLimitingOn } from "../ratelimit/mod.ts";
+import { inFlight } from "../util/in_flight.ts";
 
 export type { AppEnv } from "./env.ts";
 
@@ -97,7 +98,37 @@ export function createHandler(
 ): (request: Request, info: Deno.ServeHandlerInfo) => Promise<Response> {
   const app = createApp(rt, options);
   const probe = probes(probeOptions(rt, options));
-  return (request, info) => probe(request) ?? Promise.resolve(app.fetch(request, info));
+  return (request, info) => probe(request) ?? counted(app, request, info);
+}
+
+/** Ends the count of a request started by {@link counted}. */
+function leave(response: Response): Response {
+  inFlight.count--;
+  return response;
+}
+
+/** Ends the count of a request started by {@link counted} that failed. */
+function leaveFailed(error: unknown): never {
+  inFlight.count--;
+  throw error;
+}
+
+/** Answers the request, counted while its answer is being made (src/util/in_flight.ts). */
+function counted(
+  app: Hono<AppEnv>,
+  request: Request,
+  info: Deno.ServeHandlerInfo,
+): Promise<Response> {
+  inFlight.count++;
+  let answer: Response | Promise<Response>;
+  try {
+    answer = app.fetch(request, info);
+  } catch (error) {
+    leaveFailed(error);
+  }
+  return answer instanceof Promise
+    ? answer.then(leave, leaveFailed)
+    : Promise.resolve(leave(answer));
 }
 
 /** The Hono application (see the module comment); {@link createHandler} serves it. */

@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { setImmediate } from "node:timers";
 import { Database } from "../../src/store/embedded/sqlite.ts";
+import { inFlight } from "../../src/util/in_flight.ts";
+import { createService } from "../../src/mod.ts";
 
 Deno.test("group commit: a failing write leaves the others of its group, with or without a savepoint", async () => {
   const dir = await Deno.makeTempDir({ prefix: "group_commit_test_" });
@@ -112,6 +114,102 @@ Deno.test("group commit: a write made while no sync runs commits at once; writes
     const ids = raw.prepare("SELECT id FROM docs ORDER BY id").all().map((r) => r.id);
     raw.close();
     assert.deepEqual(ids, ["a", "b", "c", "d"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Counts the WAL syncs made on the main thread and off it while `fn` runs. */
+async function countingSyncs(
+  fn: (counts: { here: number; off: number }) => Promise<void>,
+  delayMs = 0,
+): Promise<void> {
+  const proto = Deno.FsFile.prototype;
+  const { syncDataSync, syncData } = proto;
+  const counts = { here: 0, off: 0 };
+  proto.syncDataSync = function (this: Deno.FsFile) {
+    counts.here++;
+    // A slow disk: the main thread is held as long as such a sync would hold it.
+    const until = performance.now() + delayMs;
+    while (performance.now() < until) { /* waiting for the disk */ }
+    return syncDataSync.call(this);
+  };
+  proto.syncData = function (this: Deno.FsFile) {
+    counts.off++;
+    return syncData.call(this);
+  };
+  try {
+    await fn(counts);
+  } finally {
+    proto.syncDataSync = syncDataSync;
+    proto.syncData = syncData;
+  }
+}
+
+Deno.test("group commit: a write of the only request being handled syncs on the main thread; with others, or none, off it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "group_commit_test_" });
+  const before = inFlight.count;
+  try {
+    const db = Database.open(dir);
+    const insert = (id: string) => () => db.stmts.insertDoc.run("c", id, `{"_id":"${id}"}`);
+    await countingSyncs(async (counts) => {
+      inFlight.count = 1;
+      const alone = db.grouped(insert("a"), { oneStatement: true });
+      assert.deepEqual(counts, { here: 1, off: 0 }, "synced before grouped() returned");
+      await alone;
+      inFlight.count = 2;
+      await db.grouped(insert("b"), { oneStatement: true });
+      assert.deepEqual(counts, { here: 1, off: 1 }, "another request is being handled");
+      inFlight.count = 0;
+      await db.grouped(insert("c"), { oneStatement: true });
+      assert.deepEqual(counts, { here: 1, off: 2 }, "a write outside any request");
+    });
+    // A slow disk: once syncs have lately taken longer than the bound, a lone request's
+    // write syncs off the main thread too.
+    await countingSyncs(async (counts) => {
+      inFlight.count = 1;
+      for (let i = 0; i < 8; i++) await db.grouped(insert(`slow${i}`), { oneStatement: true });
+      assert.ok(counts.here >= 1 && counts.here < 8, `on the main thread ${counts.here} of 8`);
+      assert.equal(counts.here + counts.off, 8);
+    }, 8);
+    db.close();
+    const raw = new DatabaseSync(`${dir}/store.sqlite`);
+    const n = raw.prepare("SELECT count(*) AS n FROM docs").get()?.n;
+    raw.close();
+    assert.equal(n, 11);
+  } finally {
+    inFlight.count = before;
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("group commit, through HTTP: a lone POST syncs on the main thread, concurrent POSTs off it, and every one is stored", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "group_commit_test_" });
+  try {
+    const service = await createService({
+      STORE: "embedded",
+      DATA_DIR: dir,
+      RESOURCE_METHODS: ["GET", "POST"],
+      DOMAIN: { people: { schema: { name: { type: "string" } } } },
+    }, { env: false, logger: { log() {} } });
+    const post = (name: string) =>
+      service.fetch(
+        new Request("http://localhost/people", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name }),
+        }),
+      ).then((res) => res.status);
+    await countingSyncs(async (counts) => {
+      assert.equal(await post("alone"), 201);
+      assert.deepEqual(counts, { here: 1, off: 0 });
+      assert.deepEqual(await Promise.all(["a", "b", "c", "d"].map(post)), [201, 201, 201, 201]);
+      assert.equal(counts.here, 1, "no sync on the main thread while others are handled");
+      assert.ok(counts.off >= 1);
+    });
+    const res = await service.fetch(new Request("http://localhost/people"));
+    assert.equal((await res.json())._meta.total, 5);
+    await service.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

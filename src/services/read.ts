@@ -4,6 +4,9 @@
  */
 import { flatConcat } from "../util/strings.ts";
 import { JSON_READY, plainFields } from "../render/convert.ts";
+import { HOLDS_RENDERED, jsonText, RenderedJson } from "../render/json.ts";
+import { negotiate } from "../render/negotiate.ts";
+import { type ItemTextCache, itemTextCache } from "./item_text.ts";
 import { ruleMethod } from "../domain/methods.ts";
 import { notFound, ServiceError } from "./errors.ts";
 import { parseWhere } from "../query/where.ts";
@@ -271,7 +274,9 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   const projection = requestProjection(rt, ctx);
   const embedded = requestedFields(rt, ctx);
   const shared = mayShare(rt, ctx, { embedded, hook: "on_fetched_resource" });
+  const stored: Doc[] = [];
   const body: Doc = {};
+  let found: Doc[];
   let docs: Doc[];
   if (resource.pagination) {
     const paging = requestPaging(rt, ctx);
@@ -279,8 +284,16 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
     // With OPTIMIZE_PAGINATION_FOR_SPEED the total is skipped: one extra document tells
     // whether a next page exists.
     const limit = resource.optimizePagination ? paging.maxResults + 1 : paging.maxResults;
-    const [found, total] = await Promise.all([
-      rt.store.collection(resource.source).find(filter, { sort, skip, limit, projection, shared }),
+    let total: number | undefined;
+    [found, total] = await Promise.all([
+      rt.store.collection(resource.source).find(filter, {
+        sort,
+        skip,
+        limit,
+        projection,
+        shared,
+        stored,
+      }),
       resource.optimizePagination ? undefined : rt.store.collection(resource.source).count(filter),
     ]);
     const more = found.length > paging.maxResults;
@@ -294,11 +307,13 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       });
     }
   } else {
-    docs = showable(
-      rt,
-      resource,
-      await rt.store.collection(resource.source).find(filter, { sort, projection, shared }),
-    );
+    found = await rt.store.collection(resource.source).find(filter, {
+      sort,
+      projection,
+      shared,
+      stored,
+    });
+    docs = showable(rt, resource, found);
     if (resource.hateoas) {
       body[settings.LINKS] = collectionLinks(resource, ctx.resourcePath, {
         query,
@@ -306,21 +321,29 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       });
     }
   }
-  const completing = completeMeta(rt, resource, { docs, projection });
+  // Items whose text is cached are done: the rest (all, without a cache) are made as ever.
+  const cached = stored.length > 0 && stored.length === found.length
+    ? cachedTexts(rt, ctx, { docs, stored, projection, embedded, kind: "page" })
+    : undefined;
+  const made = cached ? docs.filter((_, i) => cached.texts[i] === undefined) : docs;
+  const completing = completeMeta(rt, resource, { docs: made, projection });
   if (completing) await completing;
   if (resource.versioning) {
     for (const doc of docs) Object.assign(doc, versionStamp(rt, resource, { doc }));
   }
-  const related = relatedOf(rt, ctx, { docs });
+  const related = relatedOf(rt, ctx, { docs: made });
   // Each step below is awaited only when it has something to do.
   if (embedded.length > 0) await embedDocuments(rt, ctx, { docs, fields: embedded });
   if (resource.schemaModel.mediaPaths.length > 0) await expandMedia(rt, resource, { docs });
   decorateItems(rt, ctx, {
-    docs,
+    docs: made,
     related,
     unobserved: unobserved(rt, ctx, { hook: "on_fetched_resource" }),
   });
-  const envelope: Doc = { [settings.ITEMS]: docs, ...body };
+  const envelope: Doc = cached
+    ? { [settings.ITEMS]: renderedItems(rt, { docs, stored, cached }), ...body }
+    : { [settings.ITEMS]: docs, ...body };
+  if (cached) (envelope as { [HOLDS_RENDERED]?: boolean })[HOLDS_RENDERED] = true;
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
   const headers = cacheHeaders(ctx);
   const total = (body[settings.META] as Doc | undefined)?.total;
@@ -374,6 +397,115 @@ function unobserved(rt: Runtime, ctx: RequestContext, { hook }: { hook: string }
     !rt.events.has(`on_post_${ruleMethod(ctx.method)}`, name);
 }
 
+/** The cached texts of a read's items (see {@link cachedTexts}). */
+interface CachedTexts {
+  cache: ItemTextCache;
+  shape: string;
+  /** Each item's text, by position; undefined when not cached yet. */
+  texts: Array<string | undefined>;
+}
+
+/**
+ * The cached texts of `options.docs` (made from `options.stored`, by position: see
+ * FindOptions.stored), when their text may be cached (see {@link textShape}); else undefined.
+ */
+function cachedTexts(
+  rt: Runtime,
+  ctx: RequestContext,
+  options: {
+    docs: Doc[];
+    stored: Doc[];
+    projection: Projection | undefined;
+    embedded: string[];
+    kind: "item" | "page";
+  },
+): CachedTexts | undefined {
+  const shape = textShape(rt, ctx, options);
+  if (shape === undefined) return undefined;
+  const cache = itemTextCache(rt);
+  if (cache === undefined) return undefined;
+  const { docs, stored } = options;
+  const texts: Array<string | undefined> = new Array(docs.length);
+  for (let i = 0; i < docs.length; i++) texts[i] = cache.get(stored[i], shape);
+  return { cache, shape, texts };
+}
+
+/**
+ * The items of a read as their rendered texts: the cached ones, and the texts of the others
+ * (decorated as ever) made and cached now.
+ */
+function renderedItems(
+  rt: Runtime,
+  options: { docs: Doc[]; stored: Doc[]; cached: CachedTexts },
+): RenderedJson[] {
+  const { docs, stored, cached: { cache, shape, texts } } = options;
+  const items: RenderedJson[] = new Array(docs.length);
+  for (let i = 0; i < docs.length; i++) {
+    let text = texts[i];
+    if (text === undefined) {
+      text = jsonText(docs[i], rt.formatDate);
+      cache.set(stored[i], shape, text);
+    }
+    items[i] = new RenderedJson(text);
+  }
+  return items;
+}
+
+/**
+ * The shape of a read's items for the cache of their texts (item_text.ts): a key naming all
+ * their text depends on besides the stored documents and the runtime (its settings and
+ * domain) — the kind of read, the resource, the endpoint path its links are made from and the
+ * effective projection (the client's, the resource's and the hidden fields'; no account
+ * changes it). Undefined when their text is not to be cached: something may see or change
+ * the items before rendering (an in-process call, a fetched or post event listener,
+ * embedding, media, versions) or they are not rendered as compact JSON (XML, `pretty`,
+ * JSON_SORT_KEYS), or the projection is more than top-level flags.
+ */
+function textShape(
+  rt: Runtime,
+  ctx: RequestContext,
+  options: { projection: Projection | undefined; embedded: string[]; kind: "item" | "page" },
+): string | undefined {
+  const { resource } = ctx;
+  const settings = rt.settings;
+  const hook = options.kind === "item" ? "on_fetched_item" : "on_fetched_resource";
+  if (
+    !unobserved(rt, ctx, { hook }) || options.embedded.length > 0 || resource.versioning ||
+    resource.schemaModel.mediaPaths.length > 0 || settings.JSON_SORT_KEYS ||
+    ctx.query.has("pretty")
+  ) return undefined;
+  const format = negotiate(ctx.request.headers.get("accept"), settings.RENDERERS) ??
+    settings.RENDERERS[0];
+  if (format !== "json") return undefined;
+  const projection = projectionText(options.projection);
+  if (projection === undefined) return undefined;
+  return flatConcat([
+    options.kind,
+    "\u0000",
+    resource.name,
+    "\u0000",
+    ctx.resourcePath,
+    "\u0000",
+    projection,
+  ]);
+}
+
+/** A projection of top-level flags as text (frozen ones, the defaults, once); else undefined. */
+function projectionText(projection: Projection | undefined): string | undefined {
+  if (projection === undefined) return "";
+  const known = PROJECTION_TEXTS.get(projection);
+  if (known !== undefined) return known;
+  for (const key in projection) {
+    const flag = projection[key] as unknown;
+    if (flag !== 0 && flag !== 1 && flag !== true && flag !== false) return undefined;
+  }
+  const text = JSON.stringify(projection);
+  if (Object.isFrozen(projection)) PROJECTION_TEXTS.set(projection, text);
+  return text;
+}
+
+const PROJECTION_TEXTS = new WeakMap<Projection, string>();
+
 /**
  * Fetches the item an item endpoint addresses, soft-deleted ones included. Null when none.
  * @param options.projection the projection to read it with; absent: the whole document.
@@ -382,17 +514,17 @@ function unobserved(rt: Runtime, ctx: RequestContext, { hook }: { hook: string }
 export async function findItem(
   rt: Runtime,
   ctx: RequestContext,
-  options: { projection?: Projection; shared?: boolean } = {},
+  options: { projection?: Projection; shared?: boolean; stored?: Doc[] } = {},
 ): Promise<Doc | null> {
-  const { projection, shared } = options;
+  const { projection, shared, stored } = options;
   const collection = rt.store.collection(ctx.resource.source);
   // A live document wins over a soft-deleted one sharing the looked-up value.
   if (softDeleteOf(rt, ctx.resource).enabled) {
-    const live = await collection.findOne(endpointFilter(rt, ctx), { projection, shared });
+    const live = await collection.findOne(endpointFilter(rt, ctx), { projection, shared, stored });
     if (live) return live;
   }
   const filter = endpointFilter(rt, ctx, { includeDeleted: true });
-  return collection.findOne(filter, { projection, shared });
+  return collection.findOne(filter, { projection, shared, stored });
 }
 
 /** GET (and HEAD) on an item endpoint. */
@@ -403,7 +535,8 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const versions = versionParam !== null && versionParam !== "";
   const embedded = requestedFields(rt, ctx);
   const shared = !versions && mayShare(rt, ctx, { embedded, hook: "on_fetched_item" });
-  const doc = await findItem(rt, ctx, { projection, shared });
+  const stored: Doc[] = [];
+  const doc = await findItem(rt, ctx, { projection, shared, stored });
   if (!doc) throw notFound();
   const docs = showable(rt, ctx.resource, [doc]);
   const completing = completeMeta(rt, ctx.resource, { docs, projection });
@@ -424,6 +557,14 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   Object.assign(doc, versionStamp(rt, ctx.resource, { doc }));
   const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, { doc }) };
   if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
+  const { resource } = ctx;
+  // With the count skipped, the item's links name a page of the request (below): not cached.
+  const nextLink = resource.hateoas && resource.pagination && resource.optimizePagination;
+  const cached = stored.length === 1 && !nextLink
+    ? cachedTexts(rt, ctx, { docs, stored, projection, embedded, kind: "item" })
+    : undefined;
+  const text = cached?.texts[0];
+  if (text !== undefined) return { status: 200, body: new RenderedJson(text), headers };
   const related = relatedOf(rt, ctx, { docs });
   // Each step below is awaited only when it has something to do.
   if (embedded.length > 0) await embedDocuments(rt, ctx, { docs, fields: embedded });
@@ -435,8 +576,11 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
     related,
     unobserved: unobserved(rt, ctx, { hook: "on_fetched_item" }),
   });
-  const { resource } = ctx;
-  if (resource.hateoas && resource.pagination && resource.optimizePagination) {
+  if (cached) {
+    const body = renderedItems(rt, { docs, stored, cached })[0];
+    return { status: 200, body, headers };
+  }
+  if (nextLink) {
     // As in Eve: with the count skipped, an item's links name the collection's next page.
     const paging = requestPaging(rt, ctx);
     const params = new URLSearchParams(ctx.query);

@@ -23,6 +23,13 @@ export interface FindOptions {
    * one level of each document instead of all of it).
    */
   shared?: boolean;
+  /**
+   * Filled, by a store whose documents are never changed once stored (a write replaces
+   * them), with the stored document behind each returned one, by position: the same object
+   * until the document is written again, so its identity stands for its content. Left empty
+   * by a store that has no such objects (MongoDB's are read afresh every time).
+   */
+  stored?: Doc[];
 }
 
 export interface IndexSpec {

@@ -226,6 +226,9 @@ export class EmbeddedCollection implements Collection {
       docs = [];
       this.#scan(filter, limit, { candidates, skip }, docs);
     }
+    // Stored documents are replaced on write, never changed (state.ts `apply`).
+    const stored = options.stored;
+    if (stored) for (let i = 0; i < docs.length; i++) stored.push(docs[i]);
     const { projection } = options;
     const projected = projection !== undefined && Object.keys(projection).length > 0;
     const shared = options.shared === true;

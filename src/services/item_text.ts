@@ -53,7 +53,9 @@ export class ItemTextCache {
   /** The text of `stored` rendered as `shape`; undefined when not cached. */
   get(stored: Doc, shape: string): string | undefined {
     const entry = this.#entries.get(stored);
-    return entry !== undefined && entry.shape === shape ? entry.text : undefined;
+    if (entry === undefined || entry.shape !== shape) return undefined;
+    hits++;
+    return entry.text;
   }
 
   /** Keeps the text of `stored` rendered as `shape` (in place of any other shape of it). */
@@ -90,6 +92,14 @@ export class ItemTextCache {
       this.#head = 0;
     }
   }
+}
+
+/** Texts served from every cache of the process (a count tests and benches read). */
+let hits = 0;
+
+/** How many item texts every cache of the process has answered so far. */
+export function itemTextHits(): number {
+  return hits;
 }
 
 /** Whether read answers use the caches (on; off only to compare answers without them). */

@@ -274,7 +274,9 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   const projection = requestProjection(rt, ctx);
   const embedded = requestedFields(rt, ctx);
   const shared = mayShare(rt, ctx, { embedded, hook: "on_fetched_resource" });
-  const stored: Doc[] = [];
+  const reuse = textReuse(rt, ctx, { projection, embedded, kind: "page" });
+  const stored = reuse?.stored;
+  const known = reuse?.known;
   const body: Doc = {};
   let found: Doc[];
   let docs: Doc[];
@@ -293,11 +295,12 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
         projection,
         shared,
         stored,
+        known,
       }),
       resource.optimizePagination ? undefined : rt.store.collection(resource.source).count(filter),
     ]);
     const more = found.length > paging.maxResults;
-    docs = showable(rt, resource, more ? found.slice(0, paging.maxResults) : found);
+    docs = more ? found.slice(0, paging.maxResults) : found;
     body[settings.META] = pageMeta(metaNames(rt), { ...paging, total });
     if (resource.hateoas) {
       body[settings.LINKS] = collectionLinks(resource, ctx.resourcePath, {
@@ -312,8 +315,9 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       projection,
       shared,
       stored,
+      known,
     });
-    docs = showable(rt, resource, found);
+    docs = found;
     if (resource.hateoas) {
       body[settings.LINKS] = collectionLinks(resource, ctx.resourcePath, {
         query,
@@ -321,11 +325,10 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       });
     }
   }
-  // Items whose text is cached are done: the rest (all, without a cache) are made as ever.
-  const cached = stored.length > 0 && stored.length === found.length
-    ? cachedTexts(rt, ctx, { docs, stored, projection, embedded, kind: "page" })
-    : undefined;
-  const made = cached ? docs.filter((_, i) => cached.texts[i] === undefined) : docs;
+  // Items the store returned as their cached text are done: the rest (all, without the
+  // cache) are made as ever.
+  const made = reuse ? docs.filter((doc) => !(doc instanceof RenderedJson)) : docs;
+  showable(rt, resource, made);
   const completing = completeMeta(rt, resource, { docs: made, projection });
   if (completing) await completing;
   if (resource.versioning) {
@@ -340,10 +343,9 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
     related,
     unobserved: unobserved(rt, ctx, { hook: "on_fetched_resource" }),
   });
-  const envelope: Doc = cached
-    ? { [settings.ITEMS]: renderedItems(rt, { docs, stored, cached }), ...body }
-    : { [settings.ITEMS]: docs, ...body };
-  if (cached) (envelope as { [HOLDS_RENDERED]?: boolean })[HOLDS_RENDERED] = true;
+  const items = reuse ? renderedItems(rt, reuse, docs) : undefined;
+  const envelope: Doc = { [settings.ITEMS]: items ?? docs, ...body };
+  if (items) (envelope as { [HOLDS_RENDERED]?: boolean })[HOLDS_RENDERED] = true;
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
   const headers = cacheHeaders(ctx);
   const total = (body[settings.META] as Doc | undefined)?.total;
@@ -397,56 +399,55 @@ function unobserved(rt: Runtime, ctx: RequestContext, { hook }: { hook: string }
     !rt.events.has(`on_post_${ruleMethod(ctx.method)}`, name);
 }
 
-/** The cached texts of a read's items (see {@link cachedTexts}). */
-interface CachedTexts {
+/** What a read needs to answer from, and add to, the cache of its items' texts. */
+interface TextReuse {
   cache: ItemTextCache;
   shape: string;
-  /** Each item's text, by position; undefined when not cached yet. */
-  texts: Array<string | undefined>;
+  /** The stored documents behind the items, filled by the store (FindOptions.stored). */
+  stored: Doc[];
+  /** The cached text of a stored document, as a RenderedJson (FindOptions.known). */
+  known: (stored: Doc) => Doc | undefined;
 }
 
 /**
- * The cached texts of `options.docs` (made from `options.stored`, by position: see
- * FindOptions.stored), when their text may be cached (see {@link textShape}); else undefined.
+ * How a read reuses and caches its items' texts, when their text may be cached (see
+ * {@link textShape}) and the store hands out stored documents whose identity stands for
+ * their content (Store.storedDocuments); else undefined (MongoDB: nothing more is done).
  */
-function cachedTexts(
+function textReuse(
   rt: Runtime,
   ctx: RequestContext,
-  options: {
-    docs: Doc[];
-    stored: Doc[];
-    projection: Projection | undefined;
-    embedded: string[];
-    kind: "item" | "page";
-  },
-): CachedTexts | undefined {
+  options: { projection: Projection | undefined; embedded: string[]; kind: "item" | "page" },
+): TextReuse | undefined {
+  if (rt.store.storedDocuments !== true) return undefined;
   const shape = textShape(rt, ctx, options);
   if (shape === undefined) return undefined;
   const cache = itemTextCache(rt);
   if (cache === undefined) return undefined;
-  const { docs, stored } = options;
-  const texts: Array<string | undefined> = new Array(docs.length);
-  for (let i = 0; i < docs.length; i++) texts[i] = cache.get(stored[i], shape);
-  return { cache, shape, texts };
+  const known = (doc: Doc) => {
+    const text = cache.get(doc, shape);
+    return text === undefined ? undefined : new RenderedJson(text) as unknown as Doc;
+  };
+  return { cache, shape, stored: [], known };
 }
 
 /**
- * The items of a read as their rendered texts: the cached ones, and the texts of the others
- * (decorated as ever) made and cached now.
+ * The items of a read as their texts: those the store returned as their cached text, and the
+ * texts of the others (decorated as ever) made and cached now. Undefined when the store did
+ * not tell the stored document behind each item (the items are then rendered as ever).
  */
-function renderedItems(
-  rt: Runtime,
-  options: { docs: Doc[]; stored: Doc[]; cached: CachedTexts },
-): RenderedJson[] {
-  const { docs, stored, cached: { cache, shape, texts } } = options;
+function renderedItems(rt: Runtime, reuse: TextReuse, docs: Doc[]): RenderedJson[] | undefined {
+  const { cache, shape, stored } = reuse;
+  if (stored.length < docs.length) return undefined;
   const items: RenderedJson[] = new Array(docs.length);
   for (let i = 0; i < docs.length; i++) {
-    let text = texts[i];
-    if (text === undefined) {
-      text = jsonText(docs[i], rt.formatDate);
+    const doc: unknown = docs[i];
+    if (doc instanceof RenderedJson) items[i] = doc;
+    else {
+      const text = jsonText(doc, rt.formatDate);
       cache.set(stored[i], shape, text);
+      items[i] = new RenderedJson(text);
     }
-    items[i] = new RenderedJson(text);
   }
   return items;
 }
@@ -535,8 +536,13 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const versions = versionParam !== null && versionParam !== "";
   const embedded = requestedFields(rt, ctx);
   const shared = !versions && mayShare(rt, ctx, { embedded, hook: "on_fetched_item" });
-  const stored: Doc[] = [];
-  const doc = await findItem(rt, ctx, { projection, shared, stored });
+  const { resource } = ctx;
+  // With the count skipped, the item's links name a page of the request (below): not cached.
+  const nextLink = resource.hateoas && resource.pagination && resource.optimizePagination;
+  const reuse = versions || nextLink
+    ? undefined
+    : textReuse(rt, ctx, { projection, embedded, kind: "item" });
+  const doc = await findItem(rt, ctx, { projection, shared, stored: reuse?.stored });
   if (!doc) throw notFound();
   const docs = showable(rt, ctx.resource, [doc]);
   const completing = completeMeta(rt, ctx.resource, { docs, projection });
@@ -557,13 +563,9 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   Object.assign(doc, versionStamp(rt, ctx.resource, { doc }));
   const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, { doc }) };
   if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
-  const { resource } = ctx;
-  // With the count skipped, the item's links name a page of the request (below): not cached.
-  const nextLink = resource.hateoas && resource.pagination && resource.optimizePagination;
-  const cached = stored.length === 1 && !nextLink
-    ? cachedTexts(rt, ctx, { docs, stored, projection, embedded, kind: "item" })
+  const text = reuse?.stored.length === 1
+    ? reuse.cache.get(reuse.stored[0], reuse.shape)
     : undefined;
-  const text = cached?.texts[0];
   if (text !== undefined) return { status: 200, body: new RenderedJson(text), headers };
   const related = relatedOf(rt, ctx, { docs });
   // Each step below is awaited only when it has something to do.
@@ -576,10 +578,8 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
     related,
     unobserved: unobserved(rt, ctx, { hook: "on_fetched_item" }),
   });
-  if (cached) {
-    const body = renderedItems(rt, { docs, stored, cached })[0];
-    return { status: 200, body, headers };
-  }
+  const item = reuse && renderedItems(rt, reuse, docs)?.[0];
+  if (item) return { status: 200, body: item, headers };
   if (nextLink) {
     // As in Eve: with the count skipped, an item's links name the collection's next page.
     const paging = requestPaging(rt, ctx);

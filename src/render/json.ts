@@ -54,19 +54,31 @@ export function renderJson(body: unknown, opts: RenderOptions): string {
  * texts of its {@link RenderedJson} members (alone or in arrays) written as they are.
  */
 function withRendered(body: Record<string, unknown>, formatDate: DateFormatter): string {
-  const parts: string[] = [];
+  // One join of every piece: one string allocated for the whole text.
+  const parts: string[] = ["{"];
   for (const key of Object.keys(body)) {
     const member = body[key];
-    let text: string | undefined;
-    if (member instanceof RenderedJson) text = member.text;
+    const start = parts.length;
+    if (start > 1) parts.push(",");
+    parts.push(JSON.stringify(key), ":");
+    if (member instanceof RenderedJson) parts.push(member.text);
     else if (Array.isArray(member) && member.some((m) => m instanceof RenderedJson)) {
-      const items = member.map((m) => m instanceof RenderedJson ? m.text : jsonText(m, formatDate));
-      text = `[${items.join(",")}]`;
-    } else text = JSON.stringify(toPlain(member, formatDate));
-    // Members JSON drops (undefined, functions) are dropped here too.
-    if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
+      parts.push("[");
+      for (let i = 0; i < member.length; i++) {
+        if (i > 0) parts.push(",");
+        const item = member[i];
+        parts.push(item instanceof RenderedJson ? item.text : jsonText(item, formatDate));
+      }
+      parts.push("]");
+    } else {
+      const text = JSON.stringify(toPlain(member, formatDate));
+      // Members JSON drops (undefined, functions) are dropped here too.
+      if (text === undefined) parts.length = start;
+      else parts.push(text);
+    }
   }
-  return `{${parts.join(",")}}`;
+  parts.push("}");
+  return parts.join("");
 }
 
 /** A copy of plain JSON data with every object's keys in sorted order. */

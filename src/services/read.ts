@@ -332,12 +332,14 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   const completing = completeMeta(rt, resource, { docs: made, projection });
   if (completing) await completing;
   if (resource.versioning) {
-    for (const doc of docs) Object.assign(doc, versionStamp(rt, resource, { doc }));
+    for (const doc of made) Object.assign(doc, versionStamp(rt, resource, { doc }));
   }
   const related = relatedOf(rt, ctx, { docs: made });
   // Each step below is awaited only when it has something to do.
-  if (embedded.length > 0) await embedDocuments(rt, ctx, { docs, fields: embedded });
-  if (resource.schemaModel.mediaPaths.length > 0) await expandMedia(rt, resource, { docs });
+  if (embedded.length > 0) await embedDocuments(rt, ctx, { docs: made, fields: embedded });
+  if (resource.schemaModel.mediaPaths.length > 0) {
+    await expandMedia(rt, resource, { docs: made });
+  }
   decorateItems(rt, ctx, {
     docs: made,
     related,
@@ -471,12 +473,15 @@ function textShape(
   const settings = rt.settings;
   const hook = options.kind === "item" ? "on_fetched_item" : "on_fetched_resource";
   if (
-    !unobserved(rt, ctx, { hook }) || options.embedded.length > 0 || resource.versioning ||
+    options.embedded.length > 0 || resource.versioning ||
     resource.schemaModel.mediaPaths.length > 0 || settings.JSON_SORT_KEYS ||
-    ctx.query.has("pretty")
+    ctx.query.has("pretty") || !unobserved(rt, ctx, { hook })
   ) return undefined;
-  const format = negotiate(ctx.request.headers.get("accept"), settings.RENDERERS) ??
-    settings.RENDERERS[0];
+  // As the response will be rendered (http/respond.ts): compact JSON only.
+  const accept = ctx.request.headers.get("accept");
+  const format = accept === null
+    ? defaultRenderer(settings.RENDERERS)
+    : negotiate(accept, settings.RENDERERS) ?? settings.RENDERERS[0];
   if (format !== "json") return undefined;
   const projection = projectionText(options.projection);
   if (projection === undefined) return undefined;
@@ -490,6 +495,18 @@ function textShape(
     projection,
   ]);
 }
+
+/** The renderer of a request without `Accept`, by the enabled ones (worked out once). */
+function defaultRenderer(renderers: string[]): string {
+  let known = DEFAULT_RENDERERS.get(renderers);
+  if (known === undefined) {
+    known = negotiate(null, renderers) ?? renderers[0];
+    DEFAULT_RENDERERS.set(renderers, known);
+  }
+  return known;
+}
+
+const DEFAULT_RENDERERS = new WeakMap<string[], string>();
 
 /** A projection of top-level flags as text (frozen ones, the defaults, once); else undefined. */
 function projectionText(projection: Projection | undefined): string | undefined {

@@ -457,9 +457,10 @@ function renderedItems(rt: Runtime, reuse: TextReuse, docs: Doc[]): RenderedJson
 /**
  * The shape of a read's items for the cache of their texts (item_text.ts): a key naming all
  * their text depends on besides the stored documents and the runtime (its settings and
- * domain) — the kind of read, the resource, the endpoint path its links are made from and the
- * effective projection (the client's, the resource's and the hidden fields'; no account
- * changes it). Undefined when their text is not to be cached: something may see or change
+ * domain) — the resource, the endpoint path its links are made from and the effective
+ * projection (the client's, the resource's and the hidden fields'; no account changes it).
+ * An item GET and a page make an item alike (same steps, same decoration; versions, which
+ * differ, are not cached): they share their texts. Undefined when their text is not to be cached: something may see or change
  * the items before rendering (an in-process call, a fetched or post event listener,
  * embedding, media, versions) or they are not rendered as compact JSON (XML, `pretty`,
  * JSON_SORT_KEYS), or the projection is more than top-level flags.
@@ -486,8 +487,6 @@ function textShape(
   const projection = projectionText(options.projection);
   if (projection === undefined) return undefined;
   return flatConcat([
-    options.kind,
-    "\u0000",
     resource.name,
     "\u0000",
     ctx.resourcePath,

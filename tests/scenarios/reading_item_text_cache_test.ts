@@ -25,7 +25,11 @@ const SETTINGS = {
   PAGINATION_DEFAULT: 3,
   JSONP_ARGUMENT: "callback",
   DOMAIN: {
-    people: { schema: PERSON, hidden_fields: ["secret"] },
+    people: {
+      schema: PERSON,
+      hidden_fields: ["secret"],
+      additional_lookup: { url: 'regex("p[0-9]+")', field: "name" },
+    },
     // The same documents under other rules: each must get its own text, never another's.
     named: { datasource: { source: "people", projection: { name: 1 } }, schema: PERSON },
     quiet: { hateoas: false, datasource: { source: "people" }, schema: PERSON },
@@ -97,6 +101,7 @@ scenario(
       "loose",
       `people/${ids[1]}`,
       `people/${ids[1]}?${projection({ name: 1 })}`,
+      "people/p4",
       `named/${ids[1]}`,
       `quiet/${ids[1]}`,
       `loose/${ids[1]}`,

@@ -301,12 +301,20 @@ export class EmbeddedCollection implements Collection {
     if (!insert) state.holdReplaced(changes);
     const encoded = changes.map((c) => encodeDoc(c.after));
     const { db } = this.ctx;
-    // One inserted document and one alongside (a POST and its oplog entry) in one two-row
-    // statement: all or nothing by itself, so without a savepoint around it.
-    const pair = insert && changes.length === 1 && state.exists && side?.single;
-    const durable = pair
+    // One written document and one alongside (a POST, PATCH, PUT or soft delete and its
+    // oplog entry) in one two-row statement: all or nothing by itself, so without a
+    // savepoint around it (three statements fewer for an edit).
+    const pair = changes.length === 1 && state.exists && side?.single;
+    const replaced = pair && !insert && changes[0].before !== undefined;
+    const durable = pair && (insert || replaced)
       ? db.grouped(
-        () => db.stmts.insertTwoDocs.run(this.name, changes[0].id, encoded[0], ...pair),
+        () =>
+          (insert ? db.stmts.insertTwoDocs : db.stmts.replaceAndInsert).run(
+            this.name,
+            changes[0].id,
+            encoded[0],
+            ...pair,
+          ),
         { oneStatement: true },
       )
       : db.grouped(() => {

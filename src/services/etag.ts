@@ -29,7 +29,7 @@
  * ever opens them.
  */
 import { createHash } from "node:crypto";
-import { canonicalEjsonWithout } from "../doc/bson.ts";
+import { canonicalEjsonWithout, compactEjsonWithout } from "../doc/bson.ts";
 import type { Doc } from "../store/store.ts";
 import type { Runtime } from "./runtime.ts";
 
@@ -93,20 +93,24 @@ export function hmacSha256Hex(
   return digest.toString("hex", 0, options.bytes ?? digest.length);
 }
 
-/** HMAC-SHA-256 of `doc` but its ETag and links, 160 bits as 40 hex digits (Eve's length). */
-function keyedHash(rt: Runtime, doc: Doc, key: Uint8Array | string): string {
-  const settings = rt.settings;
-  return hmacSha256Hex(key, canonicalEjsonWithout(doc, settings.ETAG, settings.LINKS), {
-    bytes: 20,
-  });
+/**
+ * HMAC-SHA-256 of `text` (a document's but its ETag and links), 160 bits as 40 hex digits
+ * (Eve's length).
+ */
+function keyedHash(text: string, key: Uint8Array | string): string {
+  return hmacSha256Hex(key, text, { bytes: 20 });
 }
 
 /**
  * The ETag of `doc`, about to be stored by a write: its hash (but its ETag and links)
- * keyed with a random value drawn for this write alone.
+ * keyed with a random value drawn for this write alone. The hash is of the document's
+ * compact text (the store's form: plain numbers, short dates), shorter to write and hash
+ * than the canonical one; with a key used once, no one can tell or check which text was
+ * hashed, so the choice changes nothing a client sees.
  */
 export function freshEtag(rt: Runtime, doc: Doc): string {
-  return keyedHash(rt, doc, randomKey());
+  const settings = rt.settings;
+  return keyedHash(compactEjsonWithout(doc, settings.ETAG, settings.LINKS), randomKey());
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
@@ -130,7 +134,10 @@ export function freshToken(): string {
  * API): its hash keyed with the service's ETag key.
  */
 export async function derivedEtag(rt: Runtime, doc: Doc): Promise<string> {
-  return keyedHash(rt, doc, await etagKey(rt));
+  const settings = rt.settings;
+  // The canonical text: ETags derived (and cached by clients) before stay the same.
+  const key = await etagKey(rt);
+  return keyedHash(canonicalEjsonWithout(doc, settings.ETAG, settings.LINKS), key);
 }
 
 const keys = new WeakMap<Runtime, Promise<string>>();

@@ -392,7 +392,11 @@ export class EmbeddedCollection implements Collection {
       if (replacement._id !== undefined && valueKey(replacement._id) !== id) {
         throw immutableId();
       }
-      const after = { _id: before._id, ...replacement };
+      // The stored id, first: the copy's own top level is set in place when its first
+      // member is the id already (an edit of a stored document), not copied again.
+      const after = replacement._id !== undefined && firstKeyIsId(replacement)
+        ? (replacement._id = before._id, replacement)
+        : { _id: before._id, ...replacement };
       return this.#commit(state, [{ id, before, after }], {
         insert: false,
         alongside: options.alongside,
@@ -756,5 +760,11 @@ function usesPositional(modifier: Doc | Doc[]): boolean {
       for (const k of Object.keys(fields)) if (k.includes("$")) return true;
     }
   }
+  return false;
+}
+
+/** Whether the first member of `doc` (in the order its members are written) is `_id`. */
+function firstKeyIsId(doc: Doc): boolean {
+  for (const key in doc) return key === "_id";
   return false;
 }

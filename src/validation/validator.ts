@@ -241,7 +241,9 @@ class Compiled implements CompiledSchema {
       setOwn(
         out,
         head,
-        path.length === 1 ? merged : setPath(isPlainObject(prev) ? prev : {}, path.slice(1), merged),
+        path.length === 1
+          ? merged
+          : setPath(isPlainObject(prev) ? prev : {}, path.slice(1), merged),
       );
     }
     return out;

@@ -209,3 +209,37 @@ scenario(
     }
   },
 );
+
+scenario(
+  "an id within $and is looked up, and the rest of the filter still applies",
+  SETTINGS,
+  async (api) => {
+    const s = await seed(api);
+    const where = (filter: unknown) => `people?where=${q(JSON.stringify(filter))}`;
+    const names = (res: { body: { _items: Array<{ name: string }> } }) =>
+      res.body._items.map((p) => p.name);
+    const both = await api.get(where({ $and: [{ _id: s.ann }, { name: "ann" }] }));
+    assert.equal(both.status, 200, both.text);
+    assert.deepEqual(names(both), ["ann"]);
+    const other = await api.get(where({ $and: [{ _id: s.ann }, { name: "bob" }] }));
+    assert.deepEqual(names(other), []);
+    const twoIds = await api.get(where({ $and: [{ name: "ann" }, { _id: s.bob }] }));
+    assert.deepEqual(names(twoIds), []);
+    const sorted = await api.get(
+      `${where({ $and: [{ _id: s.cid }, { active: true }] })}&sort=-name`,
+    );
+    assert.deepEqual(names(sorted), ["cid"]);
+    // Item reads of a soft-deletable resource look up the id and the live flag.
+    assert.equal((await api.patch(`people/${s.bob}`, { name: "rob" })).status, 200);
+    assert.equal((await api.delete(`people/${s.bob}`)).status, 204);
+    const gone = await api.get(`people/${s.bob}`);
+    assert.equal(gone.status, 404);
+    assert.equal(gone.body.name, "rob", "as in Eve, the 404 carries the deleted document");
+    const live = await api.get(where({ $and: [{ _id: s.bob }, { name: "rob" }] }));
+    assert.deepEqual(names(live), [], "a soft-deleted document is not listed");
+    const shown = await api.get(
+      `${where({ $and: [{ _id: s.bob }, { name: "rob" }] })}&show_deleted=true`,
+    );
+    assert.deepEqual(names(shown), ["rob"]);
+  },
+);

@@ -123,6 +123,21 @@ function eachSlot(node: unknown, segments: string[], options: SlotVisitor) {
   } else eachSlot(doc[head], rest, options);
 }
 
+/**
+ * Copies the list of references a top-level field (`segments` of one name) holds in each of
+ * `docs` before its members are replaced: a read's documents may share their nested values
+ * with the store (FindOptions.shared), only their top level is the read's own.
+ */
+function ownTopLevelLists(docs: Doc[], segments: string[]): void {
+  if (segments.length !== 1) return;
+  const [field] = segments;
+  for (const doc of docs) {
+    if (!Object.hasOwn(doc, field)) continue;
+    const value = doc[field];
+    if (Array.isArray(value)) doc[field] = value.slice();
+  }
+}
+
 /** Counts the documents one response embeds (MAX_EMBEDDED_DOCUMENTS). */
 interface EmbedBudget {
   count(n: number): void;
@@ -200,6 +215,7 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, options: 
         values.set(keyOf(value), value);
       },
     };
+    ownTopLevelLists(docs, segments);
     for (const doc of docs) eachSlot(doc, segments, collect);
     if (values.size === 0) continue;
     // The target's read policy: its filter, soft delete and default projection.
@@ -244,6 +260,7 @@ async function embedVersions(
       } else if (h[key] !== null && h[key] !== undefined) h[key] = null;
     },
   };
+  ownTopLevelLists(docs, segments);
   for (const doc of docs) eachSlot(doc, segments, collect);
   if (slots.length === 0) return;
   // References through another field than the id name the document by that field's value.

@@ -243,3 +243,42 @@ scenario(
     assert.deepEqual(names(shown), ["rob"]);
   },
 );
+
+scenario(
+  "embedding a top-level list of references leaves the stored references as they were",
+  SETTINGS,
+  async (api) => {
+    const s = await seed(api);
+    await api.create("orders", { n: 2, buyer: s.bob, codes: ["A-1", "B-2"] });
+    const asked = embed({ codes: 1, buyer: 1 });
+    for (let round = 0; round < 2; round++) {
+      const item = await api.get(`orders/${s.order}?embedded=${asked}`);
+      assert.equal(item.status, 200, item.text);
+      assert.deepEqual(item.body.codes.map((p: { name: string }) => p.name), [
+        "cid",
+        "ann",
+        "cid",
+      ]);
+      const page = await api.get(`orders?sort=n&embedded=${asked}`);
+      assert.deepEqual(
+        page.body._items.map((o: { codes: Array<{ name: string }> }) => o.codes.map((p) => p.name)),
+        [["cid", "ann", "cid"], ["ann", "bob"]],
+      );
+      assert.deepEqual(page.body._items.map((o: { buyer: { name: string } }) => o.buyer.name), [
+        "ann",
+        "bob",
+      ]);
+    }
+    // Reads without embedding still see the references (ids and codes), not documents.
+    const plain = await api.get(`orders/${s.order}?embedded=${embed({ buyer: 0 })}`);
+    assert.deepEqual(plain.body.codes, ["C-3", "A-1", "C-3"]);
+    assert.equal(plain.body.buyer, s.ann);
+    const bare = await api.get("bare?sort=n");
+    assert.deepEqual(bare.body._items.map((o: { buyer: string }) => o.buyer), [s.ann, s.bob]);
+    const list = await api.get(`orders?sort=n&embedded=${embed({ buyer: 0 })}`);
+    assert.deepEqual(list.body._items.map((o: { codes: string[] }) => o.codes), [
+      ["C-3", "A-1", "C-3"],
+      ["A-1", "B-2"],
+    ]);
+  },
+);

@@ -18,6 +18,15 @@ export type DateFormatter = (d: Date) => string;
 export const JSON_READY: unique symbol = Symbol("JSON-ready");
 
 /**
+ * The compact JSON text (`renderJson`'s) of a value rendered already, standing for that value
+ * in a body: compact JSON rendering writes the text as it is; any other rendering (XML,
+ * `pretty`, sorted keys) reads it back as the plain data it stands for.
+ */
+export class RenderedJson {
+  constructor(readonly text: string) {}
+}
+
+/**
  * Turns the ObjectIds and dates among the top-level `fields` of `doc` into what rendering
  * makes of them (hex, `formatDate`), in `doc` itself; nothing else is touched. For a
  * document the service made for one answer and that nothing reads before it is rendered:
@@ -95,6 +104,7 @@ function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
   const proto = Object.getPrototypeOf(v);
   if (proto !== Object.prototype && proto !== null) {
     if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : fmt(v);
+    if (v instanceof RenderedJson) return JSON.parse(v.text);
     if (v instanceof Uint8Array) {
       return Buffer.from(v.buffer, v.byteOffset, v.length).toString("base64");
     }

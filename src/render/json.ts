@@ -1,7 +1,20 @@
 /**
  * JSON rendering of response bodies (BSON-aware); JSONP wrapping is `http/jsonp.ts`.
  */
-import { type DateFormatter, toPlain } from "./convert.ts";
+import { type DateFormatter, RenderedJson, toPlain } from "./convert.ts";
+
+export { RenderedJson };
+
+/**
+ * Marks a body (a plain object) some of whose members are {@link RenderedJson}, or arrays of
+ * them: compact rendering writes their texts as they are (see {@link renderJson}).
+ */
+export const HOLDS_RENDERED: unique symbol = Symbol("holds rendered JSON");
+
+/** The compact JSON text `renderJson` makes of `value` (undefined: `null`). */
+export function jsonText(value: unknown, formatDate: DateFormatter): string {
+  return JSON.stringify(toPlain(value, formatDate)) ?? "null";
+}
 
 /** Options of {@link renderJson}. */
 export interface RenderOptions {
@@ -18,6 +31,14 @@ export interface RenderOptions {
 
 /** Renders a body as JSON: ObjectId as hex, dates formatted, Decimal128 as a string. */
 export function renderJson(body: unknown, opts: RenderOptions): string {
+  if (!opts.pretty && !opts.sortKeys) {
+    if (body instanceof RenderedJson) return body.text;
+    if (
+      body !== null && typeof body === "object" &&
+      (body as { [HOLDS_RENDERED]?: boolean })[HOLDS_RENDERED] === true
+    ) return withRendered(body as Record<string, unknown>, opts.formatDate);
+  }
+  // Any other rendering reads a rendered text as the data it stands for (see convert.ts).
   const plain = toPlain(body, opts.formatDate);
   if (opts.sortKeys) {
     return opts.pretty ? JSON.stringify(sortedCopy(plain), null, 4) : sortedText(plain);
@@ -25,6 +46,39 @@ export function renderJson(body: unknown, opts: RenderOptions): string {
   // No replacer or indent argument (not even `null, undefined`): V8 then serializes plain data
   // on its fast path (see flatConcat for what keeps it there).
   return (opts.pretty ? JSON.stringify(plain, null, 4) : JSON.stringify(plain)) ?? "null";
+}
+
+/**
+ * The compact text of `body`, a plain object marked {@link HOLDS_RENDERED}: what
+ * `JSON.stringify(toPlain(body))` makes of it, member by member in the same order, with the
+ * texts of its {@link RenderedJson} members (alone or in arrays) written as they are.
+ */
+function withRendered(body: Record<string, unknown>, formatDate: DateFormatter): string {
+  // One join of every piece: one string allocated for the whole text.
+  const parts: string[] = ["{"];
+  for (const key of Object.keys(body)) {
+    const member = body[key];
+    const start = parts.length;
+    if (start > 1) parts.push(",");
+    parts.push(JSON.stringify(key), ":");
+    if (member instanceof RenderedJson) parts.push(member.text);
+    else if (Array.isArray(member) && member.some((m) => m instanceof RenderedJson)) {
+      parts.push("[");
+      for (let i = 0; i < member.length; i++) {
+        if (i > 0) parts.push(",");
+        const item = member[i];
+        parts.push(item instanceof RenderedJson ? item.text : jsonText(item, formatDate));
+      }
+      parts.push("]");
+    } else {
+      const text = JSON.stringify(toPlain(member, formatDate));
+      // Members JSON drops (undefined, functions) are dropped here too.
+      if (text === undefined) parts.length = start;
+      else parts.push(text);
+    }
+  }
+  parts.push("}");
+  return parts.join("");
 }
 
 /** A copy of plain JSON data with every object's keys in sorted order. */

@@ -4,6 +4,9 @@
  */
 import { flatConcat } from "../util/strings.ts";
 import { JSON_READY, plainFields } from "../render/convert.ts";
+import { HOLDS_RENDERED, jsonText, RenderedJson } from "../render/json.ts";
+import { negotiate } from "../render/negotiate.ts";
+import { type ItemTextCache, itemTextCache } from "./item_text.ts";
 import { ruleMethod } from "../domain/methods.ts";
 import { notFound, ServiceError } from "./errors.ts";
 import { parseWhere } from "../query/where.ts";
@@ -271,7 +274,11 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   const projection = requestProjection(rt, ctx);
   const embedded = requestedFields(rt, ctx);
   const shared = mayShare(rt, ctx, { embedded, hook: "on_fetched_resource" });
+  const reuse = textReuse(rt, ctx, { projection, embedded, kind: "page" });
+  const stored = reuse?.stored;
+  const known = reuse?.known;
   const body: Doc = {};
+  let found: Doc[];
   let docs: Doc[];
   if (resource.pagination) {
     const paging = requestPaging(rt, ctx);
@@ -279,12 +286,21 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
     // With OPTIMIZE_PAGINATION_FOR_SPEED the total is skipped: one extra document tells
     // whether a next page exists.
     const limit = resource.optimizePagination ? paging.maxResults + 1 : paging.maxResults;
-    const [found, total] = await Promise.all([
-      rt.store.collection(resource.source).find(filter, { sort, skip, limit, projection, shared }),
+    let total: number | undefined;
+    [found, total] = await Promise.all([
+      rt.store.collection(resource.source).find(filter, {
+        sort,
+        skip,
+        limit,
+        projection,
+        shared,
+        stored,
+        known,
+      }),
       resource.optimizePagination ? undefined : rt.store.collection(resource.source).count(filter),
     ]);
     const more = found.length > paging.maxResults;
-    docs = showable(rt, resource, more ? found.slice(0, paging.maxResults) : found);
+    docs = more ? found.slice(0, paging.maxResults) : found;
     body[settings.META] = pageMeta(metaNames(rt), { ...paging, total });
     if (resource.hateoas) {
       body[settings.LINKS] = collectionLinks(resource, ctx.resourcePath, {
@@ -294,11 +310,14 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       });
     }
   } else {
-    docs = showable(
-      rt,
-      resource,
-      await rt.store.collection(resource.source).find(filter, { sort, projection, shared }),
-    );
+    found = await rt.store.collection(resource.source).find(filter, {
+      sort,
+      projection,
+      shared,
+      stored,
+      known,
+    });
+    docs = found;
     if (resource.hateoas) {
       body[settings.LINKS] = collectionLinks(resource, ctx.resourcePath, {
         query,
@@ -306,21 +325,29 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
       });
     }
   }
-  const completing = completeMeta(rt, resource, { docs, projection });
+  // Items the store returned as their cached text are done: the rest (all, without the
+  // cache) are made as ever.
+  const made = reuse ? docs.filter((doc) => !(doc instanceof RenderedJson)) : docs;
+  showable(rt, resource, made);
+  const completing = completeMeta(rt, resource, { docs: made, projection });
   if (completing) await completing;
   if (resource.versioning) {
-    for (const doc of docs) Object.assign(doc, versionStamp(rt, resource, { doc }));
+    for (const doc of made) Object.assign(doc, versionStamp(rt, resource, { doc }));
   }
-  const related = relatedOf(rt, ctx, { docs });
+  const related = relatedOf(rt, ctx, { docs: made });
   // Each step below is awaited only when it has something to do.
-  if (embedded.length > 0) await embedDocuments(rt, ctx, { docs, fields: embedded });
-  if (resource.schemaModel.mediaPaths.length > 0) await expandMedia(rt, resource, { docs });
+  if (embedded.length > 0) await embedDocuments(rt, ctx, { docs: made, fields: embedded });
+  if (resource.schemaModel.mediaPaths.length > 0) {
+    await expandMedia(rt, resource, { docs: made });
+  }
   decorateItems(rt, ctx, {
-    docs,
+    docs: made,
     related,
     unobserved: unobserved(rt, ctx, { hook: "on_fetched_resource" }),
   });
-  const envelope: Doc = { [settings.ITEMS]: docs, ...body };
+  const items = reuse ? renderedItems(rt, reuse, docs) : undefined;
+  const envelope: Doc = { [settings.ITEMS]: items ?? docs, ...body };
+  if (items) (envelope as { [HOLDS_RENDERED]?: boolean })[HOLDS_RENDERED] = true;
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
   const headers = cacheHeaders(ctx);
   const total = (body[settings.META] as Doc | undefined)?.total;
@@ -377,6 +404,128 @@ function unobserved(rt: Runtime, ctx: RequestContext, { hook }: { hook: string }
     !rt.events.has(`on_post_${ruleMethod(ctx.method)}`, name);
 }
 
+/** What a read needs to answer from, and add to, the cache of its items' texts. */
+interface TextReuse {
+  cache: ItemTextCache;
+  shape: string;
+  /** The stored documents behind the items, filled by the store (FindOptions.stored). */
+  stored: Doc[];
+  /** The cached text of a stored document, as a RenderedJson (FindOptions.known). */
+  known: (stored: Doc) => Doc | undefined;
+}
+
+/**
+ * How a read reuses and caches its items' texts, when their text may be cached (see
+ * {@link textShape}) and the store hands out stored documents whose identity stands for
+ * their content (Store.storedDocuments); else undefined (MongoDB: nothing more is done).
+ */
+function textReuse(
+  rt: Runtime,
+  ctx: RequestContext,
+  options: { projection: Projection | undefined; embedded: string[]; kind: "item" | "page" },
+): TextReuse | undefined {
+  if (rt.store.storedDocuments !== true) return undefined;
+  const shape = textShape(rt, ctx, options);
+  if (shape === undefined) return undefined;
+  const cache = itemTextCache(rt);
+  if (cache === undefined) return undefined;
+  const known = (doc: Doc) => {
+    const text = cache.get(doc, shape);
+    return text === undefined ? undefined : new RenderedJson(text) as unknown as Doc;
+  };
+  return { cache, shape, stored: [], known };
+}
+
+/**
+ * The items of a read as their texts: those the store returned as their cached text, and the
+ * texts of the others (decorated as ever) made and cached now. Undefined when the store did
+ * not tell the stored document behind each item (the items are then rendered as ever).
+ */
+function renderedItems(rt: Runtime, reuse: TextReuse, docs: Doc[]): RenderedJson[] | undefined {
+  const { cache, shape, stored } = reuse;
+  if (stored.length < docs.length) return undefined;
+  const items: RenderedJson[] = new Array(docs.length);
+  for (let i = 0; i < docs.length; i++) {
+    const doc: unknown = docs[i];
+    if (doc instanceof RenderedJson) items[i] = doc;
+    else {
+      const text = jsonText(doc, rt.formatDate);
+      cache.set(stored[i], shape, text);
+      items[i] = new RenderedJson(text);
+    }
+  }
+  return items;
+}
+
+/**
+ * The shape of a read's items for the cache of their texts (item_text.ts): a key naming all
+ * their text depends on besides the stored documents and the runtime (its settings and
+ * domain) — the resource, the endpoint path its links are made from and the effective
+ * projection (the client's, the resource's and the hidden fields'; no account changes it).
+ * An item GET and a page make an item alike (same steps, same decoration; versions, which
+ * differ, are not cached): they share their texts. Undefined when their text is not to be cached: something may see or change
+ * the items before rendering (an in-process call, a fetched or post event listener,
+ * embedding, media, versions) or they are not rendered as compact JSON (XML, `pretty`,
+ * JSON_SORT_KEYS), or the projection is more than top-level flags.
+ */
+function textShape(
+  rt: Runtime,
+  ctx: RequestContext,
+  options: { projection: Projection | undefined; embedded: string[]; kind: "item" | "page" },
+): string | undefined {
+  const { resource } = ctx;
+  const settings = rt.settings;
+  const hook = options.kind === "item" ? "on_fetched_item" : "on_fetched_resource";
+  if (
+    options.embedded.length > 0 || resource.versioning ||
+    resource.schemaModel.mediaPaths.length > 0 || settings.JSON_SORT_KEYS ||
+    ctx.query.has("pretty") || !unobserved(rt, ctx, { hook })
+  ) return undefined;
+  // As the response will be rendered (http/respond.ts): compact JSON only.
+  const accept = ctx.request.headers.get("accept");
+  const format = accept === null
+    ? defaultRenderer(settings.RENDERERS)
+    : negotiate(accept, settings.RENDERERS) ?? settings.RENDERERS[0];
+  if (format !== "json") return undefined;
+  const projection = projectionText(options.projection);
+  if (projection === undefined) return undefined;
+  return flatConcat([
+    resource.name,
+    "\u0000",
+    ctx.resourcePath,
+    "\u0000",
+    projection,
+  ]);
+}
+
+/** The renderer of a request without `Accept`, by the enabled ones (worked out once). */
+function defaultRenderer(renderers: string[]): string {
+  let known = DEFAULT_RENDERERS.get(renderers);
+  if (known === undefined) {
+    known = negotiate(null, renderers) ?? renderers[0];
+    DEFAULT_RENDERERS.set(renderers, known);
+  }
+  return known;
+}
+
+const DEFAULT_RENDERERS = new WeakMap<string[], string>();
+
+/** A projection of top-level flags as text (frozen ones, the defaults, once); else undefined. */
+function projectionText(projection: Projection | undefined): string | undefined {
+  if (projection === undefined) return "";
+  const known = PROJECTION_TEXTS.get(projection);
+  if (known !== undefined) return known;
+  for (const key in projection) {
+    const flag = projection[key] as unknown;
+    if (flag !== 0 && flag !== 1 && flag !== true && flag !== false) return undefined;
+  }
+  const text = JSON.stringify(projection);
+  if (Object.isFrozen(projection)) PROJECTION_TEXTS.set(projection, text);
+  return text;
+}
+
+const PROJECTION_TEXTS = new WeakMap<Projection, string>();
+
 /**
  * Fetches the item an item endpoint addresses, soft-deleted ones included. Null when none.
  * @param options.projection the projection to read it with; absent: the whole document.
@@ -385,17 +534,17 @@ function unobserved(rt: Runtime, ctx: RequestContext, { hook }: { hook: string }
 export async function findItem(
   rt: Runtime,
   ctx: RequestContext,
-  options: { projection?: Projection; shared?: boolean } = {},
+  options: { projection?: Projection; shared?: boolean; stored?: Doc[] } = {},
 ): Promise<Doc | null> {
-  const { projection, shared } = options;
+  const { projection, shared, stored } = options;
   const collection = rt.store.collection(ctx.resource.source);
   // A live document wins over a soft-deleted one sharing the looked-up value.
   if (softDeleteOf(rt, ctx.resource).enabled) {
-    const live = await collection.findOne(endpointFilter(rt, ctx), { projection, shared });
+    const live = await collection.findOne(endpointFilter(rt, ctx), { projection, shared, stored });
     if (live) return live;
   }
   const filter = endpointFilter(rt, ctx, { includeDeleted: true });
-  return collection.findOne(filter, { projection, shared });
+  return collection.findOne(filter, { projection, shared, stored });
 }
 
 /** GET (and HEAD) on an item endpoint. */
@@ -406,7 +555,13 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const versions = versionParam !== null && versionParam !== "";
   const embedded = requestedFields(rt, ctx);
   const shared = !versions && mayShare(rt, ctx, { embedded, hook: "on_fetched_item" });
-  const doc = await findItem(rt, ctx, { projection, shared });
+  const { resource } = ctx;
+  // With the count skipped, the item's links name a page of the request (below): not cached.
+  const nextLink = resource.hateoas && resource.pagination && resource.optimizePagination;
+  const reuse = versions || nextLink
+    ? undefined
+    : textReuse(rt, ctx, { projection, embedded, kind: "item" });
+  const doc = await findItem(rt, ctx, { projection, shared, stored: reuse?.stored });
   if (!doc) throw notFound();
   const docs = showable(rt, ctx.resource, [doc]);
   const completing = completeMeta(rt, ctx.resource, { docs, projection });
@@ -427,6 +582,10 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   Object.assign(doc, versionStamp(rt, ctx.resource, { doc }));
   const headers = { ...cacheHeaders(ctx), ...conditionalHeaders(rt, ctx, { doc }) };
   if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
+  const text = reuse?.stored.length === 1
+    ? reuse.cache.get(reuse.stored[0], reuse.shape)
+    : undefined;
+  if (text !== undefined) return { status: 200, body: new RenderedJson(text), headers };
   const related = relatedOf(rt, ctx, { docs });
   // Each step below is awaited only when it has something to do.
   if (embedded.length > 0) await embedDocuments(rt, ctx, { docs, fields: embedded });
@@ -438,8 +597,9 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
     related,
     unobserved: unobserved(rt, ctx, { hook: "on_fetched_item" }),
   });
-  const { resource } = ctx;
-  if (resource.hateoas && resource.pagination && resource.optimizePagination) {
+  const item = reuse && renderedItems(rt, reuse, docs)?.[0];
+  if (item) return { status: 200, body: item, headers };
+  if (nextLink) {
     // As in Eve: with the count skipped, an item's links name the collection's next page.
     const paging = requestPaging(rt, ctx);
     const params = new URLSearchParams(ctx.query);

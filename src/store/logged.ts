@@ -170,6 +170,7 @@ export function loggedStore(store: Store, log: Logger, options: LoggedStoreOptio
   let files: FileStore | undefined;
   return {
     kind: store.kind,
+    storedDocuments: store.storedDocuments,
     collection(name) {
       let collection = collections.get(name);
       if (!collection) {

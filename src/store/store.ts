@@ -23,6 +23,19 @@ export interface FindOptions {
    * one level of each document instead of all of it).
    */
   shared?: boolean;
+  /**
+   * Filled, by a store of {@link Store.storedDocuments}, with the stored document behind each
+   * one found, by position: the same object until the document is written again (a write
+   * replaces it, never changes it), so its identity stands for its content.
+   */
+  stored?: Doc[];
+  /**
+   * Called, by a store of {@link Store.storedDocuments}, with each stored document found,
+   * when the result is plain copies or top-level projections of them: what it returns, when
+   * not undefined, is returned in that document's place as it is (no copy made): the
+   * caller's own value for a stored document it has seen before.
+   */
+  known?: (stored: Doc) => Doc | undefined;
 }
 
 export interface IndexSpec {
@@ -232,6 +245,12 @@ export interface ChangeWatcher {
 export interface Store {
   /** `"mongo"` or `"embedded"`. */
   readonly kind: string;
+  /**
+   * Reads hand out copies of documents the store keeps as objects it never changes (a write
+   * replaces them), and honour FindOptions.stored and FindOptions.known (the embedded store;
+   * MongoDB's documents are read afresh every time).
+   */
+  readonly storedDocuments?: boolean;
   /**
    * Follows every change to `collections`, whoever writes them, on stores whose deployment
    * has change streams (a MongoDB replica set or sharded cluster); null elsewhere.

@@ -232,13 +232,23 @@ export class EmbeddedCollection implements Collection {
       docs = [];
       this.#scan(filter, limit, { candidates, skip }, docs);
     }
+    // Stored documents are replaced on write, never changed (state.ts `apply`).
+    const { stored, known } = options;
+    if (stored) { for (let i = 0; i < docs.length; i++) stored.push(docs[i]); }
     const { projection } = options;
     const projected = projection !== undefined && Object.keys(projection).length > 0;
     const shared = options.shared === true;
     const topLevel = projected ? compileTopLevel(projection) : null;
-    if (topLevel) return docs.map((doc) => topLevel(doc, { shared }));
+    if (topLevel) {
+      const opts = { shared };
+      return known
+        ? docs.map((doc) => known(doc) ?? topLevel(doc, opts))
+        : docs.map((doc) => topLevel(doc, opts));
+    }
     // Copy before projecting: mingo's projection may edit nested values in place.
-    docs = docs.map(shared && !projected ? copyTopLevel : cloneValue);
+    const copy = shared && !projected ? copyTopLevel : cloneValue;
+    if (known && !projected) return docs.map((doc) => known(doc) ?? copy(doc));
+    docs = docs.map(copy);
     if (projected) {
       const positional = Object.keys(projection).some((k) => k.endsWith(".$"));
       const query = new Query(positional ? filter : {}, this.ctx.options);

@@ -388,9 +388,14 @@ function mayShare(
   ctx: RequestContext,
   { embedded, hook }: { embedded: string[]; hook: "on_fetched_resource" | "on_fetched_item" },
 ): boolean {
-  return embedded.every((field) => !field.includes(".")) &&
-    ctx.resource.schemaModel.mediaPaths.length === 0 &&
+  return topLevelOnly(embedded) && ctx.resource.schemaModel.mediaPaths.length === 0 &&
     !rt.events.has(hook, ctx.resource.name);
+}
+
+/** Whether none of `fields` is a dotted path. */
+function topLevelOnly(fields: string[]): boolean {
+  for (let i = 0; i < fields.length; i++) if (fields[i].includes(".")) return false;
+  return true;
 }
 
 /**

@@ -4,7 +4,8 @@
  */
 import { expandMedia } from "./media.ts";
 import { parseEmbedded } from "../query/paging.ts";
-import { EJSON } from "../doc/bson.ts";
+import { canonicalEjson } from "../doc/bson.ts";
+import { isSimpleValue } from "../doc/match/engine.ts";
 import type { DataRelation, Resource } from "../domain/types.ts";
 import type { FieldAt } from "../domain/schema.ts";
 import { softDeleteOf } from "./soft-delete.ts";
@@ -16,7 +17,7 @@ import {
   versionRef,
   withCurrentFields,
 } from "./versions.ts";
-import type { Doc, Projection } from "../store/store.ts";
+import type { Doc, Filter, Projection } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import { defaultProjection, policyFilter } from "./policy.ts";
 import type { RequestContext, Runtime } from "./runtime.ts";
@@ -41,15 +42,32 @@ export function requestedFields(rt: Runtime, ctx: RequestContext): string[] {
     return [];
   }
   if ((raw === null || raw === "") && resource.embeddedFields.length === 0) return [];
-  const asked = raw !== null && raw !== "" ? parseEmbedded(raw) : {};
+  const text = raw ?? "";
+  // The same few parameter texts come back request after request: each is read once.
+  let known = REQUESTED.get(resource);
+  if (!known) REQUESTED.set(resource, known = new Map());
+  const cached = known.get(text);
+  if (cached) return cached;
+  const asked = text !== "" ? parseEmbedded(text) : {};
   const fields = new Set(resource.embeddedFields);
   for (const [field, on] of Object.entries(asked)) {
     if (on) fields.add(field);
     else fields.delete(field);
   }
   // Parents first: `note.author` is embedded inside an already embedded `note`.
-  return [...fields].sort((a, b) => a.split(".").length - b.split(".").length);
+  const out = Object.freeze(
+    [...fields].sort((a, b) => a.split(".").length - b.split(".").length),
+  ) as string[];
+  if (known.size >= MAX_REQUESTED_TEXTS) known.clear();
+  if (text.length <= MAX_REQUESTED_TEXT) known.set(text, out);
+  return out;
 }
+
+/** The fields asked for by each `embedded` text read lately, by resource. */
+const REQUESTED = new WeakMap<Resource, Map<string, string[]>>();
+/** How many texts a resource remembers (then it starts over) and the longest remembered. */
+const MAX_REQUESTED_TEXTS = 64;
+const MAX_REQUESTED_TEXT = 512;
 
 /**
  * The data relation of `resource` at a dotted `options.path`, walking dicts and lists and,
@@ -105,6 +123,21 @@ function eachSlot(node: unknown, segments: string[], options: SlotVisitor) {
   } else eachSlot(doc[head], rest, options);
 }
 
+/**
+ * Copies the list of references a top-level field (`segments` of one name) holds in each of
+ * `docs` before its members are replaced: a read's documents may share their nested values
+ * with the store (FindOptions.shared), only their top level is the read's own.
+ */
+function ownTopLevelLists(docs: Doc[], segments: string[]): void {
+  if (segments.length !== 1) return;
+  const [field] = segments;
+  for (const doc of docs) {
+    if (!Object.hasOwn(doc, field)) continue;
+    const value = doc[field];
+    if (Array.isArray(value)) doc[field] = value.slice();
+  }
+}
+
 /** Counts the documents one response embeds (MAX_EMBEDDED_DOCUMENTS). */
 interface EmbedBudget {
   count(n: number): void;
@@ -131,7 +164,12 @@ function embedBudget(rt: Runtime): EmbedBudget {
   };
 }
 
-const keyOf = (value: unknown) => EJSON.stringify(value as Doc, { relaxed: false });
+/**
+ * The identity of a reference value: its canonical Extended JSON text (the same for two
+ * values exactly when the store's equality holds for them, types included), written
+ * directly (the library's writer built a wrapped copy of each value first).
+ */
+const keyOf = (value: unknown) => canonicalEjson(value);
 
 /** Options of {@link embedDocuments}. */
 export interface EmbedOptions {
@@ -174,28 +212,27 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, options: 
         if (value === null || value === undefined) return;
         slots.push([holder, key]);
         budget.count(1);
-        values.set(keyOf({ v: value }), value);
+        values.set(keyOf(value), value);
       },
     };
+    ownTopLevelLists(docs, segments);
     for (const doc of docs) eachSlot(doc, segments, collect);
     if (values.size === 0) continue;
     // The target's read policy: its filter, soft delete and default projection.
     // AUTH_FIELD on the target: only the requester's documents are embedded.
     const owner = ctx.internal ? undefined : rt.auth?.ownerFilter(target, ctx.account);
-    const filter = andFilters(policyFilter(rt, target), owner, {
-      [relField]: { $in: [...values.values()] },
-    });
+    const filter = andFilters(policyFilter(rt, target), owner, referenceFilter(relField, values));
     const found = await rt.store.collection(target.source).find(filter, {
       projection: withField(defaultProjection(rt, target), relField),
     });
-    const byKey = new Map(found.map((d) => [keyOf({ v: d[relField] }), d]));
+    const byKey = new Map(found.map((d) => [keyOf(d[relField]), d]));
     // Keyed first: the reference field itself may be one the target does not show.
     showable(rt, target, found);
     // Media fields of embedded documents read as the target's own reads show them.
     await expandMedia(rt, target, { docs: found });
     for (const [holder, key] of slots) {
       const h = holder as Record<string | number, unknown>;
-      h[key] = byKey.get(keyOf({ v: h[key] })) ?? null;
+      h[key] = byKey.get(keyOf(h[key])) ?? null;
     }
   }
 }
@@ -223,6 +260,7 @@ async function embedVersions(
       } else if (h[key] !== null && h[key] !== undefined) h[key] = null;
     },
   };
+  ownTopLevelLists(docs, segments);
   for (const doc of docs) eachSlot(doc, segments, collect);
   if (slots.length === 0) return;
   // References through another field than the id name the document by that field's value.
@@ -266,11 +304,26 @@ async function withCurrent(
     andFilters(target.filter, owner, { [target.idField]: { $in: ids } }),
     { projection: defaultProjection(rt, target) },
   );
-  const byId = new Map(primaries.map((doc) => [keyOf({ v: doc[target.idField] }), doc]));
+  const byId = new Map(primaries.map((doc) => [keyOf(doc[target.idField]), doc]));
   for (const version of versions) {
-    const primary = byId.get(keyOf({ v: version[target.idField] }));
+    const primary = byId.get(keyOf(version[target.idField]));
     if (primary) withCurrentFields(rt, target, version, { primary });
   }
+}
+
+/**
+ * The filter of the documents `values` (by their {@link keyOf}) name through `field`: one
+ * reference of a simple type (a string, number, boolean or ObjectId) is an equality, which
+ * the stores answer by a key lookup when `field` is the id (`$in` of one value matches the
+ * same documents, through the index candidates and a compiled filter); otherwise `$in`.
+ * A reference that is a document stays inside `$in`, where its keys are never operators.
+ */
+function referenceFilter(field: string, values: Map<string, unknown>): Filter {
+  if (values.size === 1) {
+    const [value] = values.values();
+    if (isSimpleValue(value)) return { [field]: value };
+  }
+  return { [field]: { $in: [...values.values()] } };
 }
 
 /** `projection` widened to keep `field` (the reference being resolved), if it is inclusive. */

@@ -378,16 +378,24 @@ function expiresText(time: number): string {
 
 /**
  * Whether a read may ask the store for `shared` documents (see FindOptions.shared): nothing
- * after it changes more than their top level unless they embed others (`embedded`: the
- * requested fields), expand media or meet a listener of `hook`.
+ * after it changes more than their top level unless they embed through a dotted path
+ * (`embedded`: the requested fields; a top-level reference is replaced as a member, and a
+ * top-level list of them is copied first, see embed.ts), expand media or meet a listener of
+ * `hook`.
  */
 function mayShare(
   rt: Runtime,
   ctx: RequestContext,
   { embedded, hook }: { embedded: string[]; hook: "on_fetched_resource" | "on_fetched_item" },
 ): boolean {
-  return embedded.length === 0 && ctx.resource.schemaModel.mediaPaths.length === 0 &&
+  return topLevelOnly(embedded) && ctx.resource.schemaModel.mediaPaths.length === 0 &&
     !rt.events.has(hook, ctx.resource.name);
+}
+
+/** Whether none of `fields` is a dotted path. */
+function topLevelOnly(fields: string[]): boolean {
+  for (let i = 0; i < fields.length; i++) if (fields[i].includes(".")) return false;
+  return true;
 }
 
 /**

@@ -7,7 +7,7 @@
  * version fields or the shadow collection itself.
  */
 import { ServiceError } from "./errors.ts";
-import { EJSON, ObjectId } from "../doc/bson.ts";
+import { canonicalEjson, ObjectId } from "../doc/bson.ts";
 import type { Doc, Filter, Projection, Sort } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import type { Resource } from "../domain/types.ts";
@@ -392,7 +392,7 @@ export async function referencedVersions(
 
 /** A key identifying a versioned reference (ids of any BSON type). */
 export function versionKey(ref: VersionRef): string {
-  return EJSON.stringify({ id: ref.id, version: ref.version } as Doc, { relaxed: false });
+  return canonicalEjson({ id: ref.id, version: ref.version });
 }
 
 /** `options.filter`, a filter on the primary document's fields, for shadow documents. */

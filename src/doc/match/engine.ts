@@ -89,6 +89,33 @@ export function idEquality(filter: Filter): unknown {
 }
 
 /**
+ * The `_id` value every document `filter` matches must have: {@link idEquality} of the
+ * filter or of one member of its top-level `$and` (as a read of a soft-deletable or
+ * filtered resource asks: `{$and: [{_id: x}, {_deleted: {$ne: true}}]}`), otherwise
+ * undefined. Unlike a bare equality, the filter may say more: the caller tests the
+ * document it finds against the whole filter unless {@link onlyIdEquality} holds.
+ */
+export function idEqualityWithin(filter: Filter): unknown {
+  const id = idEquality(filter);
+  if (id !== undefined || !Object.hasOwn(filter, "$and")) return id;
+  const parts = filter.$and;
+  if (!Array.isArray(parts)) return undefined;
+  for (const part of parts) {
+    if (!isPlainObject(part)) continue;
+    const found = idEquality(part as Filter);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Whether `filter` is `{_id: x}` or `{_id: {$eq: x}}` and nothing else. */
+export function onlyIdEquality(filter: Filter): boolean {
+  let n = 0;
+  for (const key in filter) if (Object.hasOwn(filter, key) && ++n > 1) return false;
+  return n === 1 && idEquality(filter) !== undefined;
+}
+
+/**
  * Compiles `filter` once: the common simple shape gets a direct predicate
  * ({@link compileSimple}); anything else goes to mingo.
  */

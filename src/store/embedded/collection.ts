@@ -21,7 +21,13 @@ import { ObjectId } from "../../doc/bson.ts";
 import { cloneValue, copyTopLevel } from "../../doc/clone.ts";
 import { encodeDoc, valueKey } from "./codec.ts";
 import { compareValues, EMPTY, pathValues, sortDocs } from "../../doc/match/compare.ts";
-import { compileFilter, equalityFields, idEquality, MATCH_ALL } from "../../doc/match/engine.ts";
+import {
+  compileFilter,
+  equalityFields,
+  idEqualityWithin,
+  MATCH_ALL,
+  onlyIdEquality,
+} from "../../doc/match/engine.ts";
 import { type Change, checkUnique, indexName } from "./indexes.ts";
 import type { Database } from "./sqlite.ts";
 import { type CollectionState, idKeyOf } from "./state.ts";
@@ -68,12 +74,12 @@ export class EmbeddedCollection implements Collection {
     const out: Array<[string, Doc]> = [];
     if (max <= 0) return out;
     let skip = options.skip ?? 0;
-    const id = idEquality(filter);
+    const id = idEqualityWithin(filter);
     if (id !== undefined) {
       const key = valueKey(id);
       const doc = state.docs.get(key);
       if (!doc) return out;
-      const rest = Object.keys(filter).length === 1;
+      const rest = onlyIdEquality(filter);
       if ((rest || compileFilter(filter, this.ctx.options)(doc)) && skip === 0) {
         out.push([key, doc]);
       }
@@ -125,11 +131,11 @@ export class EmbeddedCollection implements Collection {
     const state = this.#state();
     if (max <= 0) return 0;
     let skip = options.skip ?? 0;
-    const id = idEquality(filter);
+    const id = idEqualityWithin(filter);
     if (id !== undefined) {
       const doc = state.docs.get(valueKey(id));
       if (!doc || skip > 0) return 0;
-      if (!onlyKey(filter) && !compileFilter(filter, this.ctx.options)(doc)) return 0;
+      if (!onlyIdEquality(filter) && !compileFilter(filter, this.ctx.options)(doc)) return 0;
       into?.push(doc);
       return 1;
     }
@@ -206,7 +212,7 @@ export class EmbeddedCollection implements Collection {
     const near = sorted ? null : nearOrder(filter);
     const ordered = sorted || near !== null;
     // A sorted read works out the index candidates once: with none, it walks a sorted view.
-    const narrowed = sorted && idEquality(filter) === undefined;
+    const narrowed = sorted && idEqualityWithin(filter) === undefined;
     const candidates = narrowed ? this.#state().candidates(filter) : undefined;
     const fromView = narrowed && !candidates
       ? this.#matchSorted(filter, options.sort!, skip + limit)
@@ -705,13 +711,6 @@ class ScanClock {
     this.left = this.stride;
     this.#last = now;
   }
-}
-
-/** Whether `filter` has exactly one member (without listing its keys). */
-function onlyKey(filter: Filter): boolean {
-  let n = 0;
-  for (const key in filter) if (Object.hasOwn(filter, key) && ++n > 1) return false;
-  return n === 1;
 }
 
 function idDuplicate(collection: string): DuplicateKeyError {

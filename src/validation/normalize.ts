@@ -219,11 +219,9 @@ export interface ReadonlyWalk extends NormalizeWalk {
  */
 export function readonlyIssues(input: Doc, dict: DictNode, walk: ReadonlyWalk): void {
   const { original, path } = walk;
-  for (const k of Object.keys(input)) {
+  for (const [k, v] of Object.entries(input)) {
     const node = dict.fields.get(k);
     if (!node) continue;
-    // A schema field's name (never `__proto__`): a plain read is its own member.
-    const v = input[k];
     const stored = isPlainObject(original) ? original[k] : undefined;
     if (node.readonly) {
       const same = stored !== undefined &&
@@ -272,9 +270,7 @@ export function keyIssues(v: unknown, path: string[], check: KeyCheck): boolean 
   } else if (isPlainObject(v)) {
     // A DBRef's `$ref`/`$id`/`$db` are the one place `$` names are data (type `dbref`).
     if (isDbRefShape(v)) return false;
-    // Keys, not `Object.entries`: no [key, value] array per member. A member's value is read
-    // only once its name has passed (`__proto__` never is).
-    for (const k of Object.keys(v)) {
+    for (const [k, x] of Object.entries(v)) {
       if (forbiddenSegment(k) !== undefined) {
         addIssue(issues, [...path, k], "field name not allowed");
         hostile = true;
@@ -286,11 +282,8 @@ export function keyIssues(v: unknown, path: string[], check: KeyCheck): boolean 
       } else if (allowDots && path.length + k.split(".").length > MAX_DEPTH) {
         addIssue(issues, [...path, k], "document nested too deeply");
         hostile = true;
-      } else {
-        const x = v[k];
-        if (deeper || (typeof x === "object" && x !== null)) {
-          hostile = keyIssues(x, [...path, k], below) || hostile;
-        }
+      } else if (deeper || (typeof x === "object" && x !== null)) {
+        hostile = keyIssues(x, [...path, k], below) || hostile;
       }
     }
   }

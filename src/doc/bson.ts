@@ -124,16 +124,30 @@ export function canonicalEjson(value: unknown): string {
  * document but its ETag and links).
  */
 export function canonicalEjsonWithout(doc: Record<string, unknown>, a: string, b: string): string {
+  return writeWithout(doc, a, b, false);
+}
+
+/** {@link compactEjson} of a plain object without its members `a` and `b` (as above). */
+export function compactEjsonWithout(doc: Record<string, unknown>, a: string, b: string): string {
+  return writeWithout(doc, a, b, true);
+}
+
+function writeWithout(
+  doc: Record<string, unknown>,
+  a: string,
+  b: string,
+  compact: boolean,
+): string {
   const proto = Object.getPrototypeOf(doc);
   if ((proto !== Object.prototype && proto !== null) || doc._bsontype !== undefined) {
     const { [a]: _a, [b]: _b, ...rest } = doc;
-    return canonicalEjson(rest);
+    return writeEjson(rest, 0, compact) ?? "null";
   }
   let out = "{";
   let first = true;
   for (const key of Object.keys(doc)) {
     if (key === a || key === b) continue;
-    const text = writeEjson(doc[key], 1, false);
+    const text = writeEjson(doc[key], 1, compact);
     if (text === undefined) continue;
     out += (first ? "" : ",") + quotedKey(key) + text;
     first = false;

@@ -155,8 +155,14 @@ export async function storeMedia(
   return saved;
 }
 
+const NONE = Promise.resolve();
+
 /** Removes files, ignoring ones already gone. */
-export async function deleteFiles(rt: Runtime, ids: ObjectId[]): Promise<void> {
+export function deleteFiles(rt: Runtime, ids: ObjectId[]): Promise<void> {
+  return ids.length === 0 ? NONE : deleteEach(rt, ids);
+}
+
+async function deleteEach(rt: Runtime, ids: ObjectId[]): Promise<void> {
   for (const id of ids) {
     try {
       await rt.store.files.delete(id);
@@ -179,6 +185,8 @@ export function deleteReplacedMedia(
   options: { original: Doc; doc?: Doc },
 ): Promise<void> {
   const { original, doc } = options;
+  // A resource without media fields references no file.
+  if (resource.schemaModel.mediaPaths.length === 0) return NONE;
   const kept = new Set(doc ? mediaIds(resource, doc).map((id) => id.toHexString()) : []);
   const gone = mediaIds(resource, original).filter((id) => !kept.has(id.toHexString()));
   return deleteFiles(rt, gone);

@@ -8,6 +8,8 @@ import { deleteFiles, registerUpload, releaseUpload, type UploadedFile } from ".
 import { isReferenced } from "./media_access.ts";
 import type { Runtime } from "./runtime.ts";
 
+const SETTLED = Promise.resolve();
+
 /** A file part as it arrives (what the multipart reader hands over). */
 export interface IncomingFile {
   filename: string;
@@ -45,7 +47,12 @@ export class RequestUploads {
    * failed request (`failed`), also those a document took that no stored document or
    * version references (the write did not happen).
    */
-  async settle(failed: boolean): Promise<void> {
+  settle(failed: boolean): Promise<void> {
+    // Most writes stream no file: nothing to walk, no promise chain to build.
+    return this.#ids.length === 0 ? SETTLED : this.#settle(failed);
+  }
+
+  async #settle(failed: boolean): Promise<void> {
     const gone: ObjectId[] = [];
     for (const id of this.#ids.splice(0)) {
       const claimed = releaseUpload(id);

@@ -102,6 +102,18 @@ function normChildren(v: unknown, node: FieldNode, walk: NormalizeWalk): unknown
   return v;
 }
 
+const fieldLists = new WeakMap<DictNode, Array<[string, FieldNode]>>();
+
+/**
+ * The fields of `dict` as a list, made on first use (a compiled dict never changes): walking
+ * the Map itself makes an iterator and an entry array per field at every visit.
+ */
+function fieldList(dict: DictNode): Array<[string, FieldNode]> {
+  let list = fieldLists.get(dict);
+  if (list === undefined) fieldLists.set(dict, list = [...dict.fields]);
+  return list;
+}
+
 /**
  * Normalizes one dict level: coerces known fields and fills in defaults (per env).
  * `walk.path` is the dict's path (empty for the document).
@@ -109,8 +121,11 @@ function normChildren(v: unknown, node: FieldNode, walk: NormalizeWalk): unknown
 export function normDict(obj: Doc, dict: DictNode, walk: NormalizeWalk): Doc {
   const { env, path } = walk;
   const out: Doc = {};
-  for (const [k, v] of Object.entries(obj)) {
-    const node = dict.fields.get(k) ?? (typeof dict.unknown === "object" ? dict.unknown : null);
+  const unknown = typeof dict.unknown === "object" ? dict.unknown : null;
+  // Keys and a lookup, not `Object.entries`: no [key, value] array per member.
+  for (const k of Object.keys(obj)) {
+    const v = obj[k];
+    const node = dict.fields.get(k) ?? unknown;
     if (!node) {
       out[k] = v;
       continue;
@@ -119,7 +134,9 @@ export function normDict(obj: Doc, dict: DictNode, walk: NormalizeWalk): Doc {
     out[k] = normField(v, node, walk);
     path.pop();
   }
-  for (const [name, node] of dict.fields) {
+  const fields = fieldList(dict);
+  for (let i = 0; i < fields.length; i++) {
+    const [name, node] = fields[i];
     const cur = out[name];
     if (cur !== undefined && !(cur === null && !node.nullable)) continue;
     if (env.original && node.readonly && path.length === 0 && name in env.original) {
@@ -164,18 +181,22 @@ interface DefaultsWalk extends NormalizeWalk {
 
 function addDefaults(obj: Doc, dict: DictNode, walk: DefaultsWalk): void {
   const { prefix, path, out } = walk;
-  for (const [name, node] of dict.fields) {
-    const key = prefix + name;
+  const fields = fieldList(dict);
+  for (let i = 0; i < fields.length; i++) {
+    const [name, node] = fields[i];
     const v = obj[name];
     if (node.readonly) continue;
     if (v === undefined) {
       if (node.default) {
         path.push(name);
-        out[key] = normField(structuredClone(node.default.value), node, walk);
+        // Each document gets its own copy of an object default; a scalar is copied by value.
+        const value = node.default.value;
+        const fresh = typeof value === "object" && value !== null ? structuredClone(value) : value;
+        out[prefix + name] = normField(fresh, node, walk);
         path.pop();
       }
     } else if (isPlainObject(v) && node.dict) {
-      walk.prefix = `${key}.`;
+      walk.prefix = `${prefix}${name}.`;
       addDefaults(v, node.dict, walk);
       walk.prefix = prefix;
     }

@@ -27,7 +27,7 @@ import {
 } from "./normalize.ts";
 import { TypeChecker } from "./typecheck.ts";
 import { isPlainObject } from "../util/plain.ts";
-import { setOwn } from "../domain/keys.ts";
+import { getOwn, setOwn } from "../domain/keys.ts";
 import { type CoerceContext, TypeTable } from "../domain/field-types.ts";
 import { buildSchemaModel } from "../domain/schema.ts";
 import {
@@ -174,8 +174,9 @@ class Compiled implements CompiledSchema {
     const env = this.env(!patch, ctx.mode === "replace" ? original : undefined, ctx.form);
     readonlyIssues(sent, this.root, { env, issues, original, path: [] });
 
-    let doc = patch ? this.merge(input, original ?? {}, ctx.mergeNested ?? true) : sent;
-    doc = this.stripMeta(doc);
+    const doc = patch
+      ? this.merge(input, original ?? {}, ctx.mergeNested ?? true)
+      : this.stripMeta(sent);
     const normalized = normDict(doc, this.root, { env, path: [] });
     const structural = this.ajvValidate(normalized)
       ? null
@@ -218,17 +219,32 @@ class Compiled implements CompiledSchema {
     return out;
   }
 
-  /** The stored document with the updates applied (dotted keys set one nested field). */
+  /**
+   * The stored document with the updates applied (dotted keys set one nested field), without
+   * its meta fields: what {@link stripMeta} of the merged document gives, built as one copy
+   * of the top level (updates under a meta field are left out with it).
+   */
   private merge(updates: Doc, original: Doc, mergeNested: boolean): Doc {
-    let out = original;
-    for (const [key, value] of Object.entries(updates)) {
+    const out: Doc = {};
+    for (const k of Object.keys(original)) if (!this.meta.has(k)) setOwn(out, k, original[k]);
+    for (const key of Object.keys(updates)) {
+      const value = updates[key];
       const path = key.split(".");
-      if (path.some((s) => s === "" || s.startsWith("$"))) continue;
+      if (path.some((s) => s === "" || s.startsWith("$")) || this.meta.has(path[0])) continue;
       const cur = getPath(out, path);
       const merged = mergeNested && isPlainObject(value) && isPlainObject(cur)
         ? deepMerge(cur, value)
         : value;
-      out = setPath(out, path, merged);
+      // The top level is this copy's own: set in place; levels below are copied on the way.
+      const [head] = path;
+      const prev = getOwn(out, head);
+      setOwn(
+        out,
+        head,
+        path.length === 1
+          ? merged
+          : setPath(isPlainObject(prev) ? prev : {}, path.slice(1), merged),
+      );
     }
     return out;
   }

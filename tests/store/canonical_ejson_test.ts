@@ -9,6 +9,7 @@ import {
   canonicalEjson,
   canonicalEjsonWithout,
   compactEjson,
+  compactEjsonWithout,
   Decimal128,
   EJSON,
   ObjectId,
@@ -117,6 +118,20 @@ Deno.test("canonicalEjsonWithout: the text of the document without the two membe
   const nullProto = Object.assign(Object.create(null), { a: 1, _etag: "x" });
   assert.equal(canonicalEjsonWithout(nullProto, "_etag", "_links"), library({ a: 1 }));
   assert.equal(canonicalEjsonWithout({ _etag: "x" }, "_etag", "_links"), "{}");
+});
+
+Deno.test("compactEjsonWithout: the compact text of the document without the two members", () => {
+  for (let seed = 1; seed <= 500; seed++) {
+    const value = generator(seed)(0);
+    const doc: Record<string, unknown> = { _etag: "x", _id: new ObjectId(), v: value, _links: {} };
+    if (seed % 3 === 0) delete doc._links;
+    if (seed % 5 === 0) doc.after = value;
+    const { _etag: _e, _links: _l, ...rest } = doc;
+    assert.equal(compactEjsonWithout(doc, "_etag", "_links"), compactEjson(rest), `seed ${seed}`);
+  }
+  const nullProto = Object.assign(Object.create(null), { a: 1, _etag: "x", d: new Date(5) });
+  assert.equal(compactEjsonWithout(nullProto, "_etag", "_links"), '{"a":1,"d":{"$date":5}}');
+  assert.equal(compactEjsonWithout({ _etag: "x" }, "_etag", "_links"), "{}");
 });
 
 Deno.test("canonicalEjson: edge values one by one", () => {

@@ -1094,3 +1094,35 @@ async function rebuilt(dir: string, plain: boolean) {
   assert.deepEqual(await reads(), before);
   await store.close();
 }
+
+Deno.test("embedded: an edit and its alongside entry are stored together, in place, after reopen", () =>
+  inTempDir(async (dir) => {
+    let store = await openEmbeddedStore(dir);
+    let c = store.collection("edited");
+    const log = store.collection("edited_log");
+    await c.insertMany([{ _id: "a", v: 1 }, { _id: "b", v: 1 }, { _id: "c", v: 1 }]);
+    await log.insertMany([{ _id: "first" }]);
+    // The edit keeps its place in natural order; its entry is a new row.
+    const replaced = await c.replaceOne({ _id: "a" }, { _id: "a", v: 2 }, {
+      alongside: { collection: log.name, docs: [{ _id: "edit-a" }] },
+    });
+    assert.deepEqual(replaced, { matched: 1 });
+    // An entry whose id is taken fails the whole write: neither row changes.
+    await assert.rejects(
+      c.replaceOne({ _id: "b" }, { v: 9 }, {
+        alongside: { collection: log.name, docs: [{ _id: "first" }] },
+      }),
+      DuplicateKeyError,
+    );
+    const docs = [{ _id: "a", v: 2 }, { _id: "b", v: 1 }, { _id: "c", v: 1 }];
+    assert.deepEqual(await c.find({}), docs);
+    await store.close();
+    store = await openEmbeddedStore(dir);
+    c = store.collection("edited");
+    assert.deepEqual(await c.find({}), docs);
+    assert.deepEqual(
+      (await store.collection("edited_log").find({})).map((d) => d._id),
+      ["first", "edit-a"],
+    );
+    await store.close();
+  }));

@@ -21,7 +21,8 @@ import { editReply, immutableId, originalFor, requireObject, storeEdit } from ".
  * unrelated data); inside a dict the PATCH names, omitted sub-fields with a default are
  * reset to it. An empty PATCH changes nothing.
  * @param sent the PATCH body as sent.
- * @param options.updates the validated changes: a copy of them is returned with the defaults.
+ * @param options.updates the validated changes: returned as they are when no default applies,
+ * else a copy of them with the defaults.
  * @param options.original the stored document the PATCH edits.
  */
 function withDefaults(
@@ -33,9 +34,13 @@ function withDefaults(
   if (Object.keys(sent).length === 0) return updates;
   // The shape as sent: validated nested values already hold the stored sub-fields.
   const defaults = schema.defaults(applyPatch({}, sent, { mergeNested: true }));
-  const out = { ...updates };
-  for (const [path, value] of Object.entries(defaults)) {
-    if (path.includes(".") || original[path] === undefined) out[path] = value;
+  // Copied only when a default is added (most PATCHes add none).
+  let out = updates;
+  for (const path of Object.keys(defaults)) {
+    if (path.includes(".") || original[path] === undefined) {
+      if (out === updates) out = { ...updates };
+      out[path] = defaults[path];
+    }
   }
   return out;
 }

@@ -307,12 +307,20 @@ export class EmbeddedCollection implements Collection {
     if (!insert) state.holdReplaced(changes);
     const encoded = changes.map((c) => encodeDoc(c.after));
     const { db } = this.ctx;
-    // One inserted document and one alongside (a POST and its oplog entry) in one two-row
-    // statement: all or nothing by itself, so without a savepoint around it.
-    const pair = insert && changes.length === 1 && state.exists && side?.single;
-    const durable = pair
+    // One written document and one alongside (a POST, PATCH, PUT or soft delete and its
+    // oplog entry) in one two-row statement: all or nothing by itself, so without a
+    // savepoint around it (three statements fewer for an edit).
+    const pair = changes.length === 1 && state.exists && side?.single;
+    const replaced = pair && !insert && changes[0].before !== undefined;
+    const durable = pair && (insert || replaced)
       ? db.grouped(
-        () => db.stmts.insertTwoDocs.run(this.name, changes[0].id, encoded[0], ...pair),
+        () =>
+          (insert ? db.stmts.insertTwoDocs : db.stmts.replaceAndInsert).run(
+            this.name,
+            changes[0].id,
+            encoded[0],
+            ...pair,
+          ),
         { oneStatement: true },
       )
       : db.grouped(() => {
@@ -390,7 +398,11 @@ export class EmbeddedCollection implements Collection {
       if (replacement._id !== undefined && valueKey(replacement._id) !== id) {
         throw immutableId();
       }
-      const after = { _id: before._id, ...replacement };
+      // The stored id, first: the copy's own top level is set in place when its first
+      // member is the id already (an edit of a stored document), not copied again.
+      const after = replacement._id !== undefined && firstKeyIsId(replacement)
+        ? (replacement._id = before._id, replacement)
+        : { _id: before._id, ...replacement };
       return this.#commit(state, [{ id, before, after }], {
         insert: false,
         alongside: options.alongside,
@@ -747,5 +759,11 @@ function usesPositional(modifier: Doc | Doc[]): boolean {
       for (const k of Object.keys(fields)) if (k.includes("$")) return true;
     }
   }
+  return false;
+}
+
+/** Whether the first member of `doc` (in the order its members are written) is `_id`. */
+function firstKeyIsId(doc: Doc): boolean {
+  for (const key in doc) return key === "_id";
   return false;
 }

@@ -107,6 +107,12 @@ export interface Statements {
   insertDoc: StatementSync;
   /** Two rows in one statement (a document and its oplog entry): all or nothing. */
   insertTwoDocs: StatementSync;
+  /**
+   * A stored document's new text and a new row beside it (an edit and its oplog entry) in one
+   * statement: all or nothing, so with no savepoint around it. The caller has checked that
+   * the first row exists and the second does not (the loaded collections mirror the table).
+   */
+  replaceAndInsert: StatementSync;
   updateDoc: StatementSync;
   deleteDoc: StatementSync;
   deleteDocs: StatementSync;
@@ -240,6 +246,11 @@ export class Database {
       deleteCollection: p("DELETE FROM collections WHERE name = ?"),
       insertDoc: p("INSERT INTO docs (coll, id, body) VALUES (?, ?, ?)"),
       insertTwoDocs: p("INSERT INTO docs (coll, id, body) VALUES (?, ?, ?), (?, ?, ?)"),
+      // The existing row is updated in place (it keeps its `seq`, the natural order).
+      replaceAndInsert: p(
+        "INSERT INTO docs (coll, id, body) VALUES (?, ?, ?), (?, ?, ?) " +
+          "ON CONFLICT (coll, id) DO UPDATE SET body = excluded.body",
+      ),
       updateDoc: p("UPDATE docs SET body = ? WHERE coll = ? AND id = ?"),
       deleteDoc: p("DELETE FROM docs WHERE coll = ? AND id = ?"),
       deleteDocs: p("DELETE FROM docs WHERE coll = ?"),

@@ -29,7 +29,7 @@ import { buildRoutes } from "../routes/router.ts";
 import { openApiEndpoints } from "../routes/openapi.ts";
 import type { OpenApiConfig } from "../openapi/config.ts";
 import { rateLimitingOn } from "../ratelimit/mod.ts";
-import { inFlight } from "../util/in_flight.ts";
+import { inFlight, requestStarted } from "../util/in_flight.ts";
 
 export type { AppEnv } from "./env.ts";
 
@@ -119,7 +119,8 @@ function counted(
   request: Request,
   info: Deno.ServeHandlerInfo,
 ): Promise<Response> {
-  inFlight.count++;
+  const peer = (info as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined)?.remoteAddr;
+  requestStarted(peer?.hostname, peer?.port);
   let answer: Response | Promise<Response>;
   try {
     answer = app.fetch(request, info);

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { setImmediate } from "node:timers";
 import { Database } from "../../src/store/embedded/sqlite.ts";
-import { inFlight } from "../../src/util/in_flight.ts";
+import { inFlight, SEVERAL_CLIENTS_MS } from "../../src/util/in_flight.ts";
 import { createService } from "../../src/mod.ts";
 
 Deno.test("group commit: a failing write leaves the others of its group, with or without a savepoint", async () => {
@@ -148,7 +148,8 @@ async function countingSyncs(
 
 Deno.test("group commit: a write of the only request being handled syncs on the main thread; with others, or none, off it", async () => {
   const dir = await Deno.makeTempDir({ prefix: "group_commit_test_" });
-  const before = inFlight.count;
+  const before = { ...inFlight };
+  inFlight.severalUntil = 0;
   try {
     const db = Database.open(dir);
     const insert = (id: string) => () => db.stmts.insertDoc.run("c", id, `{"_id":"${id}"}`);
@@ -178,12 +179,12 @@ Deno.test("group commit: a write of the only request being handled syncs on the 
     raw.close();
     assert.equal(n, 11);
   } finally {
-    inFlight.count = before;
+    Object.assign(inFlight, before);
     await Deno.remove(dir, { recursive: true });
   }
 });
 
-Deno.test("group commit, through HTTP: a lone POST syncs on the main thread, concurrent POSTs off it, and every one is stored", async () => {
+Deno.test("group commit, through HTTP: a lone client's POST syncs on the main thread; concurrent POSTs, or POSTs from several connections, off it; every one is stored", async () => {
   const dir = await Deno.makeTempDir({ prefix: "group_commit_test_" });
   try {
     const service = await createService({
@@ -192,23 +193,39 @@ Deno.test("group commit, through HTTP: a lone POST syncs on the main thread, con
       RESOURCE_METHODS: ["GET", "POST"],
       DOMAIN: { people: { schema: { name: { type: "string" } } } },
     }, { env: false, logger: { log() {} } });
-    const post = (name: string) =>
+    const post = (name: string, port?: number) =>
       service.fetch(
         new Request("http://localhost/people", {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ name }),
         }),
+        port === undefined ? undefined : {
+          remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port },
+          completed: Promise.resolve(),
+        },
       ).then((res) => res.status);
+    inFlight.severalUntil = 0;
     await countingSyncs(async (counts) => {
       assert.equal(await post("alone"), 201);
       assert.deepEqual(counts, { here: 1, off: 0 });
       assert.deepEqual(await Promise.all(["a", "b", "c", "d"].map(post)), [201, 201, 201, 201]);
       assert.equal(counts.here, 1, "no sync on the main thread while others are handled");
       assert.ok(counts.off >= 1);
+      // One request at a time, but from two connections in turn: several clients, whose
+      // requests may be waiting unread; off the main thread too.
+      const off = counts.off;
+      for (const port of [50001, 50002, 50001]) {
+        assert.equal(await post(`from ${port}`, port), 201);
+      }
+      assert.deepEqual(counts, { here: 1, off: off + 3 });
+      // One connection alone, once the others are long gone: on the main thread again.
+      await new Promise((resolve) => setTimeout(resolve, SEVERAL_CLIENTS_MS + 20));
+      assert.equal(await post("later", 50001), 201);
+      assert.deepEqual(counts, { here: 2, off: off + 3 });
     });
     const res = await service.fetch(new Request("http://localhost/people"));
-    assert.equal((await res.json())._meta.total, 5);
+    assert.equal((await res.json())._meta.total, 9);
     await service.close();
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -106,13 +106,19 @@ Deno.test("canonicalEjson: the library's text for 5,000 generated documents", ()
   }
 });
 
+/** A generated document with `_etag` and (mostly) `_links`, and a copy without them. */
+function withAndWithout(seed: number) {
+  const value = generator(seed)(0);
+  const doc: Record<string, unknown> = { _etag: "x", _id: new ObjectId(), v: value, _links: {} };
+  if (seed % 3 === 0) delete doc._links;
+  if (seed % 5 === 0) doc.after = value;
+  const { _etag: _e, _links: _l, ...rest } = doc;
+  return { doc, rest };
+}
+
 Deno.test("canonicalEjsonWithout: the text of the document without the two members", () => {
   for (let seed = 1; seed <= 500; seed++) {
-    const value = generator(seed)(0);
-    const doc: Record<string, unknown> = { _etag: "x", _id: new ObjectId(), v: value, _links: {} };
-    if (seed % 3 === 0) delete doc._links;
-    if (seed % 5 === 0) doc.after = value;
-    const { _etag: _e, _links: _l, ...rest } = doc;
+    const { doc, rest } = withAndWithout(seed);
     assert.equal(canonicalEjsonWithout(doc, "_etag", "_links"), library(rest), `seed ${seed}`);
   }
   const nullProto = Object.assign(Object.create(null), { a: 1, _etag: "x" });
@@ -122,11 +128,7 @@ Deno.test("canonicalEjsonWithout: the text of the document without the two membe
 
 Deno.test("compactEjsonWithout: the compact text of the document without the two members", () => {
   for (let seed = 1; seed <= 500; seed++) {
-    const value = generator(seed)(0);
-    const doc: Record<string, unknown> = { _etag: "x", _id: new ObjectId(), v: value, _links: {} };
-    if (seed % 3 === 0) delete doc._links;
-    if (seed % 5 === 0) doc.after = value;
-    const { _etag: _e, _links: _l, ...rest } = doc;
+    const { doc, rest } = withAndWithout(seed);
     assert.equal(compactEjsonWithout(doc, "_etag", "_links"), compactEjson(rest), `seed ${seed}`);
   }
   const nullProto = Object.assign(Object.create(null), { a: 1, _etag: "x", d: new Date(5) });

@@ -14,6 +14,7 @@
  * ```
  * @module
  */
+import { inFlight } from "../util/in_flight.ts";
 
 /** The fetch handler the server calls for each request. */
 export type FetchHandler = (
@@ -70,6 +71,9 @@ export function startServer(handler: FetchHandler, options: ServeOptions): Promi
 function start(handler: FetchHandler, options: ServeOptions): Server {
   const log: ServerLog = options.log ?? (() => {});
   let stopping = false;
+  // With TLS, HTTP/2 may carry many clients' requests over one connection: the process then
+  // never counts as serving one client (src/util/in_flight.ts).
+  if (options.tls) inFlight.multiplexed = true;
   const server = Deno.serve({
     hostname: options.hostname,
     port: options.port,

@@ -16,10 +16,12 @@
  */
 
 /**
- * The requests being handled in this process (see the module doc), and until when
- * (`performance.now()`) it counts as serving several clients.
+ * The requests being handled in this process (see the module doc), until when
+ * (`performance.now()`) it counts as serving several clients, and whether a connection may
+ * carry several clients' requests at once (HTTP/2: set when a TLS server starts), in which
+ * case it never counts as serving one.
  */
-export const inFlight = { count: 0, severalUntil: 0 };
+export const inFlight = { count: 0, severalUntil: 0, multiplexed: false };
 
 /**
  * How long after two requests from different connections the process counts as serving
@@ -48,6 +50,6 @@ export function requestStarted(host?: string, port?: number): void {
  * only: blocking the main thread briefly then delays no one else.
  */
 export function servingOneClient(): boolean {
-  return inFlight.count === 1 &&
+  return inFlight.count === 1 && !inFlight.multiplexed &&
     (inFlight.severalUntil === 0 || performance.now() >= inFlight.severalUntil);
 }

@@ -21,7 +21,14 @@
  * ```
  */
 import { parseArgs } from "node:util";
-import { freePort, type Server, shopLoads, startProcess, wrk as benchWrk } from "./bench.ts";
+import {
+  freePort,
+  seedShop,
+  type Server,
+  shopLoads,
+  startProcess,
+  wrk as benchWrk,
+} from "./bench.ts";
 import { customer, order, product } from "./shop_data.ts";
 
 const { values } = parseArgs({
@@ -65,17 +72,6 @@ function rssMiB(pid: number): number {
 /** wrk with this script's threads and connections for `seconds`. */
 function wrk(url: string, lua: string, seconds: number) {
   return benchWrk(url, lua, { threads: THREADS, connections: CONNECTIONS, seconds });
-}
-
-async function post(base: string, path: string, docs: unknown[]) {
-  const res = await fetch(`${base}/${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(docs),
-  });
-  const body = await res.json();
-  if (res.status !== 201) throw new Error(`seeding ${path}: ${res.status}`);
-  return body._items as Array<{ _id: string }>;
 }
 
 async function count(base: string): Promise<number> {
@@ -122,17 +118,17 @@ async function benchLoads(side: Side): Promise<void> {
 /** Seeds as `deno task bench` does, then POSTs orders one by one until about ORDERS. */
 async function ordersOnly(side: Side): Promise<void> {
   const base = side.server.base;
-  const customers = await post(
+  const customers = await seedShop(
     base,
     "customers",
     Array.from({ length: 1000 }, (_, n) => customer(n)),
   );
-  const products = await post(
+  const products = await seedShop(
     base,
     "products",
     Array.from({ length: 100 }, (_, n) => product(n)),
   );
-  await post(
+  await seedShop(
     base,
     "orders",
     Array.from({ length: 1000 }, (_, n) => order(n, { customers, products })),

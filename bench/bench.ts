@@ -318,7 +318,7 @@ async function shopSettings(): Promise<Record<string, unknown>> {
 }
 
 /** POSTs `docs` to `base/path` in batches of up to 1,000; returns the created items. */
-async function seedShop(base: string, path: string, docs: unknown[]) {
+export async function seedShop(base: string, path: string, docs: unknown[]) {
   const items: Array<{ _id: string; _etag: string }> = [];
   for (let start = 0; start < docs.length; start += 1000) {
     const res = await fetch(`${base}/${path}`, {

@@ -64,6 +64,13 @@ async function sameAnswers(api: Client, path: string, headers?: Record<string, s
   return again;
 }
 
+/** DELETEs the item at `path` with the ETag it is read with now. */
+async function deleteAsRead(api: Client, path: string) {
+  const current = await api.get(path);
+  const deleted = await api.delete(path, { "if-match": current.headers.get("etag")! });
+  assert.equal(deleted.status, 204, deleted.text);
+}
+
 async function seed(api: Client) {
   const docs = Array.from({ length: 7 }, (_, n) => ({
     name: `p${n}`,
@@ -136,11 +143,7 @@ scenario(
     const page = await sameAnswers(api, "people?max_results=25");
     assert.equal(page.body._items.find((p: { _id: string }) => p._id === ids[1]).age, 99);
     // A soft delete: the item answers 404 (with the document), pages leave it out or flag it.
-    const current = await api.get(`people/${ids[2]}`);
-    const deleted = await api.delete(`people/${ids[2]}`, {
-      "if-match": current.headers.get("etag")!,
-    });
-    assert.equal(deleted.status, 204, deleted.text);
+    await deleteAsRead(api, `people/${ids[2]}`);
     assert.equal((await sameAnswers(api, `people/${ids[2]}`)).status, 404);
     const shown = await sameAnswers(api, "people?max_results=25&show_deleted");
     assert.equal(shown.body._items.find((p: { _id: string }) => p._id === ids[2])._deleted, true);
@@ -162,11 +165,7 @@ scenario("item text cache: a hard DELETE answers 404 after cached reads", {
   const ids = await seed(api);
   await sameAnswers(api, `people/${ids[3]}`);
   await sameAnswers(api, "people?max_results=25");
-  const current = await api.get(`people/${ids[3]}`);
-  const deleted = await api.delete(`people/${ids[3]}`, {
-    "if-match": current.headers.get("etag")!,
-  });
-  assert.equal(deleted.status, 204, deleted.text);
+  await deleteAsRead(api, `people/${ids[3]}`);
   assert.equal((await sameAnswers(api, `people/${ids[3]}`)).status, 404);
   const page = await sameAnswers(api, "people?max_results=25");
   assert.equal(page.body._items.length, 6);

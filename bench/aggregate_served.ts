@@ -111,8 +111,10 @@ async function start(name: string, cwd: string): Promise<Side> {
 async function benchLoads(side: Side): Promise<void> {
   const base = side.server.base;
   const loads = (await shopLoads(base)).filter(([name]) => name !== "aggregation endpoint");
-  for (const [name, lua] of loads) if (name.startsWith("GET")) await benchWrk(base + "/", lua);
-  for (const [, lua] of loads) await benchWrk(base + "/", lua);
+  for (const [name, script] of loads) {
+    if (name.startsWith("GET")) await benchWrk(base + "/", await script(0));
+  }
+  for (const [, script] of loads) await benchWrk(base + "/", await script(0));
 }
 
 /** Seeds as `deno task bench` does, then POSTs orders one by one until about ORDERS. */

@@ -1,6 +1,6 @@
 /** QUERY_TIMEOUT_MS at the store level: maxTimeMS on every MongoDB read, code 50 translated. */
 import assert from "node:assert/strict";
-import { MongoServerError } from "mongodb";
+import { MongoServerError, ObjectId } from "mongodb";
 import { MongoCollection, type MongoContext } from "../../src/store/mongo/collection.ts";
 import { translateError } from "../../src/store/mongo/errors.ts";
 import { QueryTimeoutError } from "../../src/store/store.ts";
@@ -32,6 +32,31 @@ Deno.test("mongo store: every read and aggregation carries maxTimeMS", async () 
   for (const call of ["find", "findOne", "count", "aggregate", "distinct"]) {
     assert.equal((seen[call] as Json)?.maxTimeMS, 1234, call);
   }
+});
+
+Deno.test("mongo store: a lookup of one _id without code carries no maxTimeMS", async () => {
+  const { driver, seen } = recordingDriver();
+  const c = new MongoCollection(driver, undefined, { maxTimeMS: 1234 } as MongoContext);
+  const bound = async (filter: Json) => {
+    await c.findOne(filter);
+    return (seen.findOne as Json).maxTimeMS;
+  };
+  const id = new ObjectId();
+  // One document at most, through the _id index: no bound needed.
+  assert.equal(await bound({ _id: id }), undefined);
+  assert.equal(await bound({ _id: "a-string-id" }), undefined);
+  assert.equal(await bound({ _id: id, _deleted: { $ne: true } }), undefined);
+  assert.equal(await bound({ $and: [{ _id: id }, { owner: "ann" }] }), undefined);
+  // Operators on _id, no _id, or code anywhere keep the bound.
+  assert.equal(await bound({ _id: { $in: [id, new ObjectId()] } }), 1234);
+  assert.equal(await bound({ _id: { $gt: id } }), 1234);
+  assert.equal(await bound({ email: "ann@example.com" }), 1234);
+  assert.equal(await bound({ _id: id, $where: "sleep(100) || true" }), 1234);
+  assert.equal(await bound({ _id: id, $or: [{ $expr: { $gt: ["$a", 1] } }] }), 1234);
+  assert.equal(await bound({ $and: [{ _id: id }, { $where: "true" }] }), 1234);
+  let deep: Json = { a: 1 };
+  for (let i = 0; i < 40; i++) deep = { $and: [deep] };
+  assert.equal(await bound({ _id: id, $or: [deep] }), 1234);
 });
 
 Deno.test("mongo store: no maxTimeMS when QUERY_TIMEOUT_MS is 0", async () => {

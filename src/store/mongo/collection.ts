@@ -1,6 +1,7 @@
 /**
  * `Collection` on a MongoDB collection: every operation is executed by the server.
  */
+import { ObjectId } from "mongodb";
 import type {
   ClientSession,
   Collection as DriverCollection,
@@ -46,6 +47,45 @@ function findOptions(options: FindOptions | undefined, maxTimeMS?: number): Driv
     out.projection = options.projection;
   }
   return out;
+}
+
+/** Operators that run code on the server: a filter holding one keeps its time bound. */
+const CODE_OPERATORS = new Set(["$where", "$function", "$accumulator", "$expr"]);
+
+/** How deep {@link holdsCode} looks; a deeper filter counts as holding code. */
+const CODE_SCAN_DEPTH = 32;
+
+function holdsCode(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (value instanceof ObjectId || value instanceof Date) return false;
+  if (depth > CODE_SCAN_DEPTH) return true;
+  if (Array.isArray(value)) return value.some((v) => holdsCode(v, depth + 1));
+  for (const key of Object.keys(value)) {
+    if (CODE_OPERATORS.has(key)) return true;
+    if (holdsCode((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
+/** One `_id` value: a scalar, an ObjectId or a Date (not an operator object). */
+function singleId(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return value !== undefined;
+  return value instanceof ObjectId || value instanceof Date;
+}
+
+/**
+ * The filter names one `_id` value, at its top level or in a top-level `$and`, and runs no
+ * code: the server reads at most one document through the `_id` index, so a time bound
+ * protects nothing there, and the read is cheaper without it (measured on the wire stub).
+ */
+export function pinsOneId(filter: Filter): boolean {
+  const and = filter.$and;
+  const pinned = singleId(filter._id) ||
+    (Array.isArray(and) && and.some((part) =>
+      part !== null && typeof part === "object" &&
+      singleId((part as Record<string, unknown>)._id)
+    ));
+  return pinned && !holdsCode(filter, 0);
 }
 
 /** What a collection needs of its store for writes with {@link Alongside} documents. */
@@ -122,7 +162,8 @@ export class MongoCollection implements Collection {
   }
 
   findOne(filter: Filter, options?: FindOptions): Promise<Doc | null> {
-    return run(() => this.coll.findOne(filter, findOptions(options, this.maxTimeMS)), this.secret);
+    const maxTimeMS = pinsOneId(filter) ? undefined : this.maxTimeMS;
+    return run(() => this.coll.findOne(filter, findOptions(options, maxTimeMS)), this.secret);
   }
 
   count(filter: Filter, options?: { limit?: number; skip?: number }): Promise<number> {

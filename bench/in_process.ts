@@ -12,7 +12,9 @@
  * Prints each domain's fastest and median round in microseconds per request, wall-clock and
  * CPU time of the process (the steadier of the two on a shared machine), and the two ratios
  * to `alone` (a request's cost should depend on what it reads, not on how many resources
- * exist or share its collection: both within 10%). With `--cpu-prof` it is the
+ * exist or share its collection: both within 10%), of the fastest rounds, of the median
+ * rounds, and the median of the rounds' own ratios (each round's domains ran one after the
+ * other, so a change in the machine's load between rounds cancels out). With `--cpu-prof` it is the
  * profile to read before changing anything on the read path.
  *
  * ```sh
@@ -140,6 +142,13 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 console.log(values.page ? "GET page of 25 (of 100 documents)" : "GET item");
 const mid = ROUNDS >> 1;
+/** The median of one domain's CPU time over `alone`'s, round by round (same moment, same load). */
+function pairedRatio(run: Run, alone: Run): number {
+  const ratios = run.cpu.map((cpu, r) => cpu / alone.cpu[r]).sort((a, b) => a - b);
+  return ratios[mid];
+}
+const alone = runs.find((r) => r.key === "alone");
+const paired = new Map(alone ? runs.map((run) => [run, pairedRatio(run, alone)]) : []);
 for (const run of runs) {
   run.rounds.sort((a, b) => a - b);
   run.cpu.sort((a, b) => a - b);
@@ -149,7 +158,6 @@ for (const run of runs) {
     } us; CPU: fastest ${run.cpu[0].toFixed(2)} us, median ${run.cpu[mid].toFixed(2)} us`,
   );
 }
-const alone = runs.find((r) => r.key === "alone");
 if (alone) {
   for (const run of runs) {
     if (run === alone) continue;
@@ -159,7 +167,7 @@ if (alone) {
         ratio(run.rounds[mid], alone.rounds[mid])
       } (median); CPU ${ratio(run.cpu[0], alone.cpu[0])} (fastest), ${
         ratio(run.cpu[mid], alone.cpu[mid])
-      } (median)`,
+      } (median), ${paired.get(run)!.toFixed(3)} (median of the rounds' ratios)`,
     );
   }
 }

@@ -1,6 +1,6 @@
 /** QUERY_TIMEOUT_MS at the store level: maxTimeMS on every MongoDB read, code 50 translated. */
 import assert from "node:assert/strict";
-import { MongoServerError, ObjectId } from "mongodb";
+import { BSONRegExp, MongoServerError, ObjectId } from "mongodb";
 import { MongoCollection, type MongoContext } from "../../src/store/mongo/collection.ts";
 import { translateError } from "../../src/store/mongo/errors.ts";
 import { QueryTimeoutError } from "../../src/store/store.ts";
@@ -54,6 +54,9 @@ Deno.test("mongo store: a lookup of one _id without code carries no maxTimeMS", 
   assert.equal(await bound({ _id: id, $where: "sleep(100) || true" }), 1234);
   assert.equal(await bound({ _id: id, $or: [{ $expr: { $gt: ["$a", 1] } }] }), 1234);
   assert.equal(await bound({ $and: [{ _id: id }, { $where: "true" }] }), 1234);
+  assert.equal(await bound({ _id: id, name: { $regex: "^(a+)+$" } }), 1234);
+  assert.equal(await bound({ _id: id, name: /^(a+)+$/ }), 1234);
+  assert.equal(await bound({ _id: id, name: new BSONRegExp("^(a+)+$") }), 1234);
   let deep: Json = { a: 1 };
   for (let i = 0; i < 40; i++) deep = { $and: [deep] };
   assert.equal(await bound({ _id: id, $or: [deep] }), 1234);

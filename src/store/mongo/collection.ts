@@ -49,8 +49,11 @@ function findOptions(options: FindOptions | undefined, maxTimeMS?: number): Driv
   return out;
 }
 
-/** Operators that run code on the server: a filter holding one keeps its time bound. */
-const CODE_OPERATORS = new Set(["$where", "$function", "$accumulator", "$expr"]);
+/**
+ * Operators that run code or a pattern on the server: a filter holding one keeps its time
+ * bound (a pattern's backtracking on one large document is slow too).
+ */
+const CODE_OPERATORS = new Set(["$where", "$function", "$accumulator", "$expr", "$regex"]);
 
 /** How deep {@link holdsCode} looks; a deeper filter counts as holding code. */
 const CODE_SCAN_DEPTH = 32;
@@ -58,7 +61,9 @@ const CODE_SCAN_DEPTH = 32;
 function holdsCode(value: unknown, depth: number): boolean {
   if (value === null || typeof value !== "object") return false;
   if (value instanceof ObjectId || value instanceof Date) return false;
-  if (depth > CODE_SCAN_DEPTH) return true;
+  if (value instanceof RegExp || depth > CODE_SCAN_DEPTH) return true;
+  const bsonType = (value as { _bsontype?: unknown })._bsontype;
+  if (bsonType === "BSONRegExp" || bsonType === "Code") return true;
   if (Array.isArray(value)) return value.some((v) => holdsCode(v, depth + 1));
   for (const key of Object.keys(value)) {
     if (CODE_OPERATORS.has(key)) return true;
@@ -75,7 +80,7 @@ function singleId(value: unknown): boolean {
 
 /**
  * The filter names one `_id` value, at its top level or in a top-level `$and`, and runs no
- * code: the server reads at most one document through the `_id` index, so a time bound
+ * code or pattern: the server reads at most one document through the `_id` index, so a time bound
  * protects nothing there, and the read is cheaper without it (measured on the wire stub).
  */
 export function pinsOneId(filter: Filter): boolean {

@@ -79,7 +79,7 @@ export function legacyVersion(
 
 /**
  * Stores new or edited documents with their versions: numbers each `doc` (after its
- * `original`), lets `stamp` finish it (its ETag covers the number), then runs `write`
+ * `original`), lets `stamp` finish it (a new ETag with the number), then runs `write`
  * keeping the version copies, the original's too when it predates versioning (with the ETag
  * it was read with, computed when it has none stored, so version 1 keeps it).
  */

@@ -10,7 +10,9 @@
  * operations, so a busy
  * machine slows all of them alike; prints the fastest and median round, wall-clock and CPU
  * time of the process (and its system part: SQLite's WAL writes, the syncs), in microseconds
- * per request. `--concurrency` requests are in flight at once (32, as `deno task bench`'s
+ * per request, and the median round's heap allocated per request (V8's count of bytes
+ * allocated, garbage included: machine load does not change it, so two versions compare
+ * by it exactly). `--concurrency` requests are in flight at once (32, as `deno task bench`'s
  * connections), so writes share group commits and syncs as they do when served; each waits
  * for its fsync.
  *
@@ -37,6 +39,7 @@ import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import process from "node:process";
+import v8 from "node:v8";
 import { customer } from "./shop_data.ts";
 
 const { values } = parseArgs({
@@ -141,6 +144,7 @@ async function side(label: string, modUrl: string) {
     wall: [] as number[],
     cpu: [] as number[],
     sys: [] as number[],
+    heap: [] as number[],
   }));
   const close = async () => {
     await service.close();
@@ -155,6 +159,10 @@ if (values.against) {
   sides.push(await side(values.against, other));
 }
 
+/** V8's count of bytes allocated so far (garbage included): machine load does not change it. */
+const allocated = () =>
+  (v8.getHeapStatistics() as unknown as { total_allocated_bytes: number }).total_allocated_bytes;
+
 let counter = 0;
 for (let r = 0; r < ROUNDS; r++) {
   // ABBA: each side goes first in every other round.
@@ -164,11 +172,13 @@ for (let r = 0; r < ROUNDS; r++) {
       const [, per, run] = s.chosen[k];
       const started = performance.now();
       const cpu = process.cpuUsage();
+      const bytes = allocated();
       let left = per;
       const worker = async () => {
         while (left-- > 0) await run(counter++);
       };
       await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      s.results[k].heap.push((allocated() - bytes) / per);
       s.results[k].wall.push((performance.now() - started) * 1000 / per);
       const used = process.cpuUsage(cpu);
       s.results[k].cpu.push((used.user + used.system) / per);
@@ -186,22 +196,28 @@ for (const s of sides) {
     const wall = sorted(s.results[k].wall);
     const cpu = sorted(s.results[k].cpu);
     const sys = sorted(s.results[k].sys);
+    const heap = sorted(s.results[k].heap);
     console.log(
       `  ${name.padEnd(26)} wall: fastest ${wall[0].toFixed(1)}, median ${
         wall[mid].toFixed(1)
       }; CPU: fastest ${cpu[0].toFixed(1)}, median ${cpu[mid].toFixed(1)} (system ${
         sys[mid].toFixed(1)
-      })`,
+      }); heap allocated ${(heap[mid] / 1024).toFixed(1)} KiB`,
     );
   }
 }
 if (sides.length > 1) {
-  console.log("CPU, this checkout / the other (median rounds; rounds won)");
+  console.log(
+    "this checkout / the other: CPU (median rounds; rounds won), heap allocated (median rounds)",
+  );
   for (const [k, [name]] of sides[0].chosen.entries()) {
     const [a, b] = sides.map((s) => s.results[k].cpu);
+    const [ha, hb] = sides.map((s) => sorted(s.results[k].heap));
     const won = a.filter((x, i) => x < b[i]).length;
     console.log(
-      `  ${name.padEnd(26)} ${(sorted(a)[mid] / sorted(b)[mid]).toFixed(3)} (${won} of ${ROUNDS})`,
+      `  ${name.padEnd(26)} ${
+        (sorted(a)[mid] / sorted(b)[mid]).toFixed(3)
+      } (${won} of ${ROUNDS}), ${(ha[mid] / hb[mid]).toFixed(3)}`,
     );
   }
 }

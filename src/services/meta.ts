@@ -1,8 +1,7 @@
 /**
  * Meta fields the service keeps on every stored document: id, dates, ETag, soft-delete
- * flag. The ETag, a hash of the document keyed with a value drawn at random for the write,
- * reveals nothing of the content (see etag.ts) and is kept in the document, so conditional
- * requests cost no recomputation.
+ * flag. The ETag, 160 bits drawn at random for the write, reveals nothing of the content
+ * (see etag.ts) and is kept in the document, so conditional requests cost no recomputation.
  */
 import { ObjectId, parseObjectId } from "../doc/bson.ts";
 import type { Doc } from "../store/store.ts";
@@ -11,7 +10,7 @@ import { singleType } from "../domain/schema.ts";
 import type { Runtime } from "./runtime.ts";
 import { softDeleteOf } from "./soft-delete.ts";
 import { versionFields } from "./versions.ts";
-import { derivedEtag, freshEtag } from "./etag.ts";
+import { derivedEtag, freshToken } from "./etag.ts";
 
 /** The current time truncated to whole seconds, as dates travel in DATE_FORMAT. */
 export function now(): Date {
@@ -51,7 +50,7 @@ export function metaFields(rt: Runtime, resource: Resource): string[] {
 
 /**
  * Sets `_updated`, `_created` (when `options.created` is given), `_deleted` and a fresh
- * `_etag` (see {@link freshEtag}) on `options.doc`, in that order, and returns it. A
+ * `_etag` (see {@link freshToken}) on `options.doc`, in that order, and returns it. A
  * member the document has already keeps its place.
  */
 export function stamp(
@@ -67,7 +66,7 @@ export function stamp(
   softDeleteOf(rt, resource).setFlag(doc);
   // Set in place, not deleted and added again: a deleted member turns the object into a
   // slow dictionary that every later step (storing, rendering) pays for.
-  doc[settings.ETAG] = freshEtag(rt, doc);
+  doc[settings.ETAG] = freshToken();
   return doc;
 }
 

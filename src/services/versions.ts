@@ -8,7 +8,7 @@
  */
 import { ServiceError } from "./errors.ts";
 import { canonicalEjson, ObjectId } from "../doc/bson.ts";
-import type { Doc, Filter, Projection, Sort } from "../store/store.ts";
+import type { Alongside, Doc, Filter, Projection, Sort } from "../store/store.ts";
 import { andFilters } from "./filters.ts";
 import type { Resource } from "../domain/types.ts";
 import type { Runtime } from "./runtime.ts";
@@ -79,9 +79,11 @@ export function legacyVersion(
 
 /**
  * Stores new or edited documents with their versions: numbers each `doc` (after its
- * `original`), lets `stamp` finish it (its ETag covers the number), then runs `write`
+ * `original`), lets `stamp` finish it (a new ETag with the number), then runs `write`
  * keeping the version copies, the original's too when it predates versioning (with the ETag
- * it was read with, computed when it has none stored, so version 1 keeps it).
+ * it was read with, computed when it has none stored, so version 1 keeps it). `write` gets
+ * the copies to insert alongside its write when the store writes them in the same atomic
+ * unit (see {@link withVersions}); it stores them with its own (see {@link alongsideOf}).
  */
 export async function storeVersioned(
   rt: Runtime,
@@ -89,7 +91,7 @@ export async function storeVersioned(
   options: {
     edits: Array<{ doc: Doc; original?: Doc }>;
     stamp(doc: Doc): void;
-    write(): Promise<void>;
+    write(versions?: Alongside): Promise<void>;
   },
 ): Promise<void> {
   const copies: Doc[] = [];
@@ -110,14 +112,29 @@ export async function storeVersioned(
 }
 
 /**
+ * The inserts to make alongside a write: its oplog entries and its version copies, either,
+ * both or none.
+ */
+export function alongsideOf(
+  oplog: Alongside | undefined,
+  versions: Alongside | undefined,
+): Alongside | Alongside[] | undefined {
+  return oplog && versions ? [oplog, versions] : oplog ?? versions;
+}
+
+/**
  * Runs `options.write` for `options.docs` (already carrying their version numbers) and
- * keeps their shadow copies. The copies are stored first and removed again if the write
- * fails, so a failed request leaves no version behind.
+ * keeps their shadow copies. On the embedded store the copies go to `write`, which inserts
+ * them alongside its own write: all or nothing, in one statement with the document and its
+ * oplog entry when the write is one document, and one sync (stored first, they cost a
+ * statement, a group commit and a sync of their own, which the write then waited for).
+ * Elsewhere the copies are stored first and removed again if the write fails, so a failed
+ * request leaves no version behind.
  */
 async function withVersions(
   rt: Runtime,
   resource: Resource,
-  options: { docs: Doc[]; write: () => Promise<void> },
+  options: { docs: Doc[]; write: (versions?: Alongside) => Promise<void> },
 ): Promise<void> {
   const { docs, write } = options;
   if (!resource.versioning) return write();
@@ -136,6 +153,9 @@ async function withVersions(
     shadow[idField] = doc[resource.idField];
     return shadow;
   });
+  if (rt.store.kind === "embedded") {
+    return write({ collection: versionsSource(rt, resource), docs: shadows });
+  }
   const versions = rt.store.collection(versionsSource(rt, resource));
   await versions.insertMany(shadows);
   try {

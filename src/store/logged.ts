@@ -66,16 +66,18 @@ function guard<F extends AsyncFn>(target: Target, operation: string, fn: F): F {
   const { log, observe } = target;
   const collection = target.name;
   if (!observe) {
-    // Without an observer, only a failure has something to do (no closure per call).
+    // Without an observer, only a failure has something to do: no closure, and no async
+    // step of its own, per call (the operation's promise with a rejection handler).
     const failed = (error: unknown) => {
       logFailure(log, { target: collection, operation }, error);
       throw error;
     };
-    return (async (...args: Parameters<F>) => {
+    return ((...args: Parameters<F>) => {
       try {
-        return await fn(...args);
+        return fn(...args).then(undefined, failed);
       } catch (error) {
-        return failed(error);
+        // Thrown rather than rejected: still logged, and answered as a rejection.
+        return Promise.reject(error).then(undefined, failed);
       }
     }) as F;
   }

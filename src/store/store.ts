@@ -114,9 +114,13 @@ export interface Alongside {
   docs: Doc[];
 }
 
-/** Options of the writes that can carry {@link Alongside} documents. */
+/**
+ * Options of the writes that can carry {@link Alongside} documents: inserts into one other
+ * collection, or into several (an oplog entry and a version copy), all in the write's atomic
+ * unit.
+ */
 export interface WriteOptions {
-  alongside?: Alongside;
+  alongside?: Alongside | readonly Alongside[];
 }
 
 /**

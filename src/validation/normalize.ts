@@ -218,8 +218,11 @@ export interface ReadonlyWalk extends NormalizeWalk {
  * so that a client may PUT back what it read. `walk.path` is the path of `input`.
  */
 export function readonlyIssues(input: Doc, dict: DictNode, walk: ReadonlyWalk): void {
+  // No read-only field at this level or below it: nothing to report (most schemas).
+  if (!holdsReadonly(dict)) return;
   const { original, path } = walk;
-  for (const [k, v] of Object.entries(input)) {
+  for (const k of Object.keys(input)) {
+    const v = input[k];
     const node = dict.fields.get(k);
     if (!node) continue;
     const stored = isPlainObject(original) ? original[k] : undefined;
@@ -235,6 +238,24 @@ export function readonlyIssues(input: Doc, dict: DictNode, walk: ReadonlyWalk): 
       path.pop();
     }
   }
+}
+
+const readonlyWithin = new WeakMap<DictNode, boolean>();
+
+/**
+ * Whether `dict` has a read-only field, at its level or in a dict below (the levels
+ * {@link readonlyIssues} walks); worked out once per dict (a compiled dict never changes).
+ */
+function holdsReadonly(dict: DictNode): boolean {
+  let held = readonlyWithin.get(dict);
+  if (held === undefined) {
+    held = false;
+    for (const node of dict.fields.values()) {
+      if (node.readonly || (node.dict !== undefined && holdsReadonly(node.dict))) held = true;
+    }
+    readonlyWithin.set(dict, held);
+  }
+  return held;
 }
 
 /** How {@link keyIssues} checks names, and where it reports. */
@@ -270,30 +291,44 @@ export function keyIssues(v: unknown, path: string[], check: KeyCheck): boolean 
   } else if (isPlainObject(v)) {
     // A DBRef's `$ref`/`$id`/`$db` are the one place `$` names are data (type `dbref`).
     if (isDbRefShape(v)) return false;
-    for (const [k, x] of Object.entries(v)) {
+    for (const k of Object.keys(v)) {
+      // A name without a dot is one segment: the dotted-key checks below cannot apply to it.
+      const dotted = k.includes(".");
       if (forbiddenSegment(k) !== undefined) {
         addIssue(issues, [...path, k], "field name not allowed");
         hostile = true;
-      } else if (k === "" || k.startsWith("$") || (!allowDots && k.includes("."))) {
+      } else if (k === "" || k.startsWith("$") || (!allowDots && dotted)) {
         addIssue(issues, [...path, k], "invalid field name");
-      } else if (allowDots && k.split(".").some((seg) => seg === "" || seg.startsWith("$"))) {
+      } else if (
+        allowDots && dotted && k.split(".").some((seg) => seg === "" || seg.startsWith("$"))
+      ) {
         // A PATCH dotted key: the issue sits at its path, as the fields it touches.
         addIssue(issues, [...path, ...k.split(".")], "invalid field name");
-      } else if (allowDots && path.length + k.split(".").length > MAX_DEPTH) {
+      } else if (allowDots && dotted && path.length + k.split(".").length > MAX_DEPTH) {
         addIssue(issues, [...path, k], "document nested too deeply");
         hostile = true;
-      } else if (deeper || (typeof x === "object" && x !== null)) {
-        hostile = keyIssues(x, [...path, k], below) || hostile;
+      } else {
+        const x = (v as Doc)[k];
+        if (deeper || (typeof x === "object" && x !== null)) {
+          hostile = keyIssues(x, [...path, k], below) || hostile;
+        }
       }
     }
   }
   return hostile;
 }
 
-/** Turns `{"a.b": 1, c: {d: 2}}` into nested form; conflicting keys become issues. */
+/**
+ * Turns `{"a.b": 1, c: {d: 2}}` into nested form; conflicting keys become issues. A document
+ * without a dotted key is returned as it is.
+ */
 export function expandDotted(updates: Doc, issues: Issues): Doc {
+  // No dotted key (most bodies): the nested form is the document itself.
+  const keys = Object.keys(updates);
+  if (!keys.some((key) => key.includes("."))) return updates;
   const out: Doc = {};
-  for (const [key, value] of Object.entries(updates)) {
+  for (const key of keys) {
+    const value = updates[key];
     const segs = key.split(".");
     let cur = out;
     let ok = true;

@@ -75,6 +75,26 @@ Deno.test("an exception is logged at error with its stack and rethrown as is", a
   assert.equal(r.clientip, undefined);
 });
 
+Deno.test("an operation that throws instead of rejecting is logged and answered as a rejection", async () => {
+  const { logger, records } = memoryLogger();
+  const error = new Error("thrown at once");
+  const inner = fakeStore(() => error);
+  const throwing: Store = {
+    ...inner,
+    collection: (name) => ({
+      ...inner.collection(name),
+      count: () => {
+        throw error;
+      },
+    }),
+  };
+  const store = loggedStore(throwing, logger);
+  let answer: Promise<number> | undefined;
+  assert.doesNotThrow(() => answer = store.collection("people").count({}));
+  await assert.rejects(answer!, (e) => e === error);
+  assert.deepEqual(records.map((r) => [r.level, r.operation]), [["error", "count"]]);
+});
+
 Deno.test("a unique violation is logged at warn", async () => {
   const { logger, records } = memoryLogger();
   const store = loggedStore(fakeStore(() => new DuplicateKeyError(["email"])), logger);

@@ -726,6 +726,39 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "alongside documents for two collections go with the write, and only with it",
+    async fn({ coll }) {
+      const c = coll("main2");
+      const log = coll("log2");
+      const copies = coll("copies2");
+      const along = (tag: string) => [
+        { collection: log.name, docs: [{ _id: tag }] },
+        { collection: copies.name, docs: [{ _id: tag }, { _id: `${tag}-2` }] },
+      ];
+      await c.insertMany([{ _id: 1, v: 1 }], { alongside: along("insert") });
+      assert.equal(
+        (await c.replaceOne({ _id: 1 }, { v: 2 }, { alongside: along("replace") })).matched,
+        1,
+      );
+      assert.equal(
+        (await c.replaceOne({ _id: 9 }, { v: 2 }, { alongside: along("miss") })).matched,
+        0,
+      );
+      await assertDuplicate(c.insertMany([{ _id: 1 }], { alongside: along("dup") }), "_id");
+      assert.equal(await c.deleteOne({ _id: 1 }, { alongside: along("delete") }), 1);
+      const ids = async (x: typeof c) => (await x.find({}, { sort: { _id: 1 } })).map((d) => d._id);
+      assert.deepEqual(await ids(log), ["delete", "insert", "replace"]);
+      assert.deepEqual(await ids(copies), [
+        "delete",
+        "delete-2",
+        "insert",
+        "insert-2",
+        "replace",
+        "replace-2",
+      ]);
+    },
+  },
+  {
     name: "ping, kind",
     async fn({ store }) {
       await store.ping();

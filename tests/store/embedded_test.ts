@@ -1095,6 +1095,48 @@ async function rebuilt(dir: string, plain: boolean) {
   await store.close();
 }
 
+Deno.test("embedded: a write and one row alongside in each of two collections are one statement's rows, all or none", () =>
+  inTempDir(async (dir) => {
+    let store = await openEmbeddedStore(dir);
+    const c = store.collection("written");
+    const log = store.collection("written_log");
+    const copies = store.collection("written_copies");
+    // The collections exist: each write below is one three-row statement.
+    await c.insertMany([{ _id: "a", v: 1 }]);
+    await log.insertMany([{ _id: "first" }]);
+    await copies.insertMany([{ _id: "first" }]);
+    const along = (entry: string, copy: string) => [
+      { collection: log.name, docs: [{ _id: entry }] },
+      { collection: copies.name, docs: [{ _id: copy }] },
+    ];
+    await c.insertMany([{ _id: "b", v: 1 }], { alongside: along("post-b", "copy-b") });
+    await c.replaceOne({ _id: "a" }, { _id: "a", v: 2 }, { alongside: along("edit-a", "copy-a") });
+    // A copy whose id is taken fails the whole write: no row changes.
+    await assert.rejects(
+      c.replaceOne({ _id: "b" }, { v: 9 }, { alongside: along("edit-b", "first") }),
+      DuplicateKeyError,
+    );
+    await assert.rejects(
+      c.insertMany([{ _id: "c" }], { alongside: along("post-c", "copy-a") }),
+      DuplicateKeyError,
+    );
+    const expected = {
+      written: [{ _id: "a", v: 2 }, { _id: "b", v: 1 }],
+      written_log: ["first", "post-b", "edit-a"],
+      written_copies: ["first", "copy-b", "copy-a"],
+    };
+    const read = async () => ({
+      written: await store.collection("written").find({}),
+      written_log: (await store.collection("written_log").find({})).map((d) => d._id),
+      written_copies: (await store.collection("written_copies").find({})).map((d) => d._id),
+    });
+    assert.deepEqual(await read(), expected);
+    await store.close();
+    store = await openEmbeddedStore(dir);
+    assert.deepEqual(await read(), expected);
+    await store.close();
+  }));
+
 Deno.test("embedded: an edit and its alongside entry are stored together, in place, after reopen", () =>
   inTempDir(async (dir) => {
     let store = await openEmbeddedStore(dir);

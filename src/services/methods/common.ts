@@ -8,7 +8,7 @@
 import { notFound, ServiceError } from "../errors.ts";
 import { isPlainObject } from "../../util/plain.ts";
 import type { ObjectId } from "../../doc/bson.ts";
-import { type Doc, DuplicateKeyError } from "../../store/store.ts";
+import { type Alongside, type Doc, DuplicateKeyError } from "../../store/store.ts";
 import type { Resource } from "../../domain/types.ts";
 import { itemLink } from "../links.ts";
 import { deleteFiles, deleteReplacedMedia, expandMedia } from "../media.ts";
@@ -16,7 +16,7 @@ import { projected } from "../../query/memory.ts";
 import { readProjection } from "../policy.ts";
 import { etagCondition, stamp } from "../meta.ts";
 import { oplogEntries } from "../oplog.ts";
-import { storeVersioned, versionStamp } from "../versions.ts";
+import { alongsideOf, storeVersioned, versionStamp } from "../versions.ts";
 import { softDeleteOf } from "../soft-delete.ts";
 import { findItem } from "../read.ts";
 import type { ChangeInput } from "../changes.ts";
@@ -158,16 +158,16 @@ export interface Edit {
  * with its oplog entry. `files` were saved for this write: removed if it fails; files
  * `original` referenced and `doc` no longer does are removed once it succeeds.
  */
-async function swap(rt: Runtime, ctx: RequestContext, edit: Edit) {
+async function swap(rt: Runtime, ctx: RequestContext, edit: Edit, versions?: Alongside) {
   const { resource } = ctx;
   const { original, doc, files = [] } = edit;
   const filter = { [resource.idField]: original[resource.idField], ...etagCondition(rt, original) };
   let matched: number;
   try {
     const items = [{ doc, changes: edit.changes }];
-    const alongside = await oplogEntries(rt, ctx, { op: edit.op, items });
+    const oplog = await oplogEntries(rt, ctx, { op: edit.op, items });
     ({ matched } = await rt.store.collection(resource.source).replaceOne(filter, doc, {
-      alongside,
+      alongside: alongsideOf(oplog, versions),
     }));
   } catch (error) {
     await deleteFiles(rt, files);
@@ -192,7 +192,7 @@ export function storeEdit(rt: Runtime, ctx: RequestContext, edit: Edit): Promise
   return storeVersioned(rt, ctx.resource, {
     edits: [edit],
     stamp: (doc) => stamp(rt, ctx.resource, { doc }),
-    write: () => swap(rt, ctx, edit),
+    write: (versions) => swap(rt, ctx, edit, versions),
   });
 }
 

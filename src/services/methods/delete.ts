@@ -10,7 +10,7 @@ import { andFilters, endpointFilter } from "../filters.ts";
 import { deleteFiles, mediaIds } from "../media.ts";
 import { etagCondition, stamp } from "../meta.ts";
 import { oplogEnabled, oplogEntries } from "../oplog.ts";
-import { dropVersions, storedVersions, storeVersioned } from "../versions.ts";
+import { alongsideOf, dropVersions, storedVersions, storeVersioned } from "../versions.ts";
 import { softDeleteOf } from "../soft-delete.ts";
 import { oneWriteAtATime } from "../item_writes.ts";
 import type { Reply, RequestContext, Runtime } from "../runtime.ts";
@@ -96,11 +96,11 @@ export async function deleteCollection(rt: Runtime, ctx: RequestContext): Promis
       await storeVersioned(rt, resource, {
         edits: [{ doc, original }],
         stamp: (doc) => stamp(rt, resource, { doc }),
-        write: async () => {
+        write: async (versions) => {
           const items = [{ doc, changes: original }];
-          const alongside = await oplogEntries(rt, ctx, { op: "DELETE", items });
+          const oplog = await oplogEntries(rt, ctx, { op: "DELETE", items });
           const id = { [resource.idField]: original[resource.idField] };
-          await collection.replaceOne(id, doc, { alongside });
+          await collection.replaceOne(id, doc, { alongside: alongsideOf(oplog, versions) });
         },
       });
       announce(rt, resource, {

@@ -9,7 +9,7 @@ import { deleteFiles, storeMedia, wrapSingleUploads } from "../media.ts";
 import { formLists } from "../forms.ts";
 import { newId, now, stamp } from "../meta.ts";
 import { oplogEntries } from "../oplog.ts";
-import { storeVersioned } from "../versions.ts";
+import { alongsideOf, storeVersioned } from "../versions.ts";
 import type { Reply, RequestContext, Runtime } from "../runtime.ts";
 import { validationContext, validationError } from "../validate.ts";
 import { announce, asValidationError, locationOf, requireObject, writeResponse } from "./common.ts";
@@ -93,10 +93,12 @@ export async function postCollection(
     await storeVersioned(rt, resource, {
       edits: docs.map((doc) => ({ doc })),
       stamp: (doc) => stamp(rt, resource, { doc, created }),
-      write: async () => {
+      write: async (versions) => {
         const items = docs.map((doc) => ({ doc }));
-        const alongside = await oplogEntries(rt, ctx, { op, items });
-        await rt.store.collection(resource.source).insertMany(docs, { alongside });
+        const oplog = await oplogEntries(rt, ctx, { op, items });
+        await rt.store.collection(resource.source).insertMany(docs, {
+          alongside: alongsideOf(oplog, versions),
+        });
       },
     });
   } catch (error) {

@@ -299,7 +299,7 @@ export class EmbeddedCollection implements Collection {
   #commit(
     state: CollectionState,
     changes: Change[],
-    { insert, alongside }: { insert: boolean; alongside?: Alongside },
+    { insert, alongside }: { insert: boolean; alongside?: WriteOptions["alongside"] },
   ): Promise<void> {
     if (changes.length === 0) return DONE;
     for (const index of state.unique) checkUnique(index, changes, this.name);
@@ -307,20 +307,23 @@ export class EmbeddedCollection implements Collection {
     if (!insert) state.holdReplaced(changes);
     const encoded = changes.map((c) => encodeDoc(c.after));
     const { db } = this.ctx;
-    // One written document and one alongside (a POST, PATCH, PUT or soft delete and its
-    // oplog entry) in one two-row statement: all or nothing by itself, so without a
-    // savepoint around it (three statements fewer for an edit).
-    const pair = changes.length === 1 && state.exists && side?.single;
-    const replaced = pair && !insert && changes[0].before !== undefined;
-    const durable = pair && (insert || replaced)
+    // One written document and one or two alongside (a POST, PATCH, PUT or soft delete, its
+    // oplog entry and its version copy) in one statement of two or three rows: all or
+    // nothing by itself, so without a savepoint around it (three statements fewer for an
+    // edit).
+    const rows = changes.length === 1 && state.exists ? side?.single : undefined;
+    const replaced = rows && !insert && changes[0].before !== undefined;
+    const durable = rows && (insert || replaced)
       ? db.grouped(
         () =>
-          (insert ? db.stmts.insertTwoDocs : db.stmts.replaceAndInsert).run(
-            this.name,
-            changes[0].id,
-            encoded[0],
-            ...pair,
-          ),
+          (rows.length === 3
+            ? (insert ? db.stmts.insertTwoDocs : db.stmts.replaceAndInsert)
+            : (insert ? db.stmts.insertThreeDocs : db.stmts.replaceAndInsertTwo)).run(
+              this.name,
+              changes[0].id,
+              encoded[0],
+              ...rows,
+            ),
         { oneStatement: true },
       )
       : db.grouped(() => {
@@ -345,10 +348,26 @@ export class EmbeddedCollection implements Collection {
   }
 
   /**
-   * Checks inserts into another collection and returns how to write them inside the
-   * caller's transaction and then apply them to memory.
+   * Checks inserts into other collections and returns how to write them inside the caller's
+   * transaction and then apply them to memory. Undefined when there is nothing to insert.
    */
-  #prepareAlongside(alongside: Alongside) {
+  #prepareAlongside(alongside: Alongside | readonly Alongside[]) {
+    if (!Array.isArray(alongside)) return this.#prepareOneAlongside(alongside as Alongside);
+    const sides = alongside.map((a) => this.#prepareOneAlongside(a)).filter((s) => s !== undefined);
+    if (sides.length <= 1) return sides[0];
+    // One row each (an oplog entry and a version copy): their rows side by side.
+    const single = sides.length === 2 && sides[0].single && sides[1].single
+      ? [...sides[0].single, ...sides[1].single]
+      : undefined;
+    return {
+      single,
+      write: () => sides.forEach((side) => side.write()),
+      apply: () => sides.forEach((side) => side.apply()),
+    };
+  }
+
+  /** {@link #prepareAlongside} of the inserts into one collection. */
+  #prepareOneAlongside(alongside: Alongside) {
     if (alongside.docs.length === 0) return undefined;
     const name = alongside.collection;
     const state = this.ctx.state(name);
@@ -366,7 +385,7 @@ export class EmbeddedCollection implements Collection {
     return {
       /** The one document's row (collection, key, text), when there is one and its collection exists. */
       single: changes.length === 1 && state.exists
-        ? [name, changes[0].id, encoded[0]] as const
+        ? [name, changes[0].id, encoded[0]] as string[]
         : undefined,
       write: () => {
         this.#ensureExists(state, name);
@@ -411,7 +430,11 @@ export class EmbeddedCollection implements Collection {
     });
   }
 
-  #insertOne(state: CollectionState, doc: Doc, alongside?: Alongside): Promise<void> {
+  #insertOne(
+    state: CollectionState,
+    doc: Doc,
+    alongside?: WriteOptions["alongside"],
+  ): Promise<void> {
     const id = idKeyOf(doc);
     if (state.docs.has(id)) throw idDuplicate(this.name);
     return this.#commit(state, [{ id, after: doc }], { insert: true, alongside });
@@ -494,7 +517,10 @@ export class EmbeddedCollection implements Collection {
     return run(() => this.#delete(this.#match(filter), options.alongside));
   }
 
-  #delete(hits: Array<[string, Doc]>, alongside?: Alongside): Promise<number> {
+  #delete(
+    hits: Array<[string, Doc]>,
+    alongside?: WriteOptions["alongside"],
+  ): Promise<number> {
     if (hits.length === 0) return Promise.resolve(0);
     const state = this.#state();
     const side = alongside && this.#prepareAlongside(alongside);

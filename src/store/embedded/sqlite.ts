@@ -116,6 +116,10 @@ export interface Statements {
    * the first row exists and the second does not (the loaded collections mirror the table).
    */
   replaceAndInsert: StatementSync;
+  /** Three rows in one statement (a document, its oplog entry and its version copy). */
+  insertThreeDocs: StatementSync;
+  /** {@link replaceAndInsert} with two new rows beside the stored one (its version copy too). */
+  replaceAndInsertTwo: StatementSync;
   updateDoc: StatementSync;
   deleteDoc: StatementSync;
   deleteDocs: StatementSync;
@@ -252,6 +256,13 @@ export class Database {
       // The existing row is updated in place (it keeps its `seq`, the natural order).
       replaceAndInsert: p(
         "INSERT INTO docs (coll, id, body) VALUES (?, ?, ?), (?, ?, ?) " +
+          "ON CONFLICT (coll, id) DO UPDATE SET body = excluded.body",
+      ),
+      insertThreeDocs: p(
+        "INSERT INTO docs (coll, id, body) VALUES (?, ?, ?), (?, ?, ?), (?, ?, ?)",
+      ),
+      replaceAndInsertTwo: p(
+        "INSERT INTO docs (coll, id, body) VALUES (?, ?, ?), (?, ?, ?), (?, ?, ?) " +
           "ON CONFLICT (coll, id) DO UPDATE SET body = excluded.body",
       ),
       updateDoc: p("UPDATE docs SET body = ? WHERE coll = ? AND id = ?"),

@@ -129,24 +129,34 @@ export class MongoCollection implements Collection {
    * driver still sees its retry labels).
    */
   #withAlongside<T>(
-    alongside: Alongside | undefined,
+    alongside: WriteOptions["alongside"],
     write: (session?: ClientSession) => Promise<T>,
     changed: (result: T) => boolean,
   ): Promise<T> {
     return run(async () => {
-      if (!alongside || alongside.docs.length === 0 || !this.ctx) return await write();
-      const other = this.ctx.db.collection(alongside.collection);
-      if (!this.ctx.transactions) {
+      const ctx = this.ctx;
+      const sides = (Array.isArray(alongside) ? alongside : alongside ? [alongside] : [])
+        .filter((side: Alongside) => side.docs.length > 0) as Alongside[];
+      if (sides.length === 0 || !ctx) return await write();
+      const insert = async (session?: ClientSession) => {
+        for (const side of sides) {
+          await ctx.db.collection(side.collection).insertMany(
+            side.docs,
+            session ? { session } : {},
+          );
+        }
+      };
+      if (!ctx.transactions) {
         const result = await write();
-        if (changed(result)) await other.insertMany(alongside.docs);
+        if (changed(result)) await insert();
         return result;
       }
-      const session = this.ctx.client.startSession();
+      const session = ctx.client.startSession();
       try {
         let result: T | undefined;
         await session.withTransaction(async () => {
           result = await write(session);
-          if (changed(result)) await other.insertMany(alongside.docs, { session });
+          if (changed(result)) await insert(session);
         });
         return result as T;
       } finally {

@@ -14,7 +14,9 @@
  * to `alone` (a request's cost should depend on what it reads, not on how many resources
  * exist or share its collection: both within 10%), of the fastest rounds, of the median
  * rounds, and the median of the rounds' own ratios (each round's domains ran one after the
- * other, so a change in the machine's load between rounds cancels out). With `--cpu-prof` it is the
+ * other, so a change in the machine's load between rounds cancels out; each round starts with
+ * a different domain), and the heap each request allocated (V8's count, garbage included:
+ * machine load does not change it). With `--cpu-prof` it is the
  * profile to read before changing anything on the read path.
  *
  * ```sh
@@ -26,6 +28,7 @@
  */
 import { parseArgs } from "node:util";
 import process from "node:process";
+import v8 from "node:v8";
 import { createService } from "../src/mod.ts";
 
 const ROUNDS = 12;
@@ -113,7 +116,15 @@ async function start(d: (typeof DOMAINS)[number]) {
   );
   const { _items: items } = await created.json() as { _items: { _id: string }[] };
   const url = values.page ? `${origin}/people?page=2` : `${origin}/people/${items[0]._id}`;
-  return { ...d, dir, service, url, rounds: [] as number[], cpu: [] as number[] };
+  return {
+    ...d,
+    dir,
+    service,
+    url,
+    rounds: [] as number[],
+    cpu: [] as number[],
+    bytes: [] as number[],
+  };
 }
 
 type Run = Awaited<ReturnType<typeof start>>;
@@ -130,11 +141,19 @@ async function once(run: Run): Promise<void> {
   await response.arrayBuffer();
 }
 
+/** V8's count of bytes allocated so far (garbage included; machine load does not change it). */
+const allocated = () =>
+  (v8.getHeapStatistics() as unknown as { total_allocated_bytes: number }).total_allocated_bytes;
+
 for (let r = 0; r < ROUNDS; r++) {
-  for (const run of runs) {
+  // Each round starts with a different domain, so none always follows another.
+  const order = runs.map((_, i) => runs[(i + r) % runs.length]);
+  for (const run of order) {
     const started = performance.now();
     const cpu = process.cpuUsage();
+    const bytes = allocated();
     for (let i = 0; i < PER_ROUND; i++) await once(run);
+    run.bytes.push((allocated() - bytes) / PER_ROUND);
     run.rounds.push((performance.now() - started) * 1000 / PER_ROUND);
     const used = process.cpuUsage(cpu);
     run.cpu.push((used.user + used.system) / PER_ROUND);
@@ -152,10 +171,13 @@ const paired = new Map(alone ? runs.map((run) => [run, pairedRatio(run, alone)])
 for (const run of runs) {
   run.rounds.sort((a, b) => a - b);
   run.cpu.sort((a, b) => a - b);
+  run.bytes.sort((a, b) => a - b);
   console.log(
     `  ${run.label.padEnd(26)} wall: fastest round ${run.rounds[0].toFixed(2)} us, median ${
       run.rounds[mid].toFixed(2)
-    } us; CPU: fastest ${run.cpu[0].toFixed(2)} us, median ${run.cpu[mid].toFixed(2)} us`,
+    } us; CPU: fastest ${run.cpu[0].toFixed(2)} us, median ${
+      run.cpu[mid].toFixed(2)
+    } us; heap allocated ${(run.bytes[mid] / 1024).toFixed(1)} KiB`,
   );
 }
 if (alone) {
@@ -167,7 +189,9 @@ if (alone) {
         ratio(run.rounds[mid], alone.rounds[mid])
       } (median); CPU ${ratio(run.cpu[0], alone.cpu[0])} (fastest), ${
         ratio(run.cpu[mid], alone.cpu[mid])
-      } (median), ${paired.get(run)!.toFixed(3)} (median of the rounds' ratios)`,
+      } (median), ${paired.get(run)!.toFixed(3)} (median of the rounds' ratios); heap ${
+        ratio(run.bytes[mid], alone.bytes[mid])
+      }`,
     );
   }
 }

@@ -539,18 +539,66 @@ const PROJECTION_TEXTS = new WeakMap<Projection, string>();
 export async function findItem(
   rt: Runtime,
   ctx: RequestContext,
-  options: { projection?: Projection; shared?: boolean; stored?: Doc[] } = {},
+  options: {
+    projection?: Projection;
+    shared?: boolean;
+    stored?: Doc[];
+    known?: (stored: Doc) => Doc | undefined;
+  } = {},
 ): Promise<Doc | null> {
-  const { projection, shared, stored } = options;
+  const { projection, shared, stored, known } = options;
   const collection = rt.store.collection(ctx.resource.source);
+  const find = { projection, shared, stored, known };
   // A live document wins over a soft-deleted one sharing the looked-up value.
   if (softDeleteOf(rt, ctx.resource).enabled) {
-    const live = await collection.findOne(endpointFilter(rt, ctx), { projection, shared, stored });
+    const live = await collection.findOne(endpointFilter(rt, ctx), find);
     if (live) return live;
   }
   const filter = endpointFilter(rt, ctx, { includeDeleted: true });
-  return collection.findOne(filter, { projection, shared, stored });
+  return collection.findOne(filter, find);
 }
+
+/**
+ * The cached text of an item GET's stored document, when its answer's fields can be read
+ * off the stored document itself (see {@link getItem}); else undefined (the item is made
+ * as ever). Those are the fields the copy made for the answer would give: the ETag and the
+ * update date are key fields (always projected), the document is live, and it carries both
+ * (a document written outside the API gets them computed on its copy).
+ */
+function cachedItemText(
+  rt: Runtime,
+  ctx: RequestContext,
+  reuse: TextReuse,
+): ((stored: Doc) => Doc | undefined) | undefined {
+  const { resource } = ctx;
+  if (!fieldsFromStored(rt, resource)) return undefined;
+  const { ETAG: etag, DATE_UPDATED: updated } = rt.settings;
+  const softDelete = softDeleteOf(rt, resource);
+  const ifMatch = resource.ifMatch;
+  return (stored) =>
+    softDelete.isDeleted(stored) || (ifMatch && typeof stored[etag] !== "string") ||
+      !(stored[updated] instanceof Date)
+      ? undefined
+      : reuse.known(stored);
+}
+
+/**
+ * Whether an item's `ETag`, `Last-Modified` and soft-delete flag are those of its stored
+ * document: none of them is hidden (a hidden one is dropped from the copy, which then gets
+ * another or none). Worked out once per resource.
+ */
+function fieldsFromStored(rt: Runtime, resource: Resource): boolean {
+  let known = FIELDS_FROM_STORED.get(resource);
+  if (known === undefined) {
+    const settings = rt.settings;
+    const own = [settings.ETAG, settings.DATE_UPDATED, ...softDeleteOf(rt, resource).fields];
+    known = !(resource.hidden ?? []).some((path) => own.includes(path.split(".")[0]));
+    FIELDS_FROM_STORED.set(resource, known);
+  }
+  return known;
+}
+
+const FIELDS_FROM_STORED = new WeakMap<Resource, boolean>();
 
 /** GET (and HEAD) on an item endpoint. */
 export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
@@ -566,8 +614,18 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const reuse = versions || nextLink
     ? undefined
     : textReuse(rt, ctx, { projection, embedded, kind: "item" });
-  const doc = await findItem(rt, ctx, { projection, shared, stored: reuse?.stored });
+  const known = reuse && cachedItemText(rt, ctx, reuse);
+  const doc = await findItem(rt, ctx, { projection, shared, stored: reuse?.stored, known });
   if (!doc) throw notFound();
+  if (doc instanceof RenderedJson) {
+    // The item's cached text: its fields are read off the stored document, not a copy.
+    const headers = {
+      ...cacheHeaders(ctx),
+      ...conditionalHeaders(rt, ctx, { doc: reuse!.stored[0] }),
+    };
+    if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
+    return { status: 200, body: doc, headers };
+  }
   const docs = showable(rt, ctx.resource, [doc]);
   const completing = completeMeta(rt, ctx.resource, { docs, projection });
   if (completing) await completing;

@@ -13,7 +13,7 @@ import { parseWhere } from "../query/where.ts";
 import { parseSort } from "../query/sort.ts";
 import { parseProjection } from "../query/projection.ts";
 import { requestPaging } from "./paging.ts";
-import type { Doc, Filter, Projection } from "../store/store.ts";
+import type { Doc, Filter, FindOptions, Projection } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
 import { etagOf, idToString } from "./meta.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
@@ -536,7 +536,7 @@ const PROJECTION_TEXTS = new WeakMap<Projection, string>();
  * @param options.projection the projection to read it with; absent: the whole document.
  * @param options.shared the store may share the document's nested values (FindOptions.shared).
  */
-export async function findItem(
+export function findItem(
   rt: Runtime,
   ctx: RequestContext,
   options: {
@@ -547,13 +547,18 @@ export async function findItem(
   } = {},
 ): Promise<Doc | null> {
   const { projection, shared, stored, known } = options;
-  const collection = rt.store.collection(ctx.resource.source);
   const find = { projection, shared, stored, known };
+  if (softDeleteOf(rt, ctx.resource).enabled) return findLiveFirst(rt, ctx, find);
+  const filter = endpointFilter(rt, ctx, { includeDeleted: true });
+  return rt.store.collection(ctx.resource.source).findOne(filter, find);
+}
+
+/** {@link findItem} on a soft-deleting resource. */
+async function findLiveFirst(rt: Runtime, ctx: RequestContext, find: FindOptions) {
+  const collection = rt.store.collection(ctx.resource.source);
   // A live document wins over a soft-deleted one sharing the looked-up value.
-  if (softDeleteOf(rt, ctx.resource).enabled) {
-    const live = await collection.findOne(endpointFilter(rt, ctx), find);
-    if (live) return live;
-  }
+  const live = await collection.findOne(endpointFilter(rt, ctx), find);
+  if (live) return live;
   const filter = endpointFilter(rt, ctx, { includeDeleted: true });
   return collection.findOne(filter, find);
 }

@@ -488,32 +488,42 @@ function textShape(
   ) return undefined;
   // As the response will be rendered (http/respond.ts): compact JSON only.
   const accept = ctx.request.headers.get("accept");
-  const format = accept === null
-    ? defaultRenderer(settings.RENDERERS)
-    : negotiate(accept, settings.RENDERERS) ?? settings.RENDERERS[0];
+  const format = negotiate(accept, settings.RENDERERS) ?? settings.RENDERERS[0];
   if (format !== "json") return undefined;
   const projection = projectionText(options.projection);
   if (projection === undefined) return undefined;
-  return flatConcat([
-    resource.name,
-    "\u0000",
-    ctx.resourcePath,
-    "\u0000",
-    projection,
-  ]);
+  return shapeText(resource, ctx.resourcePath, projection);
 }
 
-/** The renderer of a request without `Accept`, by the enabled ones (worked out once). */
-function defaultRenderer(renderers: string[]): string {
-  let known = DEFAULT_RENDERERS.get(renderers);
-  if (known === undefined) {
-    known = negotiate(null, renderers) ?? renderers[0];
-    DEFAULT_RENDERERS.set(renderers, known);
+/**
+ * The shape text of `resource`'s items read at `resourcePath` with `projection` (its text):
+ * made once and handed out again (the same string each time, which the cache compares at
+ * once), at most {@link MAX_SHAPES} per resource and projection (a sub-resource has a path
+ * per parent document).
+ */
+function shapeText(resource: Resource, resourcePath: string, projection: string): string {
+  let byProjection = SHAPES.get(resource);
+  if (byProjection === undefined) {
+    byProjection = new Map();
+    SHAPES.set(resource, byProjection);
   }
-  return known;
+  let byPath = byProjection.get(projection);
+  if (byPath === undefined) {
+    if (byProjection.size >= MAX_SHAPES) byProjection.clear();
+    byPath = new Map();
+    byProjection.set(projection, byPath);
+  }
+  let shape = byPath.get(resourcePath);
+  if (shape === undefined) {
+    shape = flatConcat([resource.name, "\u0000", resourcePath, "\u0000", projection]);
+    if (byPath.size >= MAX_SHAPES) byPath.clear();
+    byPath.set(resourcePath, shape);
+  }
+  return shape;
 }
 
-const DEFAULT_RENDERERS = new WeakMap<string[], string>();
+const MAX_SHAPES = 256;
+const SHAPES = new WeakMap<Resource, Map<string, Map<string, string>>>();
 
 /** A projection of top-level flags as text (frozen ones, the defaults, once); else undefined. */
 function projectionText(projection: Projection | undefined): string | undefined {

@@ -2,7 +2,8 @@
  * The Hono application: a middleware chain in front of the home, resource and item
  * routes. Errors of every kind become responses in `onError`, the one place for that.
  */
-import { Hono, type MiddlewareHandler } from "hono";
+import { type ErrorHandler, Hono, type MiddlewareHandler, type NotFoundHandler } from "hono";
+import { chain } from "./chain.ts";
 import type { AppEnv } from "./env.ts";
 import type { Target } from "./target.ts";
 import { ClientAbortError, HttpError, httpErrorOf, REASONS } from "./errors.ts";
@@ -147,7 +148,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     })
     : null;
 
-  app.onError((error, c) => {
+  const onError: ErrorHandler<AppEnv> = (error, c) => {
     if (error instanceof ClientAbortError) {
       rt.log.log("info", "client aborted the request body", {
         clientip: clientIp(c),
@@ -176,15 +177,21 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
       jsonp,
       late: c.get("lateFields"),
     });
-  });
+  };
+  app.onError(onError);
+  // Hono's own answer past the end of the chain (no step ever gets there).
+  const notFound: NotFoundHandler<AppEnv> = (c) => c.text("404 Not Found", 404);
+  app.notFound(notFound);
+  // The middleware steps, in order, run as one handler (chain.ts).
+  const steps: MiddlewareHandler<AppEnv>[] = [];
 
   // What the request addresses, worked out once: everything below reads it.
   const routes = { endpoints, openapi };
   // Metrics next: the scrape is exempt like the probes (see createHandler); every other
   // request is counted.
   const resolved = resolve(rt, routes);
-  if (options.metrics) app.use("*", inOneStep(resolved, metrics(options.metrics)));
-  app.use("*", options.metrics ? requestLog(rt.log) : inOneStep(resolved, requestLog(rt.log)));
+  if (options.metrics) steps.push(inOneStep(resolved, metrics(options.metrics)));
+  steps.push(options.metrics ? requestLog(rt.log) : inOneStep(resolved, requestLog(rt.log)));
   // br/gzip/deflate for answers over COMPRESS_MIN_BYTES when the client accepts it (0: off).
   const compressing = rt.settings.COMPRESS_MIN_BYTES > 0
     ? { threshold: rt.settings.COMPRESS_MIN_BYTES }
@@ -194,21 +201,21 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   // CORS throws nothing itself (it reads the request and sets fields): compression's work on
   // the answer runs after CORS's in the same step, in one async function.
   if (options.cors) {
-    app.use("*", cors(options.cors, compressing ? compressAnswer(compressing) : undefined));
-  } else if (compressing) app.use("*", compress(compressing));
+    steps.push(cors(options.cors, compressing ? compressAnswer(compressing) : undefined));
+  } else if (compressing) steps.push(compress(compressing));
   const limited = options.rateLimit.limiter !== null;
-  if (limited) app.use("*", rateLimitHeaders(options.rateLimit));
+  if (limited) steps.push(rateLimitHeaders(options.rateLimit));
   const checks = inOneStep(hostCheck(), methodOverride(rt.settings.ALLOW_OVERRIDE_HTTP_METHOD));
   // With nothing between them and the route, the checks share the route's step: an error
   // they throw is answered at that step, as at a step of their own (nothing between has
   // work after the route).
   const between = Boolean(options.auth) || limited;
-  if (between) app.use("*", checks);
+  if (between) steps.push(checks);
   if (options.auth) {
-    app.use("*", authenticate(options.auth));
+    steps.push(authenticate(options.auth));
   }
   // After authentication, so the rate limit counts per account.
-  if (limited) app.use("*", rateLimit(options.rateLimit));
+  if (limited) steps.push(rateLimit(options.rateLimit));
   // Every endpoint through the table of endpoint kinds (dispatch.ts).
   const route: MiddlewareHandler<AppEnv> = async (c) => {
     const target = c.get("target");
@@ -223,6 +230,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
       late: c.get("lateFields"),
     });
   };
-  app.all("*", between ? route : inOneStep(checks, route));
+  steps.push(between ? route : inOneStep(checks, route));
+  app.all("*", chain(steps, onError, notFound));
   return app;
 }

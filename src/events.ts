@@ -165,6 +165,11 @@ export class Events {
     return this;
   }
 
+  /** True when anything listens to any event (most services listen to none). */
+  get listening(): boolean {
+    return this.#callbacks.size > 0;
+  }
+
   /** True when anything listens to `event` or its `_<resource>` form. */
   has(event: string, resource?: string): boolean {
     if (this.#callbacks.size === 0) return false;

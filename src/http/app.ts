@@ -21,7 +21,7 @@ import { metrics } from "./middleware/metrics.ts";
 import { resolve } from "./middleware/resolve.ts";
 import { dispatch } from "./dispatch.ts";
 import type { Metrics, MetricsConfig } from "../metrics/mod.ts";
-import { clientIp } from "./client-address.ts";
+import { clientIp, rememberPeer } from "./client-address.ts";
 import { authenticate } from "./middleware/auth.ts";
 import type { Auth } from "../auth/mod.ts";
 import type { Runtime } from "../services/runtime.ts";
@@ -121,6 +121,8 @@ function counted(
 ): Promise<Response> {
   const peer = (info as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined)?.remoteAddr;
   requestStarted(peer?.hostname, peer?.port);
+  // Read once: the request log and the route take it from here.
+  rememberPeer(info, peer);
   let answer: Response | Promise<Response>;
   try {
     answer = app.fetch(request, info);

@@ -38,6 +38,19 @@ export function clientIp(c: { env: unknown }): string {
   return ip;
 }
 
+/**
+ * Keeps the peer address of a request's `info` its handler has read (`remoteAddr`, undefined
+ * when there is none), so that {@link clientIp} does not ask the server for it again.
+ */
+export function rememberPeer(
+  info: unknown,
+  remoteAddr: { hostname?: string } | undefined,
+): void {
+  const served = info as ServeInfo | undefined | null;
+  if (served === undefined || served === null || !Object.isExtensible(served)) return;
+  served[PEER] = remoteAddr?.hostname ?? "unknown";
+}
+
 /** The socket peer address, IPv4-mapped IPv6 folded to IPv4, or "unknown". */
 export function peerAddress(c: { env: unknown }): string {
   const ip = clientIp(c);

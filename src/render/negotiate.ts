@@ -21,11 +21,44 @@ const MAX_ENTRIES = 64;
  * Returns null only when no known renderer is enabled.
  */
 export function negotiate(accept: string | null, enabled: string[]): RendererName | null {
-  const on = enabled.map((e) => e.toLowerCase());
-  const usable = (["json", "xml"] as const).filter((r) => on.includes(r));
+  let known = NEGOTIATED.get(enabled);
+  if (known === undefined) {
+    const on = enabled.map((e) => e.toLowerCase());
+    known = { usable: RENDERERS.filter((r) => on.includes(r)), byAccept: new Map() };
+    NEGOTIATED.set(enabled, known);
+  }
+  const { usable, byAccept } = known;
   if (usable.length === 0) return null;
+  if (!accept) return usable[0];
+  const answer = byAccept.get(accept);
+  if (answer !== undefined) return answer;
+  const best = negotiated(accept, usable);
+  if (accept.length <= MAX_KEPT_LENGTH) {
+    if (byAccept.size >= MAX_KEPT) byAccept.clear();
+    byAccept.set(accept, best);
+  }
+  return best;
+}
+
+const RENDERERS = ["json", "xml"] as const;
+
+/** Answers kept per list of enabled renderers, and the longest `Accept` kept. */
+const MAX_KEPT = 64;
+const MAX_KEPT_LENGTH = 512;
+
+/**
+ * Each list of enabled renderers' usable ones (in order of preference) and its answers to
+ * recent `Accept` values (a request's answer is worked out once, though both the read and
+ * the rendering ask).
+ */
+const NEGOTIATED = new WeakMap<
+  string[],
+  { usable: RendererName[]; byAccept: Map<string, RendererName> }
+>();
+
+/** {@link negotiate} of a present `accept` between `usable` renderers (at least one). */
+function negotiated(accept: string, usable: RendererName[]): RendererName {
   const fallback = usable[0];
-  if (!accept) return fallback;
   const quality: Record<RendererName, number> = { json: -1, xml: -1 };
   const specificity: Record<RendererName, number> = { json: -1, xml: -1 };
   const entries = accept.slice(0, MAX_ACCEPT_LENGTH).split(",").slice(0, MAX_ENTRIES);

@@ -97,11 +97,21 @@ export async function resourceRoute(rt: Runtime, options: ResourceRequest): Prom
 }
 
 /** Runs the service between the request events (`on_pre_<METHOD>`, `on_post_<METHOD>`). */
-async function withRequestEvents(
+function withRequestEvents(
   rt: Runtime,
   service: Service,
   ctx: RequestContext,
 ): Promise<Reply> {
+  // With no listener at all, the events are not raised (no step awaits them).
+  if (!rt.events.listening) {
+    typeHookLookup(ctx.resource, ctx.lookup);
+    return service(rt, ctx);
+  }
+  return withEvents(rt, service, ctx);
+}
+
+/** {@link withRequestEvents} raising its events. */
+async function withEvents(rt: Runtime, service: Service, ctx: RequestContext): Promise<Reply> {
   const { method, request, resource } = ctx;
   const eventMethod = ruleMethod(method);
   const preArgs = method === "POST" ? [request] : [request, ctx.lookup];
@@ -118,7 +128,9 @@ async function withRequestEvents(
  */
 export function typeHookLookup(resource: Resource, lookup: Doc) {
   for (const [field, value] of Object.entries(lookup)) {
-    if (typeof value !== "string" || !/^[0-9a-f]{24}$/i.test(value)) continue;
+    if (typeof value !== "string" || value.length !== 24 || !/^[0-9a-f]{24}$/i.test(value)) {
+      continue;
+    }
     const type = singleType(resource.schemaModel.root.fields.get(field));
     if (type === "objectid") lookup[field] = castUrlValue(resource, { field, raw: value });
   }

@@ -13,7 +13,7 @@ import { parseWhere } from "../query/where.ts";
 import { parseSort } from "../query/sort.ts";
 import { parseProjection } from "../query/projection.ts";
 import { requestPaging } from "./paging.ts";
-import type { Doc, Filter, Projection } from "../store/store.ts";
+import type { Doc, Filter, FindOptions, Projection } from "../store/store.ts";
 import type { Resource } from "../domain/types.ts";
 import { etagOf, idToString } from "./meta.ts";
 import { andFilters, endpointFilter } from "./filters.ts";
@@ -488,32 +488,42 @@ function textShape(
   ) return undefined;
   // As the response will be rendered (http/respond.ts): compact JSON only.
   const accept = ctx.request.headers.get("accept");
-  const format = accept === null
-    ? defaultRenderer(settings.RENDERERS)
-    : negotiate(accept, settings.RENDERERS) ?? settings.RENDERERS[0];
+  const format = negotiate(accept, settings.RENDERERS) ?? settings.RENDERERS[0];
   if (format !== "json") return undefined;
   const projection = projectionText(options.projection);
   if (projection === undefined) return undefined;
-  return flatConcat([
-    resource.name,
-    "\u0000",
-    ctx.resourcePath,
-    "\u0000",
-    projection,
-  ]);
+  return shapeText(resource, ctx.resourcePath, projection);
 }
 
-/** The renderer of a request without `Accept`, by the enabled ones (worked out once). */
-function defaultRenderer(renderers: string[]): string {
-  let known = DEFAULT_RENDERERS.get(renderers);
-  if (known === undefined) {
-    known = negotiate(null, renderers) ?? renderers[0];
-    DEFAULT_RENDERERS.set(renderers, known);
+/**
+ * The shape text of `resource`'s items read at `resourcePath` with `projection` (its text):
+ * made once and handed out again (the same string each time, which the cache compares at
+ * once), at most {@link MAX_SHAPES} per resource and projection (a sub-resource has a path
+ * per parent document).
+ */
+function shapeText(resource: Resource, resourcePath: string, projection: string): string {
+  let byProjection = SHAPES.get(resource);
+  if (byProjection === undefined) {
+    byProjection = new Map();
+    SHAPES.set(resource, byProjection);
   }
-  return known;
+  let byPath = byProjection.get(projection);
+  if (byPath === undefined) {
+    if (byProjection.size >= MAX_SHAPES) byProjection.clear();
+    byPath = new Map();
+    byProjection.set(projection, byPath);
+  }
+  let shape = byPath.get(resourcePath);
+  if (shape === undefined) {
+    shape = flatConcat([resource.name, "\u0000", resourcePath, "\u0000", projection]);
+    if (byPath.size >= MAX_SHAPES) byPath.clear();
+    byPath.set(resourcePath, shape);
+  }
+  return shape;
 }
 
-const DEFAULT_RENDERERS = new WeakMap<string[], string>();
+const MAX_SHAPES = 256;
+const SHAPES = new WeakMap<Resource, Map<string, Map<string, string>>>();
 
 /** A projection of top-level flags as text (frozen ones, the defaults, once); else undefined. */
 function projectionText(projection: Projection | undefined): string | undefined {
@@ -536,21 +546,74 @@ const PROJECTION_TEXTS = new WeakMap<Projection, string>();
  * @param options.projection the projection to read it with; absent: the whole document.
  * @param options.shared the store may share the document's nested values (FindOptions.shared).
  */
-export async function findItem(
+export function findItem(
   rt: Runtime,
   ctx: RequestContext,
-  options: { projection?: Projection; shared?: boolean; stored?: Doc[] } = {},
+  options: {
+    projection?: Projection;
+    shared?: boolean;
+    stored?: Doc[];
+    known?: (stored: Doc) => Doc | undefined;
+  } = {},
 ): Promise<Doc | null> {
-  const { projection, shared, stored } = options;
+  const { projection, shared, stored, known } = options;
+  const find = { projection, shared, stored, known };
+  if (softDeleteOf(rt, ctx.resource).enabled) return findLiveFirst(rt, ctx, find);
+  const filter = endpointFilter(rt, ctx, { includeDeleted: true });
+  return rt.store.collection(ctx.resource.source).findOne(filter, find);
+}
+
+/** {@link findItem} on a soft-deleting resource. */
+async function findLiveFirst(rt: Runtime, ctx: RequestContext, find: FindOptions) {
   const collection = rt.store.collection(ctx.resource.source);
   // A live document wins over a soft-deleted one sharing the looked-up value.
-  if (softDeleteOf(rt, ctx.resource).enabled) {
-    const live = await collection.findOne(endpointFilter(rt, ctx), { projection, shared, stored });
-    if (live) return live;
-  }
+  const live = await collection.findOne(endpointFilter(rt, ctx), find);
+  if (live) return live;
   const filter = endpointFilter(rt, ctx, { includeDeleted: true });
-  return collection.findOne(filter, { projection, shared, stored });
+  return collection.findOne(filter, find);
 }
+
+/**
+ * The cached text of an item GET's stored document, when its answer's fields can be read
+ * off the stored document itself (see {@link getItem}); else undefined (the item is made
+ * as ever). Those are the fields the copy made for the answer would give: the ETag and the
+ * update date are key fields (always projected), the document is live, and it carries both
+ * (a document written outside the API gets them computed on its copy).
+ */
+function cachedItemText(
+  rt: Runtime,
+  ctx: RequestContext,
+  reuse: TextReuse,
+): ((stored: Doc) => Doc | undefined) | undefined {
+  const { resource } = ctx;
+  if (!fieldsFromStored(rt, resource)) return undefined;
+  const { ETAG: etag, DATE_UPDATED: updated } = rt.settings;
+  const softDelete = softDeleteOf(rt, resource);
+  const ifMatch = resource.ifMatch;
+  return (stored) =>
+    softDelete.isDeleted(stored) || (ifMatch && typeof stored[etag] !== "string") ||
+      !(stored[updated] instanceof Date)
+      ? undefined
+      : reuse.known(stored);
+}
+
+/**
+ * Whether an item's `ETag`, `Last-Modified` and soft-delete flag are those of its stored
+ * document: none of them is hidden (a hidden one is dropped from the copy, which then gets
+ * another or none). Worked out once per resource.
+ */
+function fieldsFromStored(rt: Runtime, resource: Resource): boolean {
+  let known = FIELDS_FROM_STORED.get(resource);
+  if (known === undefined) {
+    const settings = rt.settings;
+    const own = [settings.ETAG, settings.DATE_UPDATED, ...softDeleteOf(rt, resource).fields];
+    known = !(resource.hidden ?? []).some((path) => own.includes(path.split(".")[0]));
+    FIELDS_FROM_STORED.set(resource, known);
+  }
+  return known;
+}
+
+const FIELDS_FROM_STORED = new WeakMap<Resource, boolean>();
 
 /** GET (and HEAD) on an item endpoint. */
 export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> {
@@ -566,8 +629,18 @@ export async function getItem(rt: Runtime, ctx: RequestContext): Promise<Reply> 
   const reuse = versions || nextLink
     ? undefined
     : textReuse(rt, ctx, { projection, embedded, kind: "item" });
-  const doc = await findItem(rt, ctx, { projection, shared, stored: reuse?.stored });
+  const known = reuse && cachedItemText(rt, ctx, reuse);
+  const doc = await findItem(rt, ctx, { projection, shared, stored: reuse?.stored, known });
   if (!doc) throw notFound();
+  if (doc instanceof RenderedJson) {
+    // The item's cached text: its fields are read off the stored document, not a copy.
+    const headers = {
+      ...cacheHeaders(ctx),
+      ...conditionalHeaders(rt, ctx, { doc: reuse!.stored[0] }),
+    };
+    if (notModified(ctx.preconditions, headers)) return { status: 304, headers };
+    return { status: 200, body: doc, headers };
+  }
   const docs = showable(rt, ctx.resource, [doc]);
   const completing = completeMeta(rt, ctx.resource, { docs, projection });
   if (completing) await completing;

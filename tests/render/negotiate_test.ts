@@ -46,3 +46,19 @@ Deno.test("negotiate: hostile headers are bounded", () => {
   assert.equal(negotiate("application/xml;q=abc", BOTH), "xml");
   assert.equal(negotiate(";;;,,,", BOTH), "json");
 });
+
+Deno.test("negotiate: an answer kept for an Accept value is that of its own renderers", () => {
+  const jsonOnly = ["json"];
+  const xmlOnly = ["xml"];
+  for (let round = 0; round < 2; round++) {
+    assert.equal(negotiate("application/xml", BOTH), "xml");
+    assert.equal(negotiate("application/xml", jsonOnly), "json");
+    assert.equal(negotiate("application/json", xmlOnly), "xml");
+    assert.equal(negotiate("application/json", BOTH), "json");
+  }
+  // More Accept values than are kept: every answer is still worked out right.
+  for (let n = 0; n < 200; n++) {
+    assert.equal(negotiate(`application/xml;q=0.${n % 9 + 1}, x/y${n}`, BOTH), "xml");
+    assert.equal(negotiate(`application/json, x/y${n}`, BOTH), "json");
+  }
+});

@@ -455,6 +455,15 @@ async function cpuMicros(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
+/** The machine's CPU time counters (`/proc/stat`): all of it, and what the host took (steal). */
+async function machineTicks(): Promise<{ total: number; steal: number }> {
+  const line = (await Deno.readTextFile("/proc/stat")).split("\n")[0];
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is counted in user already).
+  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { total, steal: ticks[7] ?? 0 };
+}
+
 /** A wrk run with the CPU time the serving process spent per answered request. */
 async function measured(
   server: Server,
@@ -493,6 +502,7 @@ async function throughput(domain: string): Promise<void> {
         await wrk(service.base + "/", await script(0), { seconds: ROUND_SECONDS });
       }
     }
+    const ticksBefore = await machineTicks();
     const hellos = [await measured(hello, "", ROUND_SECONDS)];
     type Round = WrkResult & { cpu: number; ratio: number; cpuRatio: number };
     const results: Array<[string, Round[]]> = [];
@@ -546,12 +556,15 @@ async function throughput(domain: string): Promise<void> {
         String(rounds.reduce((sum, r) => sum + r.errors, 0)),
       ]),
     ];
+    const ticksAfter = await machineTicks();
+    const stolen = (ticksAfter.steal - ticksBefore.steal) / (ticksAfter.total - ticksBefore.total);
     const fsync = await fsyncMs(dir);
     console.log(
       `\n${domain} domain, embedded store, Deno.serve; ${THREADS} threads, ${CONNECTIONS} ` +
         `connections, ${ROUNDS} rounds of ${ROUND_SECONDS}s per load (medians; each round between ` +
         `two hello world runs); fdatasync p50 ${fmt(fsync)} ms in the data ` +
-        `directory after the run\n`,
+        `directory after the run; ${fmt(100 * stolen, 1)}% of the machine's CPU time taken by ` +
+        `its host (steal) during the timed loads\n`,
     );
     console.log(table([
       "operation",

@@ -124,8 +124,9 @@ export function alongsideOf(
 
 /**
  * Runs `options.write` for `options.docs` (already carrying their version numbers) and
- * keeps their shadow copies. On the embedded store the copies go to `write`, which inserts
- * them alongside its own write: all or nothing, in one statement with the document and its
+ * keeps their shadow copies. On a store whose alongside inserts are atomic with their write
+ * (Store.atomicAlongside: the embedded store) the copies go to `write`, which inserts them
+ * alongside its own write: all or nothing, in one statement with the document and its
  * oplog entry when the write is one document, and one sync (stored first, they cost a
  * statement, a group commit and a sync of their own, which the write then waited for).
  * Elsewhere the copies are stored first and removed again if the write fails, so a failed
@@ -153,7 +154,7 @@ async function withVersions(
     shadow[idField] = doc[resource.idField];
     return shadow;
   });
-  if (rt.store.kind === "embedded") {
+  if (rt.store.atomicAlongside === true) {
     return write({ collection: versionsSource(rt, resource), docs: shadows });
   }
   const versions = rt.store.collection(versionsSource(rt, resource));

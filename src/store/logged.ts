@@ -173,6 +173,7 @@ export function loggedStore(store: Store, log: Logger, options: LoggedStoreOptio
   return {
     kind: store.kind,
     storedDocuments: store.storedDocuments,
+    atomicAlongside: store.atomicAlongside,
     collection(name) {
       let collection = collections.get(name);
       if (!collection) {

@@ -256,6 +256,11 @@ export interface Store {
    */
   readonly storedDocuments?: boolean;
   /**
+   * A write and its {@link Alongside} inserts are stored all or nothing, on every deployment
+   * (the embedded store: one transaction). Elsewhere the inserts follow the write.
+   */
+  readonly atomicAlongside?: boolean;
+  /**
    * Follows every change to `collections`, whoever writes them, on stores whose deployment
    * has change streams (a MongoDB replica set or sharded cluster); null elsewhere.
    */

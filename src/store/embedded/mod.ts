@@ -17,6 +17,7 @@ import { refusingWrites, unsatisfiableOnOneNode } from "../write_concern.ts";
 class EmbeddedStore implements Store, StoreContext {
   readonly kind = "embedded";
   readonly storedDocuments = true;
+  readonly atomicAlongside = true;
   readonly files: FileStore;
   readonly options: Partial<Options>;
   readonly #states = new Map<string, CollectionState>();

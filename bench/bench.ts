@@ -159,10 +159,25 @@ async function startService(
   }, port);
 }
 
-/** The hello-world ceiling. */
-async function startHello(): Promise<Server> {
+/** The hello-world ceiling; with `answer`, one answering every request with that file's answer. */
+async function startHello(answer?: string): Promise<Server> {
   const port = freePort();
-  return await startProcess(["bench/hello.ts", String(port)], {}, port);
+  const args = ["bench/hello.ts", String(port), ...(answer ? [`--answer=${answer}`] : [])];
+  return await startProcess(args, {}, port);
+}
+
+/**
+ * Writes GET customer's answer as the service gives it (body and fields, but for the `Date`
+ * and `Content-Length` Deno adds) to `file`, for `bench/hello.ts --answer`.
+ */
+async function writeCustomerAnswer(base: string, file: string): Promise<void> {
+  const page = await (await fetch(`${base}/customers?max_results=1`)).json();
+  const res = await fetch(`${base}/customers/${page._items[0]._id}`);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of res.headers) {
+    if (name !== "date" && name !== "content-length") headers[name] = value;
+  }
+  await Deno.writeTextFile(file, JSON.stringify({ body: await res.text(), headers }));
 }
 
 /** Inserts `count` documents with bulk POSTs of up to 1,000; returns the ids. */
@@ -301,6 +316,9 @@ function table(header: string[], rows: string[][]): string {
  * service's root (a write's unique values, and its If-Match ETags, are made anew per round).
  */
 export type Load = [name: string, script: (round: number) => string | Promise<string>];
+
+/** The throughput table's row of the hello world answering GET customer's answer. */
+const ANSWER_LOAD = "hello, GET customer's answer";
 
 /** A load whose script is the same in every round. */
 const same = (lua: string) => () => lua;
@@ -489,17 +507,26 @@ async function throughput(domain: string): Promise<void> {
   const service = domain === "people"
     ? await startService(dir)
     : await startService(dir, {}, { STORE: "embedded" }, await shopSettings());
+  // The shop domain's table also measures a hello world answering GET customer's very answer:
+  // what Deno charges for an answer of that size and those fields, with no work behind it.
+  let answerHello: Server | undefined;
   try {
     const loads = domain === "people"
       ? await peopleLoads(service.base)
       : await shopLoads(service.base);
     const only = Deno.env.get("BENCH_ONLY");
     const chosen = loads.filter(([name]) => !only || name.includes(only));
+    if (domain !== "people") {
+      await writeCustomerAnswer(service.base, `${dir}/answer.json`);
+      answerHello = await startHello(`${dir}/answer.json`);
+      chosen.unshift([ANSWER_LOAD, same("")]);
+    }
+    const serverOf = (name: string) => name === ANSWER_LOAD ? answerHello! : service;
     // Warm-up (JIT) for every process.
     await wrk(hello.base + "/", "", { seconds: ROUND_SECONDS });
     for (const [name, script] of chosen) {
-      if (name.startsWith("GET")) {
-        await wrk(service.base + "/", await script(0), { seconds: ROUND_SECONDS });
+      if (name.startsWith("GET") || name === ANSWER_LOAD) {
+        await wrk(serverOf(name).base + "/", await script(0), { seconds: ROUND_SECONDS });
       }
     }
     const ticksBefore = await machineTicks();
@@ -515,9 +542,9 @@ async function throughput(domain: string): Promise<void> {
         // within that second. (A write's script cannot run twice: its unique values and
         // If-Match ETags would clash.)
         if (round === 0 && !/^(POST|PATCH)/.test(name)) {
-          await wrk(service.base + "/", lua, { seconds: 1 });
+          await wrk(serverOf(name).base + "/", lua, { seconds: 1 });
         }
-        const result = await measured(service, lua, ROUND_SECONDS);
+        const result = await measured(serverOf(name), lua, ROUND_SECONDS);
         const before = hellos[hellos.length - 1];
         const after = await measured(hello, "", ROUND_SECONDS);
         hellos.push(after);
@@ -591,6 +618,7 @@ async function throughput(domain: string): Promise<void> {
   } finally {
     await service.stop();
     await hello.stop();
+    await answerHello?.stop();
     await Deno.remove(dir, { recursive: true });
   }
 }

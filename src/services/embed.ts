@@ -238,6 +238,38 @@ export async function embedDocuments(rt: Runtime, ctx: RequestContext, options: 
 }
 
 /**
+ * What an item read's text depends on through the embedding of `fields`, besides the item's
+ * own stored document and the runtime (its settings and domain), for the cache of returned
+ * items' texts (services/read.ts): the fields, and the change mark (Store.changeMark) of each
+ * collection the embedded documents are read from, as one text. Undefined when the embedding
+ * may differ between two requests of the same documents (a target whose documents the
+ * requester's account restricts, embedded versions, media fields, which are read afresh) or
+ * the store has no change marks.
+ */
+export function embeddingMarks(
+  rt: Runtime,
+  ctx: RequestContext,
+  fields: string[],
+): string | undefined {
+  const store = rt.store;
+  if (store.changeMark === undefined) return undefined;
+  const parts: Array<string | number> = [];
+  for (const field of fields) {
+    parts.push(field);
+    // As embedDocuments goes: a field it leaves as it is adds nothing.
+    const relation = relationAt(rt, ctx.resource, { path: field });
+    if (!relation || !relation.embeddable) continue;
+    const target = rt.domain.get(relation.resource);
+    if (!target || target.internal) continue;
+    if (relation.version && target.versioning) return undefined;
+    if (target.schemaModel.mediaPaths.length > 0) return undefined;
+    if (!ctx.internal && rt.auth?.ownerFilter(target, ctx.account) !== undefined) return undefined;
+    parts.push(store.changeMark(target.source));
+  }
+  return JSON.stringify(parts);
+}
+
+/**
  * Embeds versioned references (`{"_id": ..., "_version": n}`) with the version they name,
  * read from the target's stored versions in one query (a document from before versioning
  * is its own version 1).

@@ -25,10 +25,14 @@ export const MAX_CHARS = 8 * 1024 * 1024;
 /** The longest text kept: a larger item would push out hundreds of others for one answer. */
 export const MAX_TEXT = 64 * 1024;
 
-/** One cached text, for one stored document, of one shape. */
+/** Most shapes of one document held at once (an item read with and without `embedded`...). */
+export const MAX_SHAPES_PER_DOC = 4;
+
+/** One cached text, for one stored document, of one shape; the document's others follow. */
 interface Entry {
   readonly shape: string;
   readonly text: string;
+  next: Entry | undefined;
 }
 
 /** An entry in insertion order, with its document held weakly (for eviction). */
@@ -52,16 +56,31 @@ export class ItemTextCache {
 
   /** The text of `stored` rendered as `shape`; undefined when not cached. */
   get(stored: Doc, shape: string): string | undefined {
-    const entry = this.#entries.get(stored);
-    if (entry === undefined || entry.shape !== shape) return undefined;
-    hits++;
-    return entry.text;
+    for (let entry = this.#entries.get(stored); entry !== undefined; entry = entry.next) {
+      if (entry.shape === shape) {
+        hits++;
+        return entry.text;
+      }
+    }
+    return undefined;
   }
 
-  /** Keeps the text of `stored` rendered as `shape` (in place of any other shape of it). */
+  /**
+   * Keeps the text of `stored` rendered as `shape`, in place of its text of that shape; of
+   * its other shapes, the {@link MAX_SHAPES_PER_DOC} - 1 cached last stay.
+   */
   set(stored: Doc, shape: string, text: string): void {
     if (text.length > this.maxText) return;
-    const entry: Entry = { shape, text };
+    const entry: Entry = { shape, text, next: this.#entries.get(stored) };
+    // The chain: this text first, without its shape's older text, at most the maximum long.
+    let kept = 1;
+    for (let at = entry; at.next !== undefined;) {
+      if (at.next.shape === shape || kept === MAX_SHAPES_PER_DOC) at.next = at.next.next;
+      else {
+        at = at.next;
+        kept++;
+      }
+    }
     this.#entries.set(stored, entry);
     this.#slots.push({ doc: new WeakRef(stored), entry });
     this.#chars += text.length;
@@ -84,8 +103,20 @@ export class ItemTextCache {
     if (slot === undefined) return;
     this.#chars -= slot.entry.text.length;
     const doc = slot.doc.deref();
-    // The document may have been cached again since (a newer entry): that one stays.
-    if (doc !== undefined && this.#entries.get(doc) === slot.entry) this.#entries.delete(doc);
+    // The slot's text leaves its document's chain, if still in it (a text of the same shape
+    // cached since replaced it there, and stays).
+    const first = doc && this.#entries.get(doc);
+    if (first === slot.entry) {
+      if (first.next === undefined) this.#entries.delete(doc!);
+      else this.#entries.set(doc!, first.next);
+    } else {
+      for (let at = first; at !== undefined; at = at.next) {
+        if (at.next === slot.entry) {
+          at.next = slot.entry.next;
+          break;
+        }
+      }
+    }
     // The evicted front of the array is dropped once it is half of it.
     if (this.#head > 1024 && this.#head * 2 > this.#slots.length) {
       this.#slots = this.#slots.slice(this.#head);

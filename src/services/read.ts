@@ -30,7 +30,7 @@ import {
   relatedLinks,
 } from "./links.ts";
 import type { Reply, RequestContext, Runtime } from "./runtime.ts";
-import { embedDocuments, requestedFields } from "./embed.ts";
+import { embeddingMarks, embedDocuments, requestedFields } from "./embed.ts";
 import { conditionalHeaders, notModified } from "./conditional.ts";
 import { runAggregation } from "./aggregate.ts";
 import { expandMedia } from "./media.ts";
@@ -467,11 +467,15 @@ function renderedItems(rt: Runtime, reuse: TextReuse, docs: Doc[]): RenderedJson
  * their text depends on besides the stored documents and the runtime (its settings and
  * domain) — the resource, the endpoint path its links are made from and the effective
  * projection (the client's, the resource's and the hidden fields'; no account changes it).
- * An item GET and a page make an item alike (same steps, same decoration; versions, which
- * differ, are not cached): they share their texts. Undefined when their text is not to be cached: something may see or change
- * the items before rendering (an in-process call, a fetched or post event listener,
- * embedding, media, versions) or they are not rendered as compact JSON (XML, `pretty`,
- * JSON_SORT_KEYS), or the projection is more than top-level flags.
+ * An item GET and a page make an item alike (same steps, same decoration, a versioned
+ * document's version stamped from the document itself; reads of its versions, which differ,
+ * are not cached): they share their texts. An item GET embedding documents adds what
+ * its embedding depends on (embed.ts, `embeddingMarks`): the fields, and the change marks of
+ * the collections embedded from, so a write to one of them changes the shape. Undefined when
+ * their text is not to be cached: something may see or change the items before rendering (an
+ * in-process call, a fetched or post event listener, embedding on a page or of what
+ * `embeddingMarks` refuses, media) or they are not rendered as compact JSON (XML,
+ * `pretty`, JSON_SORT_KEYS), or the projection is more than top-level flags.
  */
 function textShape(
   rt: Runtime,
@@ -481,9 +485,12 @@ function textShape(
   const { resource } = ctx;
   const settings = rt.settings;
   const hook = options.kind === "item" ? "on_fetched_item" : "on_fetched_resource";
+  // An item's embedded documents: only on an item read (a page's MAX_EMBEDDED_DOCUMENTS
+  // budget counts the documents of every item it embeds into, cached or not).
+  const embeds = options.embedded.length > 0;
   if (
-    options.embedded.length > 0 || resource.versioning ||
-    resource.schemaModel.mediaPaths.length > 0 || settings.JSON_SORT_KEYS ||
+    (embeds && options.kind !== "item") || resource.schemaModel.mediaPaths.length > 0 ||
+    settings.JSON_SORT_KEYS ||
     ctx.query.has("pretty") || !unobserved(rt, ctx, { hook })
   ) return undefined;
   // As the response will be rendered (http/respond.ts): compact JSON only.
@@ -492,7 +499,10 @@ function textShape(
   if (format !== "json") return undefined;
   const projection = projectionText(options.projection);
   if (projection === undefined) return undefined;
-  return shapeText(resource, ctx.resourcePath, projection);
+  const shape = shapeText(resource, ctx.resourcePath, projection);
+  if (!embeds) return shape;
+  const marks = embeddingMarks(rt, ctx, options.embedded);
+  return marks === undefined ? undefined : flatConcat([shape, "\u0000", marks]);
 }
 
 /**

@@ -174,6 +174,7 @@ export function loggedStore(store: Store, log: Logger, options: LoggedStoreOptio
     kind: store.kind,
     storedDocuments: store.storedDocuments,
     atomicAlongside: store.atomicAlongside,
+    ...(store.changeMark ? { changeMark: (name: string) => store.changeMark!(name) } : {}),
     collection(name) {
       let collection = collections.get(name);
       if (!collection) {

@@ -256,6 +256,12 @@ export interface Store {
    */
   readonly storedDocuments?: boolean;
   /**
+   * A number that differs after any change to the documents of `collection` (stores of
+   * {@link Store.storedDocuments}): what a text made from several collections' documents is
+   * checked against (services/read.ts, embedded item reads).
+   */
+  changeMark?(collection: string): number;
+  /**
    * A write and its {@link Alongside} inserts are stored all or nothing, on every deployment
    * (the embedded store: one transaction). Elsewhere the inserts follow the write.
    */

@@ -1,8 +1,9 @@
 /**
  * The cache of returned items' JSON text (src/services/item_text.ts) changes no answer: every
  * read is answered byte for byte as without it (compared with the cache off), whatever the
- * projection, endpoint path, soft delete, IF_MATCH or HATEOAS, after writes too; and it
- * answers from cached texts on the embedded store only (MongoDB returns fresh documents).
+ * projection, endpoint path, soft delete, IF_MATCH, HATEOAS, versioning or embedding, after
+ * writes too (to embedded documents as well); and it answers from cached texts on the
+ * embedded store only (MongoDB returns fresh documents).
  */
 import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
@@ -38,8 +39,23 @@ const SETTINGS = {
       url: 'people/<regex("[a-f0-9]{24}"):owner>/invoices',
       schema: { owner: { type: "objectid" }, number: { type: "integer" } },
     },
+    // Embedding: an item's text also depends on the documents embedded into it.
+    orders: {
+      versioning: true,
+      schema: {
+        buyer: { type: "objectid", data_relation: { resource: "people", embeddable: true } },
+        seller: { type: "objectid", data_relation: { resource: "named", embeddable: true } },
+        helpers: {
+          type: "list",
+          schema: { type: "objectid", data_relation: { resource: "people", embeddable: true } },
+        },
+        note: { type: "string" },
+      },
+    },
   },
 };
+
+const embedded = (e: Record<string, number>) => `embedded=${encodeURIComponent(JSON.stringify(e))}`;
 
 const projection = (p: Record<string, number>) =>
   `projection=${encodeURIComponent(JSON.stringify(p))}`;
@@ -174,6 +190,74 @@ scenario(
       304,
     );
     for (const path of paths) await sameAnswers(api, path);
+
+    // Items with embedded documents: the same bytes, and a write to an embedded document (or
+    // its removal) shows in the next read of every item embedding it.
+    const posted = await api.post("orders", [
+      { buyer: ids[4], seller: ids[5], helpers: [ids[4], ids[6]], note: "n1" },
+      { buyer: ids[4], note: "n2" },
+    ]);
+    assert.equal(posted.status, 201, posted.text);
+    const orders: string[] = posted.body._items.map((o: { _id: string }) => o._id);
+    const embeddedPaths = (order: string) => [
+      `orders/${order}?${embedded({ buyer: 1 })}`,
+      `orders/${order}?${embedded({ buyer: 1, seller: 1 })}`,
+      `orders/${order}?${embedded({ seller: 1, buyer: 1 })}`,
+      `orders/${order}?${embedded({ helpers: 1 })}`,
+      `orders/${order}?${embedded({ note: 1 })}`,
+      `orders/${order}?${embedded({ buyer: 1 })}&${projection({ buyer: 1 })}`,
+      `orders/${order}`,
+    ];
+    const buyerAge = async (order: string) =>
+      (await sameAnswers(api, `orders/${order}?${embedded({ buyer: 1 })}`)).body.buyer?.age;
+    for (const order of orders) {
+      for (const path of embeddedPaths(order)) await sameAnswers(api, path);
+    }
+    assert.equal(await buyerAge(orders[0]), 24);
+    const seller = await sameAnswers(api, `orders/${orders[0]}?${embedded({ seller: 1 })}`);
+    assert.deepEqual(Object.keys(seller.body.seller).filter((k) => !k.startsWith("_")), ["name"]);
+    assert.ok(!seller.text.includes("secret"), "a hidden field is never shown");
+    const buyer = await api.get(`people/${ids[4]}`);
+    const edited = await api.patch(`people/${ids[4]}`, { age: 77 }, {
+      "if-match": buyer.headers.get("etag")!,
+    });
+    assert.equal(edited.status, 200, edited.text);
+    assert.equal(await buyerAge(orders[0]), 77);
+    assert.equal(await buyerAge(orders[1]), 77);
+    const helpers = await sameAnswers(api, `orders/${orders[0]}?${embedded({ helpers: 1 })}`);
+    assert.equal(helpers.body.helpers[0].age, 77);
+    // An order read with and without embedding keeps both texts.
+    const hitsMixed = itemTextHits();
+    for (let n = 0; n < 3; n++) {
+      await api.get(`orders/${orders[1]}`);
+      await api.get(`orders/${orders[1]}?${embedded({ buyer: 1 })}`);
+    }
+    if (running.kind === "embedded") assert.ok(itemTextHits() - hitsMixed >= 4);
+    // A versioned item: its current text after an edit; its versions, never cached.
+    const order = await api.get(`orders/${orders[1]}`);
+    const noted = await api.patch(`orders/${orders[1]}`, { note: "n3" }, {
+      "if-match": order.headers.get("etag")!,
+    });
+    assert.equal(noted.status, 200, noted.text);
+    assert.equal((await sameAnswers(api, `orders/${orders[1]}`)).body._version, 2);
+    assert.equal(
+      (await sameAnswers(api, `orders/${orders[1]}?${embedded({ buyer: 1 })}`)).body
+        .note,
+      "n3",
+    );
+    for (const version of ["1", "2", "all", "diffs"]) {
+      await sameAnswers(api, `orders/${orders[1]}?version=${version}`);
+    }
+    assert.equal((await sameAnswers(api, `orders/${orders[1]}?version=1`)).body.note, "n2");
+    const ordersPage = await sameAnswers(api, "orders?max_results=25");
+    assert.deepEqual(ordersPage.body._items.map((o: { _version: number }) => o._version), [1, 2]);
+    // Soft-deleted: no longer embedded.
+    await deleteAsRead(api, `people/${ids[4]}`);
+    const gone = await sameAnswers(api, `orders/${orders[0]}?${embedded({ buyer: 1 })}`);
+    assert.equal(gone.body.buyer, null);
+    for (const order of orders) {
+      for (const path of embeddedPaths(order)) await sameAnswers(api, path);
+    }
 
     // Only the embedded store hands out stored documents whose identity stands for their content.
     const hits = itemTextHits() - hitsBefore;

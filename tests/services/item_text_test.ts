@@ -1,9 +1,14 @@
 /**
  * The cache of item texts stays within its bounds (entries and characters) however many
- * documents pass through it, keeps one shape per document, and does not keep documents alive.
+ * documents pass through it, keeps a few shapes per document, and does not keep documents alive.
  */
 import assert from "node:assert/strict";
-import { ItemTextCache, MAX_CHARS, MAX_ENTRIES } from "../../src/services/item_text.ts";
+import {
+  ItemTextCache,
+  MAX_CHARS,
+  MAX_ENTRIES,
+  MAX_SHAPES_PER_DOC,
+} from "../../src/services/item_text.ts";
 
 Deno.test("item text cache: bounded by entries, oldest first", () => {
   const cache = new ItemTextCache(100, 1_000_000, 1000);
@@ -26,7 +31,7 @@ Deno.test("item text cache: bounded by characters; a too long text is not kept",
   assert.equal(cache.get(big, "s"), undefined);
 });
 
-Deno.test("item text cache: one shape per document; another shape is a miss", () => {
+Deno.test("item text cache: a few shapes per document; another shape is a miss", () => {
   const cache = new ItemTextCache();
   const doc = { a: 1 };
   cache.set(doc, "page\u0000people\u0000people\u0000", "one");
@@ -34,10 +39,33 @@ Deno.test("item text cache: one shape per document; another shape is a miss", ()
   assert.equal(cache.get(doc, 'page\u0000people\u0000people\u0000{"a":1}'), undefined);
   assert.equal(cache.get({ a: 1 }, "page\u0000people\u0000people\u0000"), undefined);
   cache.set(doc, "other", "two");
-  assert.equal(cache.get(doc, "page\u0000people\u0000people\u0000"), undefined);
+  assert.equal(cache.get(doc, "page\u0000people\u0000people\u0000"), "one");
   assert.equal(cache.get(doc, "other"), "two");
-  // The replaced entry counts until it is evicted, then the newer one stays.
-  assert.equal(cache.size, 2);
+  // A new text of a shape replaces the old one.
+  cache.set(doc, "other", "three");
+  assert.equal(cache.get(doc, "other"), "three");
+  assert.equal(cache.get(doc, "page\u0000people\u0000people\u0000"), "one");
+  // Past MAX_SHAPES_PER_DOC shapes, the one cached first goes.
+  for (let n = 0; n < MAX_SHAPES_PER_DOC - 1; n++) cache.set(doc, `s${n}`, `t${n}`);
+  assert.equal(cache.get(doc, "page\u0000people\u0000people\u0000"), undefined);
+  assert.equal(cache.get(doc, "other"), "three");
+  for (let n = 0; n < MAX_SHAPES_PER_DOC - 1; n++) assert.equal(cache.get(doc, `s${n}`), `t${n}`);
+});
+
+Deno.test("item text cache: eviction takes out the evicted text only", () => {
+  const cache = new ItemTextCache(3, 1_000_000, 1000);
+  const doc = { a: 1 };
+  cache.set(doc, "x", "x1");
+  cache.set(doc, "y", "y1");
+  cache.set(doc, "x", "x2");
+  // Evicts "x1" (already replaced: "x2" stays), then "y1".
+  cache.set({ b: 2 }, "z", "z1");
+  assert.equal(cache.get(doc, "x"), "x2");
+  assert.equal(cache.get(doc, "y"), "y1");
+  cache.set({ c: 3 }, "z", "z2");
+  assert.equal(cache.get(doc, "y"), undefined);
+  assert.equal(cache.get(doc, "x"), "x2");
+  assert.equal(cache.size, 3);
 });
 
 Deno.test("item text cache: a million documents pass through within the default bounds", () => {

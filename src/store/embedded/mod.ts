@@ -52,6 +52,10 @@ class EmbeddedStore implements Store, StoreContext {
     return state;
   }
 
+  changeMark(collection: string): number {
+    return this.state(collection).mark;
+  }
+
   reset(name: string): void {
     this.#states.get(name)?.stopWarming();
     this.#states.delete(name);

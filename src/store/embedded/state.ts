@@ -80,6 +80,13 @@ const size = (span: [number, number]) => span[1] - span[0];
 /** Sorted views kept per collection at most (each holds one entry per document). */
 const MAX_VIEWS = 4;
 
+/** The last change mark handed out (see `CollectionState.mark`). */
+let lastMark = 0;
+
+function nextMark(): number {
+  return ++lastMark;
+}
+
 /** The `_id` key of a document (string form used in memory and in SQLite). */
 export function idKeyOf(doc: Doc): string {
   return valueKey(doc._id);
@@ -122,6 +129,7 @@ export class CollectionState {
   #nextSeq = 0;
   /** Sorted views by sort specification (JSON), built on first use. */
   readonly #views = new Map<string, SortedView>();
+  #mark = nextMark();
 
   /** The statements reading this collection's rows. */
   readonly #rows: RowStatements;
@@ -424,6 +432,15 @@ export class CollectionState {
     }
   }
 
+  /**
+   * A number that changes whenever the collection's documents do (a write applied, a
+   * deletion), drawn from one counter of the process: a collection loaded afresh (after a
+   * drop, or a failed group commit) never shows a number an earlier image of it showed.
+   */
+  get mark(): number {
+    return this.#mark;
+  }
+
   /** Applies committed changes to memory. */
   /**
    * Reads the documents `changes` replace while their rows still hold them: `apply` takes a
@@ -457,6 +474,7 @@ export class CollectionState {
     for (const view of this.#views.values()) view.update(removed, added);
     this.#snapshot = null;
     this.#columns = null;
+    this.#mark = nextMark();
     noteWritten(changes.length, this.docs.size);
   }
 
@@ -472,6 +490,7 @@ export class CollectionState {
     for (const view of this.#views.values()) view.update(removed, []);
     this.#snapshot = null;
     this.#columns = null;
+    this.#mark = nextMark();
   }
 
   /**

@@ -253,21 +253,53 @@ export function embeddingMarks(
 ): string | undefined {
   const store = rt.store;
   if (store.changeMark === undefined) return undefined;
-  const parts: Array<string | number> = [];
+  const plan = embeddingPlan(rt, ctx.resource, fields);
+  if (plan === null) return undefined;
+  const marks: Array<string | number> = [plan.fields];
+  for (const target of plan.targets) {
+    if (!ctx.internal && rt.auth?.ownerFilter(target, ctx.account) !== undefined) return undefined;
+    marks.push(store.changeMark(target.source));
+  }
+  return marks.join("\u0000");
+}
+
+/**
+ * What the embedding of `fields` (an array {@link requestedFields} hands out) in `resource`'s
+ * items reads from, worked out once per array: the fields as one text, and the resources the
+ * embedded documents come from (as embedDocuments goes: a field it leaves as it is adds
+ * none). Null when the embedding reads what is not to be cached: embedded versions, or a
+ * target with media fields.
+ */
+function embeddingPlan(
+  rt: Runtime,
+  resource: Resource,
+  fields: string[],
+): { fields: string; targets: Resource[] } | null {
+  let plans = PLANS.get(resource);
+  if (plans === undefined) PLANS.set(resource, plans = new WeakMap());
+  let plan = plans.get(fields);
+  if (plan !== undefined) return plan;
+  const targets: Resource[] = [];
+  plan = { fields: JSON.stringify(fields), targets };
   for (const field of fields) {
-    parts.push(field);
-    // As embedDocuments goes: a field it leaves as it is adds nothing.
-    const relation = relationAt(rt, ctx.resource, { path: field });
+    const relation = relationAt(rt, resource, { path: field });
     if (!relation || !relation.embeddable) continue;
     const target = rt.domain.get(relation.resource);
     if (!target || target.internal) continue;
-    if (relation.version && target.versioning) return undefined;
-    if (target.schemaModel.mediaPaths.length > 0) return undefined;
-    if (!ctx.internal && rt.auth?.ownerFilter(target, ctx.account) !== undefined) return undefined;
-    parts.push(store.changeMark(target.source));
+    if ((relation.version && target.versioning) || target.schemaModel.mediaPaths.length > 0) {
+      plan = null;
+      break;
+    }
+    targets.push(target);
   }
-  return JSON.stringify(parts);
+  plans.set(fields, plan);
+  return plan;
 }
+
+const PLANS = new WeakMap<
+  Resource,
+  WeakMap<string[], { fields: string; targets: Resource[] } | null>
+>();
 
 /**
  * Embeds versioned references (`{"_id": ..., "_version": n}`) with the version they name,

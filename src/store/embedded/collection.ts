@@ -32,6 +32,7 @@ import { type Change, checkUnique, indexName } from "./indexes.ts";
 import type { Database } from "./sqlite.ts";
 import { type CollectionState, idKeyOf } from "./state.ts";
 import { runAggregate } from "./aggregate.ts";
+import { countKey } from "./count_cache.ts";
 import type { Timeout } from "./columns.ts";
 import { nearOrder, sortByDistance } from "../../doc/match/geo.ts";
 import { compileTopLevel } from "./project.ts";
@@ -269,9 +270,23 @@ export class EmbeddedCollection implements Collection {
       const state = this.#state();
       const n = all
         ? state.docs.size
-        : state.rangeCount(filter) ?? this.#scan(filter, skip + limit, { natural: false }, null);
+        : state.rangeCount(filter) ?? this.#countByScan(state, filter, skip + limit);
       return Math.max(0, Math.min(n - skip, limit));
     });
+  }
+
+  /**
+   * The documents matching `filter`, counted up to `upTo`; a whole count of a filter of plain
+   * data is remembered until the collection's documents change (count_cache.ts).
+   */
+  #countByScan(state: CollectionState, filter: Filter, upTo: number): number {
+    const key = upTo === Infinity ? countKey(filter) : undefined;
+    if (key === undefined) return this.#scan(filter, upTo, { natural: false }, null);
+    const known = state.counts.get(key);
+    if (known !== undefined) return known;
+    const n = this.#scan(filter, upTo, { natural: false }, null);
+    state.counts.set(key, n);
+    return n;
   }
 
   insertMany(docs: Doc[], options: WriteOptions = {}): Promise<void> {

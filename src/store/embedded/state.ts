@@ -7,6 +7,7 @@ import { decodeJoined, type DecodeOptions, decodeStored, valueKey } from "./code
 import { DocMap } from "./doc_map.ts";
 import { type Built, fieldsRead, IndexBuild } from "./index_build.ts";
 import { noteWritten } from "./memory.ts";
+import { CountCache } from "./count_cache.ts";
 import { Columns, type Timeout } from "./columns.ts";
 import { compileFilter, isSimpleValue } from "../../doc/match/engine.ts";
 import type { Options } from "mingo/types";
@@ -130,6 +131,8 @@ export class CollectionState {
   /** Sorted views by sort specification (JSON), built on first use. */
   readonly #views = new Map<string, SortedView>();
   #mark = nextMark();
+  /** Counts of filters over the documents as they are (see count_cache.ts), made on first use. */
+  #counts: CountCache | null = null;
 
   /** The statements reading this collection's rows. */
   readonly #rows: RowStatements;
@@ -441,6 +444,11 @@ export class CollectionState {
     return this.#mark;
   }
 
+  /** The remembered counts of filters over the documents as they are now. */
+  get counts(): CountCache {
+    return this.#counts ??= new CountCache();
+  }
+
   /** Applies committed changes to memory. */
   /**
    * Reads the documents `changes` replace while their rows still hold them: `apply` takes a
@@ -475,6 +483,7 @@ export class CollectionState {
     this.#snapshot = null;
     this.#columns = null;
     this.#mark = nextMark();
+    this.#counts = null;
     noteWritten(changes.length, this.docs.size);
   }
 
@@ -491,6 +500,7 @@ export class CollectionState {
     this.#snapshot = null;
     this.#columns = null;
     this.#mark = nextMark();
+    this.#counts = null;
   }
 
   /**

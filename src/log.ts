@@ -11,7 +11,6 @@
  * and {@linkcode logContext} reads the fields back.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { setImmediate } from "node:timers";
 
 export type Level = "debug" | "info" | "warn" | "error";
 
@@ -32,29 +31,53 @@ export interface RequestFields {
   requestid?: string;
 }
 
-/** Lines written in this turn of the event loop, sent in one write after it. */
+/**
+ * Lines not written yet: they go in one write {@link FLUSH_MS} after the first of them, or at
+ * once when they reach {@link FLUSH_CHARS} characters or an error is logged. A write to a pipe
+ * wakes its reader (a log collector, a container runtime): one per line cost a busy write
+ * load several percent of its CPU time.
+ */
 let pending: string[] = [];
+let pendingChars = 0;
 const encoder = new TextEncoder();
+/** How long a line may wait for the lines after it. */
+const FLUSH_MS = 10;
+/** How much text waits at most. */
+const FLUSH_CHARS = 64 * 1024;
 
 /**
  * Writes the log lines still waiting for the end of this turn. Call it before writing to
  * stderr directly, so lines keep their order.
  */
 export function flushLog(): void {
+  if (timer !== undefined) {
+    clearTimeout(timer);
+    timer = undefined;
+  }
   if (pending.length === 0) return;
   const bytes = encoder.encode(pending.join(""));
   pending = [];
+  pendingChars = 0;
   for (let off = 0; off < bytes.length;) off += Deno.stderr.writeSync(bytes.subarray(off));
 }
+
+/** The timer of the next write of pending lines, while some wait. */
+let timer: ReturnType<typeof setTimeout> | undefined;
 
 // Lines still pending when the process exits (Deno.exit included) are written first.
 globalThis.addEventListener("unload", flushLog);
 
-/** One write per turn instead of one per record; errors go out at once, with what precedes. */
+/** One write per {@link FLUSH_MS}; errors go out at once, with what precedes them. */
 const stderrSink: Sink = (record) => {
-  pending.push(JSON.stringify(record) + "\n");
-  if (record.level === "error") flushLog();
-  else if (pending.length === 1) setImmediate(flushLog);
+  const line = JSON.stringify(record) + "\n";
+  pending.push(line);
+  pendingChars += line.length;
+  if (record.level === "error" || pendingChars >= FLUSH_CHARS) flushLog();
+  else if (timer === undefined) {
+    const next = timer = setTimeout(flushLog, FLUSH_MS);
+    // A waiting line keeps no process alive: the unload handler writes it.
+    Deno.unrefTimer(next);
+  }
 };
 
 const LEVELS: Level[] = ["debug", "info", "warn", "error"];

@@ -63,3 +63,44 @@ Deno.test("batched stderr lines still pending at Deno.exit are written", async (
   );
   assert.deepEqual(lines.map((line) => JSON.parse(line).message), ["one", "two"]);
 });
+
+/** Runs `code` (a module importing the logger) in its own process; its stderr's records. */
+async function stderrOf(code: string): Promise<Array<Record<string, unknown>>> {
+  const logModule = new URL("../../src/log.ts", import.meta.url).href;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", `import { createLogger } from "${logModule}";\n${code}`],
+    stdout: "null",
+    stderr: "piped",
+    signal: AbortSignal.timeout(30_000),
+  }).output();
+  const text = new TextDecoder().decode(out.stderr);
+  return text.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+}
+
+Deno.test("stderr gets every record in order: batched lines, errors at once, lines left at exit", async () => {
+  const records = await stderrOf(`
+    const log = createLogger();
+    log.log("info", "a");
+    log.log("info", "b");
+    await new Promise((r) => setTimeout(r, 50));
+    log.log("info", "c");
+    log.log("error", "d");
+    log.log("info", "e");
+    for (let n = 0; n < 2000; n++) log.log("info", "bulk", { n, pad: "x".repeat(40) });
+    log.log("info", "f");
+    Deno.exit(0);
+  `);
+  const messages = records.map((r) => r.message).filter((m) => m !== "bulk");
+  assert.deepEqual(messages, ["a", "b", "c", "d", "e", "f"]);
+  assert.equal(records.filter((r) => r.message === "bulk").length, 2000);
+  assert.deepEqual(
+    records.filter((r) => r.message === "bulk").map((r) => r.n),
+    Array.from({ length: 2000 }, (_, n) => n),
+  );
+});
+
+Deno.test("a line waiting to be written keeps no process alive, and is written as it ends", async () => {
+  // A process kept alive would be stopped by stderrOf's deadline, and the test fail.
+  const records = await stderrOf(`createLogger().log("info", "last");`);
+  assert.deepEqual(records.map((r) => r.message), ["last"]);
+});

@@ -145,3 +145,42 @@ scenario(
     assert.deepEqual(await groups(0), [["a", 1, 5], ["b", 1, 10]]);
   },
 );
+
+scenario("an aggregation endpoint's answer follows every write between two reads", {
+  RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+  ITEM_METHODS: ["GET", "PATCH", "DELETE"],
+  DOMAIN: {
+    rows: { schema: { tag: { type: "string" }, n: { type: "integer" } } },
+    sums: {
+      datasource: {
+        source: "rows",
+        aggregation: {
+          pipeline: [
+            { $match: { n: { $gte: "$min" } } },
+            { $group: { _id: "$tag", total: { $sum: "$n" } } },
+            { $sort: { _id: 1 } },
+          ],
+        },
+      },
+    },
+  },
+}, async (api) => {
+  await seed(api);
+  const sums = async () => {
+    const res = await api.get(`sums?aggregate=${q('{"$min": 2}')}`);
+    assert.equal(res.status, 200, res.text);
+    return res.body._items.map((i: { _id: string; total: number }) => [i._id, i.total]);
+  };
+  assert.deepEqual(await sums(), [["a", 5], ["b", 4]]);
+  assert.deepEqual(await sums(), [["a", 5], ["b", 4]]);
+  assert.equal((await api.post("rows", { tag: "b", n: 6 })).status, 201);
+  assert.deepEqual(await sums(), [["a", 5], ["b", 10]]);
+  const rows = await api.get(`rows?where=${q('{"n": 3}')}`);
+  const row = rows.body._items[0];
+  const patched = await api.patch(`rows/${row._id}`, { tag: "b" }, { "if-match": row._etag });
+  assert.equal(patched.status, 200, patched.text);
+  assert.deepEqual(await sums(), [["a", 2], ["b", 13]]);
+  const deleted = await api.delete(`rows/${row._id}`, { "if-match": patched.body._etag });
+  assert.equal(deleted.status, 204, deleted.text);
+  assert.deepEqual(await sums(), [["a", 2], ["b", 10]]);
+});

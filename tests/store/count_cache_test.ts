@@ -1,10 +1,17 @@
 /**
- * The embedded store remembers whole counts of filters of plain data until the collection's
- * documents change: every write, update, replacement and deletion shows in the next count;
- * filters running code or reading the clock are counted every time.
+ * The embedded store remembers whole counts of filters, and results of pipelines, of plain
+ * data until the collection's documents change: every write, update, replacement and deletion
+ * shows in the next count or result; filters and pipelines running code, reading the clock or
+ * other collections are run every time.
  */
 import assert from "node:assert/strict";
-import { countKey, MAX_KEY } from "../../src/store/embedded/count_cache.ts";
+import {
+  countKey,
+  MAX_KEY,
+  MAX_RESULT_VALUES,
+  pipelineKey,
+  smallResult,
+} from "../../src/store/embedded/count_cache.ts";
 import { Decimal128, ObjectId } from "../../src/doc/bson.ts";
 import { Code } from "mongodb";
 import { withStore } from "../support/embedded.ts";
@@ -71,4 +78,58 @@ Deno.test("count cache: a remembered count follows every change to the collectio
     assert.equal(await c.count(filter), 0);
     await c.insertMany([{ n: 9 }]);
     assert.equal(await c.count(filter), 1);
+  }));
+
+Deno.test("count cache: pipelines reading other collections, the clock, code or samples have no key", () => {
+  const kept = [
+    [{ $match: { a: 1 } }, { $group: { _id: "$s", n: { $sum: 1 } } }],
+    [{ $match: { $expr: { $gt: ["$a", "$b"] } } }],
+    [{ $project: { d: { $dateToString: { date: "$t", format: "%Y" } } } }],
+  ].map((p) => pipelineKey(p));
+  assert.ok(kept.every((k) => k !== undefined));
+  assert.equal(new Set(kept).size, kept.length);
+  const refused = [
+    [{ $lookup: { from: "b", localField: "x", foreignField: "_id", as: "y" } }],
+    [{ $unionWith: "b" }],
+    [{ $graphLookup: { from: "b" } }],
+    [{ $match: { a: 1 } }, { $out: "c" }],
+    [{ $merge: { into: "c" } }],
+    [{ $sample: { size: 2 } }],
+    [{ $match: { $expr: { $lt: ["$t", "$$NOW"] } } }],
+    [{ $project: { r: { $rand: {} } } }],
+    [{ $group: { _id: null, f: { $accumulator: {} } } }],
+    [{ $addFields: { f: { $function: { body: "x", args: [], lang: "js" } } } }],
+    [{ $facet: { a: [{ $lookup: { from: "b", as: "y" } }] } }],
+    [{ $match: { a: new Code("1") } }],
+  ];
+  for (const pipeline of refused) {
+    assert.equal(pipelineKey(pipeline), undefined, JSON.stringify(pipeline));
+  }
+});
+
+Deno.test("count cache: results are bounded by their values", () => {
+  assert.ok(smallResult([{ a: 1, b: [1, 2, 3] }]));
+  assert.ok(!smallResult([{ all: Array.from({ length: MAX_RESULT_VALUES }, (_, n) => n) }]));
+});
+
+Deno.test("count cache: a remembered aggregation follows every change, and hands out copies", () =>
+  withStore(async (store) => {
+    const c = store.collection("orders");
+    await c.insertMany([{ s: "open", t: 1 }, { s: "open", t: 2 }, { s: "paid", t: 5 }]);
+    const pipeline = [
+      { $match: { t: { $gte: 1 } } },
+      { $group: { _id: "$s", total: { $sum: "$t" } } },
+      { $sort: { _id: 1 } },
+    ];
+    const totals = async () => (await c.aggregate(pipeline)).map((d) => [d._id, d.total]);
+    assert.deepEqual(await totals(), [["open", 3], ["paid", 5]]);
+    const first = await c.aggregate(pipeline);
+    first[0].total = 999;
+    assert.deepEqual(await totals(), [["open", 3], ["paid", 5]]);
+    await c.insertMany([{ s: "paid", t: 10 }]);
+    assert.deepEqual(await totals(), [["open", 3], ["paid", 15]]);
+    await c.updateOne({ t: 1 }, { $set: { s: "paid" } });
+    assert.deepEqual(await totals(), [["open", 2], ["paid", 16]]);
+    await c.deleteMany({ s: "open" });
+    assert.deepEqual(await totals(), [["paid", 16]]);
   }));

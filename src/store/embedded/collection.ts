@@ -32,7 +32,7 @@ import { type Change, checkUnique, indexName } from "./indexes.ts";
 import type { Database } from "./sqlite.ts";
 import { type CollectionState, idKeyOf } from "./state.ts";
 import { runAggregate } from "./aggregate.ts";
-import { countKey } from "./count_cache.ts";
+import { countKey, pipelineKey, smallResult } from "./count_cache.ts";
 import type { Timeout } from "./columns.ts";
 import { nearOrder, sortByDistance } from "../../doc/match/geo.ts";
 import { compileTopLevel } from "./project.ts";
@@ -550,7 +550,18 @@ export class EmbeddedCollection implements Collection {
   }
 
   aggregate(pipeline: Doc[]): Promise<Doc[]> {
-    return run(() => runAggregate(this, pipeline));
+    return run(() => {
+      // A result that follows from this collection's documents alone is remembered until
+      // they change (count_cache.ts), and handed out as copies.
+      const key = pipelineKey(pipeline);
+      if (key === undefined) return runAggregate(this, pipeline);
+      const counts = this.#state().counts;
+      const known = counts.result(key);
+      if (known !== undefined) return known.map(cloneValue);
+      const out = runAggregate(this, pipeline);
+      if (smallResult(out)) counts.setResult(key, out.map(cloneValue));
+      return out;
+    });
   }
 
   /** Time bound of one aggregation (QUERY_TIMEOUT_MS). */

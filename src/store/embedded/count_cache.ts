@@ -1,17 +1,20 @@
 /**
- * Counts of the documents a filter matches, remembered per image of a collection: a page's
- * total (`_meta.total`, `X-Total-Count`) that no index can give tests every document of the
- * collection, and the next page of the same query, while nothing was written, would find the
- * same number. A collection forgets its counts whenever its documents change (see
- * `CollectionState.apply` and `remove`), so a count is never older than the documents read.
+ * Counts of the documents a filter matches, and results of aggregations, remembered per image
+ * of a collection: a page's total (`_meta.total`, `X-Total-Count`) that no index can give
+ * tests every document of the collection, an aggregation endpoint's pipeline reads them all,
+ * and the next request of the same query, while nothing was written, would find the same. A
+ * collection forgets them whenever its documents change (see `CollectionState.apply` and
+ * `remove`), so what is remembered is never older than the documents read.
  *
- * Only filters of plain data are remembered: a filter running code (`$where`, `$function`,
- * `$accumulator`), an expression (`$expr`, which can read the clock), a random sample or a
- * text or geographic search is counted every time. Bounded: {@link MAX_COUNTS} filters per
- * collection, of at most {@link MAX_KEY} characters each.
+ * Only filters and pipelines of plain data are remembered: one running code (`$where`,
+ * `$function`, `$accumulator`), a random sample, a text or geographic search, a filter's
+ * `$expr` (which can read the clock), a pipeline reading another collection or the clock
+ * (`$lookup`, `$unionWith`, `$$NOW`...) or writing (`$out`, `$merge`) is run every time.
+ * Bounded: {@link MAX_COUNTS} counts and {@link MAX_RESULTS} results per collection, keys of
+ * at most {@link MAX_KEY} characters, results of at most {@link MAX_RESULT_VALUES} values.
  */
 import { canonicalEjson, ObjectId } from "../../doc/bson.ts";
-import type { Filter } from "../store.ts";
+import type { Doc, Filter } from "../store.ts";
 
 /** Most counts a collection remembers (then it starts over). */
 export const MAX_COUNTS = 256;
@@ -73,9 +76,91 @@ function plainData(value: unknown, depth: number): boolean {
   return true;
 }
 
-/** The counts of one image of a collection. */
+/**
+ * Stages and operators whose result does not follow from the collection's documents alone:
+ * other collections read ($lookup, $graphLookup, $unionWith), writes ($out, $merge), samples,
+ * code, and the server's own state.
+ */
+const RUN_EVERY_TIME = new Set([
+  ...COUNTED_EVERY_TIME,
+  "$lookup",
+  "$graphLookup",
+  "$unionWith",
+  "$out",
+  "$merge",
+  "$sample",
+  "$currentOp",
+  "$collStats",
+  "$indexStats",
+  "$listSessions",
+  "$listLocalSessions",
+  "$planCacheStats",
+  "$documents",
+]);
+
+/** Variables whose value is the time or the server's state, not the documents. */
+const CLOCK_VARIABLES = /^\$\$(NOW|CLUSTER_TIME|USER_ROLES|SEARCH_META)\b/;
+
+/**
+ * The key of `pipeline`'s result on one image of a collection (its canonical Extended JSON),
+ * or undefined when the result is not remembered: a stage or operator of
+ * {@link RUN_EVERY_TIME} or {@link COUNTED_EVERY_TIME} (`$expr` is an expression like any
+ * other in a pipeline: allowed), a clock variable (`$$NOW`...), code, or a text over
+ * {@link MAX_KEY} characters.
+ */
+export function pipelineKey(pipeline: unknown[]): string | undefined {
+  if (!plainPipeline(pipeline, 0)) return undefined;
+  const key = canonicalEjson(pipeline);
+  return key.length > MAX_KEY ? undefined : key;
+}
+
+function plainPipeline(value: unknown, depth: number): boolean {
+  if (typeof value === "string") return !CLOCK_VARIABLES.test(value);
+  if (value === null || typeof value !== "object") {
+    return typeof value !== "function" && typeof value !== "symbol" && typeof value !== "bigint";
+  }
+  if (depth > MAX_DEPTH) return false;
+  if (value instanceof Date || value instanceof ObjectId || value instanceof RegExp) return true;
+  const bsonType = (value as { _bsontype?: unknown })._bsontype;
+  if (bsonType !== undefined) return bsonType !== "Code";
+  if (Array.isArray(value)) {
+    for (const member of value) if (!plainPipeline(member, depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Object.keys(value)) {
+    if (key !== "$expr" && RUN_EVERY_TIME.has(key)) return false;
+    if (!plainPipeline((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+/** Most values (leaves) of an aggregation's result that is remembered. */
+export const MAX_RESULT_VALUES = 20_000;
+
+/** Whether `docs` hold at most {@link MAX_RESULT_VALUES} values, nested ones included. */
+export function smallResult(docs: unknown[]): boolean {
+  let left = MAX_RESULT_VALUES;
+  const visit = (value: unknown, depth: number): boolean => {
+    if (--left < 0 || depth > MAX_DEPTH) return false;
+    if (value === null || typeof value !== "object") return true;
+    if (value instanceof Date || (value as { _bsontype?: unknown })._bsontype !== undefined) {
+      return true;
+    }
+    if (Array.isArray(value)) return value.every((v) => visit(v, depth + 1));
+    for (const key of Object.keys(value)) {
+      if (!visit((value as Record<string, unknown>)[key], depth + 1)) return false;
+    }
+    return true;
+  };
+  return docs.every((doc) => visit(doc, 0));
+}
+
+/** The counts (and aggregation results) of one image of a collection. */
 export class CountCache {
   readonly #counts = new Map<string, number>();
+  readonly #results = new Map<string, Doc[]>();
 
   get(key: string): number | undefined {
     return this.#counts.get(key);
@@ -85,4 +170,18 @@ export class CountCache {
     if (this.#counts.size >= MAX_COUNTS) this.#counts.clear();
     this.#counts.set(key, count);
   }
+
+  /** A remembered aggregation's result (shared: hand out copies). */
+  result(key: string): Doc[] | undefined {
+    return this.#results.get(key);
+  }
+
+  /** Remembers an aggregation's result (a copy no one else holds). */
+  setResult(key: string, docs: Doc[]): void {
+    if (this.#results.size >= MAX_RESULTS) this.#results.clear();
+    this.#results.set(key, docs);
+  }
 }
+
+/** Most aggregation results a collection remembers (then it starts over). */
+export const MAX_RESULTS = 32;

@@ -42,47 +42,16 @@ const COUNTED_EVERY_TIME = new Set([
  * same documents by the same values, types included); undefined when it is not remembered.
  */
 export function countKey(filter: Filter): string | undefined {
-  if (!plainData(filter, 0)) return undefined;
-  const key = canonicalEjson(filter);
-  return key.length > MAX_KEY ? undefined : key;
-}
-
-function plainData(value: unknown, depth: number): boolean {
-  if (value === null) return true;
-  switch (typeof value) {
-    case "function":
-    case "symbol":
-    case "bigint":
-      return false;
-    case "object":
-      break;
-    default:
-      return true;
-  }
-  if (depth > MAX_DEPTH) return false;
-  if (value instanceof Date || value instanceof ObjectId || value instanceof RegExp) return true;
-  const bsonType = (value as { _bsontype?: unknown })._bsontype;
-  if (bsonType !== undefined) return bsonType !== "Code";
-  if (Array.isArray(value)) {
-    for (const member of value) if (!plainData(member, depth + 1)) return false;
-    return true;
-  }
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  for (const key of Object.keys(value)) {
-    if (COUNTED_EVERY_TIME.has(key)) return false;
-    if (!plainData((value as Record<string, unknown>)[key], depth + 1)) return false;
-  }
-  return true;
+  return keyOf(filter, FILTER_RULES);
 }
 
 /**
  * Stages and operators whose result does not follow from the collection's documents alone:
  * other collections read ($lookup, $graphLookup, $unionWith), writes ($out, $merge), samples,
- * code, and the server's own state.
+ * code, and the server's own state. (`$expr` is an expression like any other in a pipeline.)
  */
 const RUN_EVERY_TIME = new Set([
-  ...COUNTED_EVERY_TIME,
+  ...[...COUNTED_EVERY_TIME].filter((name) => name !== "$expr"),
   "$lookup",
   "$graphLookup",
   "$unionWith",
@@ -98,40 +67,64 @@ const RUN_EVERY_TIME = new Set([
   "$documents",
 ]);
 
-/** Variables whose value is the time or the server's state, not the documents. */
-const CLOCK_VARIABLES = /^\$\$(NOW|CLUSTER_TIME|USER_ROLES|SEARCH_META)\b/;
-
 /**
  * The key of `pipeline`'s result on one image of a collection (its canonical Extended JSON),
  * or undefined when the result is not remembered: a stage or operator of
- * {@link RUN_EVERY_TIME} or {@link COUNTED_EVERY_TIME} (`$expr` is an expression like any
- * other in a pipeline: allowed), a clock variable (`$$NOW`...), code, or a text over
+ * {@link RUN_EVERY_TIME}, a clock variable (`$$NOW`...), code, or a text over
  * {@link MAX_KEY} characters.
  */
 export function pipelineKey(pipeline: unknown[]): string | undefined {
-  if (!plainPipeline(pipeline, 0)) return undefined;
-  const key = canonicalEjson(pipeline);
+  return keyOf(pipeline, PIPELINE_RULES);
+}
+
+/** What a remembered filter or pipeline may not hold. */
+interface Rules {
+  /** Operators and stages (keys). */
+  refused: ReadonlySet<string>;
+  /** String values (variables), when some are refused. */
+  strings?: RegExp;
+}
+
+const FILTER_RULES: Rules = { refused: COUNTED_EVERY_TIME };
+/** A pipeline may also not name a variable holding the time or the server's state. */
+const PIPELINE_RULES: Rules = {
+  refused: RUN_EVERY_TIME,
+  strings: /^\$\$(NOW|CLUSTER_TIME|USER_ROLES|SEARCH_META)\b/,
+};
+
+function keyOf(value: unknown, rules: Rules): string | undefined {
+  if (!plainData(value, 0, rules)) return undefined;
+  const key = canonicalEjson(value);
   return key.length > MAX_KEY ? undefined : key;
 }
 
-function plainPipeline(value: unknown, depth: number): boolean {
-  if (typeof value === "string") return !CLOCK_VARIABLES.test(value);
-  if (value === null || typeof value !== "object") {
-    return typeof value !== "function" && typeof value !== "symbol" && typeof value !== "bigint";
+function plainData(value: unknown, depth: number, rules: Rules): boolean {
+  switch (typeof value) {
+    case "string":
+      return rules.strings === undefined || !rules.strings.test(value);
+    case "function":
+    case "symbol":
+    case "bigint":
+      return false;
+    case "object":
+      if (value === null) return true;
+      break;
+    default:
+      return true;
   }
   if (depth > MAX_DEPTH) return false;
   if (value instanceof Date || value instanceof ObjectId || value instanceof RegExp) return true;
   const bsonType = (value as { _bsontype?: unknown })._bsontype;
   if (bsonType !== undefined) return bsonType !== "Code";
   if (Array.isArray(value)) {
-    for (const member of value) if (!plainPipeline(member, depth + 1)) return false;
+    for (const member of value) if (!plainData(member, depth + 1, rules)) return false;
     return true;
   }
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return false;
   for (const key of Object.keys(value)) {
-    if (key !== "$expr" && RUN_EVERY_TIME.has(key)) return false;
-    if (!plainPipeline((value as Record<string, unknown>)[key], depth + 1)) return false;
+    if (rules.refused.has(key)) return false;
+    if (!plainData((value as Record<string, unknown>)[key], depth + 1, rules)) return false;
   }
   return true;
 }

@@ -4,18 +4,15 @@
  * flight, the request log, the route.
  */
 import assert from "node:assert/strict";
-import { createService } from "../../src/mod.ts";
+import { withPeopleService } from "../support/embedded.ts";
 
-Deno.test("peer address: read once per request, and the one every log record carries", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "peer_test_" });
+Deno.test("peer address: read once per request, and the one every log record carries", () => {
   const records: Array<Record<string, unknown>> = [];
-  try {
-    const service = await createService({
-      STORE: "embedded",
-      DATA_DIR: dir,
-      RESOURCE_METHODS: ["GET", "POST"],
-      DOMAIN: { people: { schema: { name: { type: "string" } } } },
-    }, { env: false, logger: { log: (_level, _message, extra) => records.push(extra ?? {}) } });
+  const logger = {
+    log: (_level: string, _message: string, extra?: Record<string, unknown>) =>
+      void records.push(extra ?? {}),
+  };
+  return withPeopleService(logger, async (service) => {
     let reads = 0;
     const info = () => ({
       get remoteAddr() {
@@ -38,8 +35,5 @@ Deno.test("peer address: read once per request, and the one every log record car
     const get = await service.fetch(new Request("http://localhost/people"), info());
     assert.equal(get.status, 200, await get.text());
     assert.equal(reads, 2);
-    await service.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });

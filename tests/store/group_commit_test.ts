@@ -8,7 +8,7 @@ import { DatabaseSync } from "node:sqlite";
 import { setImmediate } from "node:timers";
 import { Database } from "../../src/store/embedded/sqlite.ts";
 import { inFlight, SEVERAL_CLIENTS_MS } from "../../src/util/in_flight.ts";
-import { createService } from "../../src/mod.ts";
+import { withPeopleService } from "../support/embedded.ts";
 
 Deno.test("group commit: a failing write leaves the others of its group, with or without a savepoint", async () => {
   const dir = await Deno.makeTempDir({ prefix: "group_commit_test_" });
@@ -189,15 +189,8 @@ Deno.test("group commit: a write of the only request being handled syncs on the 
   }
 });
 
-Deno.test("group commit, through HTTP: a lone client's POST syncs on the main thread; concurrent POSTs, or POSTs from several connections, off it; every one is stored", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "group_commit_test_" });
-  try {
-    const service = await createService({
-      STORE: "embedded",
-      DATA_DIR: dir,
-      RESOURCE_METHODS: ["GET", "POST"],
-      DOMAIN: { people: { schema: { name: { type: "string" } } } },
-    }, { env: false, logger: { log() {} } });
+Deno.test("group commit, through HTTP: a lone client's POST syncs on the main thread; concurrent POSTs, or POSTs from several connections, off it; every one is stored", () =>
+  withPeopleService({ log() {} }, async (service) => {
     const post = (name: string, port?: number) =>
       service.fetch(
         new Request("http://localhost/people", {
@@ -236,8 +229,4 @@ Deno.test("group commit, through HTTP: a lone client's POST syncs on the main th
     Object.assign(inFlight, { severalUntil: before.severalUntil, multiplexed: before.multiplexed });
     const res = await service.fetch(new Request("http://localhost/people"));
     assert.equal((await res.json())._meta.total, 9);
-    await service.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));

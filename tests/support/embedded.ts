@@ -1,5 +1,6 @@
 /**
- * Temporary directories and embedded stores for store-level tests.
+ * Temporary directories, embedded stores and a small service on one, for tests below the
+ * scenario harness.
  *
  * ```ts
  * Deno.test("...", () => withStore(async (store) => { ... }));
@@ -7,6 +8,8 @@
  */
 import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
 import type { Store } from "../../src/store/store.ts";
+import { createService, type Service } from "../../src/mod.ts";
+import type { Logger } from "../../src/log.ts";
 
 /** Runs `fn` with a fresh temporary directory, removed afterwards. */
 export async function inTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
@@ -26,6 +29,29 @@ export function withStore(fn: (store: Store, dir: string) => Promise<void>): Pro
       await fn(store, dir);
     } finally {
       await store.close();
+    }
+  });
+}
+
+/**
+ * Runs `fn` with a service of one resource (`people`: a `name`; GET and POST) on an embedded
+ * store in a fresh temporary directory, logging to `logger`; closed and removed afterwards.
+ */
+export function withPeopleService(
+  logger: Logger,
+  fn: (service: Service) => Promise<void>,
+): Promise<void> {
+  return inTempDir(async (dir) => {
+    const service = await createService({
+      STORE: "embedded",
+      DATA_DIR: dir,
+      RESOURCE_METHODS: ["GET", "POST"],
+      DOMAIN: { people: { schema: { name: { type: "string" } } } },
+    }, { env: false, logger });
+    try {
+      await fn(service);
+    } finally {
+      await service.close();
     }
   });
 }

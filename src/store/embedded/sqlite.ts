@@ -368,7 +368,8 @@ export class Database {
       if (this.#syncing === 0) now = true;
       else if (this.#canSync()) setImmediate(() => this.#canSync() && this.flush());
       else if (this.#mayPipeline()) {
-        const wait = SECOND_SYNC_AFTER_MS - (performance.now() - this.#syncStarted);
+        // Never below zero: a negative delay is a runtime warning on stderr.
+        const wait = Math.max(0, SECOND_SYNC_AFTER_MS - (performance.now() - this.#syncStarted));
         this.#secondSync = setTimeout(() => {
           this.#secondSync = undefined;
           if (this.#group === group && this.#canSync()) this.flush();

@@ -2,7 +2,9 @@
  * @module
  * The service's own per-request cost on the shop domain's reads (bench/shop-settings.json),
  * without sockets: the GET loads of `deno task bench` (GET customer, by email, page of 25,
- * `where` age > 50, GET order with its customer embedded), each a plain Request handed to
+ * `where` age > 50, GET order with its customer embedded), and the domain's reads it leaves out
+ * (GET order, a page of orders, the `vip_customers` view's item and page, a page of the
+ * `open_orders` view, the `customer_orders` sub-resource), each a plain Request handed to
  * `service.fetch` as the HTTP server makes it (wrk's fields, no Accept-Encoding), `--concurrency`
  * at once (32, as the bench's connections), each answer's body read. The data is seeded as
  * `deno task bench` seeds it (1,000 customers, 100 products, 1,000 orders). Rounds interleave
@@ -98,6 +100,14 @@ async function side(name: string, create: Create) {
     ["GET page of 25", 1000, (i) => `/customers?page=${1 + i % 40}`],
     ["where age > 50, 25", 1000, (i) => `/customers?where=${where}&page=${1 + i % 10}`],
     ["GET order, embedded", 2000, (i) => `/orders/${orders[i % 1000]._id}?embedded=${embedded}`],
+    // Reads of the domain the served bench leaves out: views, the sub-resource, the orders.
+    ["GET order", 4000, (i) => `/orders/${orders[i % 1000]._id}`],
+    ["GET page of orders", 1000, (i) => `/orders?page=${1 + i % 40}`],
+    // Customer 10n is a VIP: 100 of them, 4 pages.
+    ["GET VIP customer (view)", 4000, (i) => `/vip_customers/${customers[(i * 10) % 1000]._id}`],
+    ["GET page of VIPs (view)", 1000, (i) => `/vip_customers?page=${1 + i % 4}`],
+    ["GET page of open orders (view)", 1000, (i) => `/open_orders?page=${1 + i % 20}`],
+    ["GET customer's orders (sub)", 2000, (i) => `/customers/${customers[i % 1000]._id}/orders`],
   ];
   const close = async () => {
     await service.close();

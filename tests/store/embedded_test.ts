@@ -1168,3 +1168,52 @@ Deno.test("embedded: an edit and its alongside entry are stored together, in pla
     );
     await store.close();
   }));
+
+Deno.test("embedded: pages of an indexed equality, narrow or wide, come in natural order as a scan's", () =>
+  withStore(async (store) => {
+    const statuses = ["new", "paid", "shipped", "cancelled"];
+    // Inserted in an order no `_id` sort gives, so natural order is the insertion order alone.
+    const docs = Array.from({ length: 400 }, (_, n) => ({
+      _id: (n * 7919) % 400,
+      status: n % 40 === 0 ? "rare" : statuses[n % 4],
+      total: n % 25,
+    }));
+    const indexed = store.collection("indexed");
+    const plain = store.collection("plain");
+    await indexed.createIndex({ keys: { status: 1, total: 1 }, name: "status_1_total_1" });
+    await indexed.insertMany(docs.map((d) => ({ ...d })));
+    await plain.insertMany(docs.map((d) => ({ ...d })));
+    // Moved between values: its place in natural order stays where it was inserted.
+    for (const c of [indexed, plain]) {
+      await c.updateOne({ _id: docs[5]._id }, { $set: { status: "rare" } });
+      await c.updateOne({ _id: docs[6]._id }, { $set: { status: "new" } });
+    }
+    const filters = [
+      { status: "rare" }, // 11 of 400: from the index
+      { status: "new" }, // about a quarter: scanned
+      { status: { $in: ["new", "paid"] } }, // half
+      { status: { $in: ["new", "rare"] }, total: { $lt: 10 } },
+      { status: "none" },
+    ];
+    for (const filter of filters) {
+      for (const [skip, limit] of [[0, 25], [3, 5], [100, 25], [0, 0]]) {
+        const [a, b] = [
+          await indexed.find(filter, { skip, limit }),
+          await plain.find(filter, { skip, limit }),
+        ];
+        assert.deepEqual(
+          a.map((d) => d._id),
+          b.map((d) => d._id),
+          `${JSON.stringify(filter)} skip ${skip} limit ${limit}`,
+        );
+      }
+      assert.equal(await indexed.count(filter), await plain.count(filter), JSON.stringify(filter));
+      // Sorted reads break ties in natural order.
+      const sort = { total: -1 } as const;
+      assert.deepEqual(
+        (await indexed.find(filter, { sort, limit: 30 })).map((d) => d._id),
+        (await plain.find(filter, { sort, limit: 30 })).map((d) => d._id),
+        `${JSON.stringify(filter)} sorted`,
+      );
+    }
+  }));

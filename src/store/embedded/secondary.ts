@@ -92,6 +92,21 @@ export class EqIndex {
   }
 
   /**
+   * How many documents {@link candidates} would give for `values` (all simple; a document
+   * filed under two of them counts twice), without gathering them; null when a value is not
+   * simple.
+   */
+  count(values: unknown[]): number | null {
+    if (!values.every(isSimple)) return null;
+    let n = this.#others.size;
+    for (const v of values) {
+      const cur = this.backing ? this.backing.entries.get(indexKey(v)) : this.#byKey.get(eqKey(v));
+      if (cur !== undefined) n += typeof cur === "string" ? 1 : cur.size;
+    }
+    return n;
+  }
+
+  /**
    * The `_id` keys of every document that can equal one of `values` (all simple), or
    * null when a value is not simple.
    */

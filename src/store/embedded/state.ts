@@ -74,6 +74,37 @@ const TEXT_SEARCHES = 2;
  */
 const RANGE_SHARE = 8;
 
+/**
+ * An ordered read takes its candidates from an equality index only when they are fewer than
+ * one document in this many (see `candidates`).
+ */
+const EQUALITY_SHARE = 5;
+
+/** Positions of a list to order: below 2^21, so `seq * 2^21 + position` stays exact. */
+const POSITIONS = 2 ** 21;
+
+/**
+ * `ids` in the order of their sequence numbers (`seqs[i]` is the number of `ids[i]`). The
+ * pairs are packed into numbers and sorted natively, without a comparison function: ordering
+ * 500 candidates cost a fraction of a sort comparing their numbers looked up in a map.
+ */
+export function inNaturalOrder(ids: string[], seqs: ArrayLike<number>): string[] {
+  const n = ids.length;
+  if (n < 2) return ids;
+  let top = 0;
+  for (let i = 0; i < n; i++) if (seqs[i] > top) top = seqs[i];
+  if (n >= POSITIONS || top * POSITIONS + n > Number.MAX_SAFE_INTEGER) {
+    const order = Array.from(ids.keys()).sort((a, b) => seqs[a] - seqs[b]);
+    return order.map((i) => ids[i]);
+  }
+  const packed = new Float64Array(n);
+  for (let i = 0; i < n; i++) packed[i] = seqs[i] * POSITIONS + i;
+  packed.sort();
+  const out = new Array<string>(n);
+  for (let i = 0; i < n; i++) out[i] = ids[packed[i] % POSITIONS];
+  return out;
+}
+
 const RANGE_OPERATORS = new Set(["$gt", "$gte", "$lt", "$lte"]);
 
 const size = (span: [number, number]) => span[1] - span[0];
@@ -519,6 +550,8 @@ export class CollectionState {
     }
     const natural = options.natural ?? true;
     let best: Set<string> | null = null;
+    /** The equality index narrowing most, the values it is asked for and how many it gives. */
+    let narrowest: { eq: EqIndex; values: unknown[]; count: number } | null = null;
     let ranged: { view: SortedView; span: [number, number] } | null = null;
     const visit = (f: Filter, depth: number) => {
       for (const key of Object.keys(f)) {
@@ -540,9 +573,11 @@ export class CollectionState {
         const eq = this.eq.get(key);
         if (!eq) continue;
         const values = equalityValues(f[key]);
-        const found = values && eq.candidates(values);
-        if (found && (best === null || found.size < best.size)) best = found;
-        if (found || best !== null) continue;
+        const count = values && eq.count(values);
+        if (count !== null && (narrowest === null || count < narrowest.count)) {
+          narrowest = { eq, values: values!, count };
+        }
+        if (count !== null || best !== null || narrowest !== null) continue;
         const range = rangeOf(f[key]);
         const view = range && this.#view({ [key]: 1 });
         const span = view && view.span(range);
@@ -550,21 +585,32 @@ export class CollectionState {
       }
     };
     visit(filter, 0);
-    if (best !== null) {
-      const ids = [...best as Set<string>];
-      if (ids.length > 1 && natural) {
-        const seq = this.#sequence();
-        ids.sort((a, b) => seq.get(a)! - seq.get(b)!);
+    const eqBest = narrowest as { eq: EqIndex; values: unknown[]; count: number } | null;
+    if (eqBest !== null && (best === null || eqBest.count < (best as Set<string>).size)) {
+      // A scan tests each document once and stops at its last match; a candidate costs
+      // several tests (gathered, put in natural order, looked up, tested): past a share of
+      // the collection, the scan costs less whatever part of it the read needs.
+      if (natural && eqBest.count > 1 && eqBest.count * EQUALITY_SHARE >= this.docs.size) {
+        return null;
       }
-      return ids;
+      best = eqBest.eq.candidates(eqBest.values);
+    }
+    if (best !== null) {
+      const found = best as Set<string>;
+      const ids = [...found];
+      if (ids.length < 2 || !natural) return ids;
+      const seq = this.#sequence();
+      const seqs = new Float64Array(ids.length);
+      for (let i = 0; i < ids.length; i++) seqs[i] = seq.get(ids[i])!;
+      return inNaturalOrder(ids, seqs);
     }
     if (ranged === null) return null;
     const { view, span } = ranged as { view: SortedView; span: [number, number] };
     // Sized before anything is built: most ranges asked for a page are too wide to pay off.
     if (natural && size(span) > this.docs.size / RANGE_SHARE) return null;
     const entries = view.entries(span);
-    if (natural) entries.sort((a, b) => a[0] - b[0]);
-    return entries.map((e) => e[1]);
+    const ids = entries.map((e) => e[1]);
+    return natural ? inNaturalOrder(ids, entries.map((e) => e[0])) : ids;
   }
 
   /** How many reads have searched the stored texts (see TEXT_SEARCHES). */

@@ -1217,3 +1217,20 @@ Deno.test("embedded: pages of an indexed equality, narrow or wide, come in natur
       );
     }
   }));
+
+Deno.test("embedded: NaN sorts before every other number, as in MongoDB, whatever the insertion order", () =>
+  withStore(async (store) => {
+    const values = [3, NaN, -Infinity, null, 0, NaN, -1, "a", 2.5];
+    const expected = [null, NaN, NaN, -Infinity, -1, 0, 2.5, 3, "a"];
+    for (const [name, order] of [["forward", values], ["backward", [...values].reverse()]]) {
+      const c = store.collection(`nan_${name}`);
+      await c.insertMany((order as unknown[]).map((v, i) => ({ _id: i, v })));
+      // A short page (kept in one pass) and a deep one (sorted whole).
+      for (const limit of [5, 2000]) {
+        const up = (await c.find({}, { sort: { v: 1 }, limit })).map((d) => d.v);
+        assert.deepEqual(up, expected.slice(0, limit), `${name} ascending, limit ${limit}`);
+        const down = (await c.find({}, { sort: { v: -1 }, limit })).map((d) => d.v);
+        assert.deepEqual(down, [...expected].reverse().slice(0, limit), `${name} descending`);
+      }
+    }
+  }));

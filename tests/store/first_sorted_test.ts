@@ -11,7 +11,28 @@ function random(seed: number): () => number {
 
 Deno.test("first sorted: the first documents of a sort are those a full sort puts first, ties in natural order", () => {
   const next = random(7);
-  const values = [1, 2, 2.5, "a", "b", null, true, [3, 1], [], { x: 1 }, new Date(5), undefined];
+  const values = [
+    1,
+    2,
+    2.5,
+    -0,
+    NaN,
+    -Infinity,
+    "a",
+    "b",
+    // Code point order, not UTF-16 order: the emoji's surrogates sort after U+FFFD.
+    "\u{1F600}",
+    "\uFFFD",
+    "ab",
+    null,
+    true,
+    [3, 1],
+    [],
+    ["b", "\u{1F600}"],
+    { x: 1 },
+    new Date(5),
+    undefined,
+  ];
   const pick = () => values[Math.floor(next() * values.length)];
   const sorts: Sort[] = [{ a: 1 }, { a: -1 }, { a: 1, b: -1 }, { "c.d": 1 }, { b: -1, a: 1 }];
   for (let round = 0; round < 60; round++) {

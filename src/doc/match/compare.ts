@@ -93,6 +93,18 @@ function sign(n: number): number {
   return n < 0 ? -1 : n > 0 ? 1 : 0;
 }
 
+/**
+ * Two numbers in MongoDB's order: NaN before every other number and equal to NaN (compared
+ * as equal to everything, it made sorts depend on the order they met the documents in).
+ */
+function compareNumbers(x: number, y: number): number {
+  if (x < y) return -1;
+  if (x > y) return 1;
+  if (x === y) return 0;
+  const xn = Number.isNaN(x);
+  return xn === Number.isNaN(y) ? 0 : xn ? -1 : 1;
+}
+
 function bytesOf(v: unknown): Uint8Array {
   if (v instanceof Uint8Array) return v;
   const bin = v as { buffer: Uint8Array; position: number };
@@ -117,10 +129,8 @@ export function compareValues(a: unknown, b: unknown): number {
     case RANK_NULL:
       return 0;
     case RANK_NUMBER: {
-      if (typeof a === "number" && typeof b === "number") return sign(a - b);
-      const x = toNumber(a);
-      const y = toNumber(b);
-      return x < y ? -1 : x > y ? 1 : 0;
+      if (typeof a === "number" && typeof b === "number") return compareNumbers(a, b);
+      return compareNumbers(toNumber(a), toNumber(b));
     }
     case RANK_STRING:
       return compareStrings(String(a), String(b));

@@ -107,19 +107,35 @@ export class EqIndex {
   }
 
   /**
-   * The `_id` keys of every document that can equal one of `values` (all simple), or
-   * null when a value is not simple.
+   * The `_id` keys of every document that can equal one of `values` (all simple), each once,
+   * or null when a value is not simple.
    */
-  candidates(values: unknown[]): Set<string> | null {
+  candidates(values: unknown[]): string[] | null {
     if (!values.every(isSimple)) return null;
-    const out = new Set<string>(this.#others);
+    if (this.backing) {
+      // A unique index files a document holding an array under each of its elements (and it
+      // is among the others too): gathered in a set.
+      const out = new Set<string>(this.#others);
+      for (const v of values) {
+        const id = this.backing.entries.get(indexKey(v));
+        if (id !== undefined) out.add(id);
+      }
+      return [...out];
+    }
+    // Here a document is filed under one value at most, and then not among the others: the
+    // keys are gathered in a list, each value's once.
+    const out = [...this.#others];
+    const seen = values.length > 1 ? new Set<string | number | boolean>() : null;
     for (const v of values) {
-      // A simple value's key in the unique index: `indexKey` agrees with `eqKey` on which
-      // simple values are equal (1 and 1.0, 0 and -0).
-      const cur = this.backing ? this.backing.entries.get(indexKey(v)) : this.#byKey.get(eqKey(v));
+      const key = eqKey(v);
+      if (seen !== null) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      const cur = this.#byKey.get(key);
       if (cur === undefined) continue;
-      if (typeof cur === "string") out.add(cur);
-      else for (const id of cur) out.add(id);
+      if (typeof cur === "string") out.push(cur);
+      else for (const id of cur) out.push(id);
     }
     return out;
   }

@@ -118,6 +118,14 @@ const QUERIES = [
   'where={"age":{"$lte":40,"$lt":12}}',
   'where={"age":{"$gte":5,"$gt":30}}',
   'where={"age":{"$gt":12,"$gte":12,"$lt":20,"$lte":20}}',
+  // Equalities on an indexed field, narrow (the index's candidates) and wide (a scan, which a
+  // page stops early), paged past their first page, counted in the total.
+  'where={"code":{"$in":[1,3,5,7,"0","2","4","6"]}}&page=2&max_results=5',
+  'where={"code":{"$in":[1,3,5,7,"0","2","4","6"]}}&sort=-n&max_results=4',
+  'where={"tags":"t2"}&page=3&max_results=4',
+  'where={"tags":{"$in":["t0","t1","t2","t3"]}}&page=4&max_results=6',
+  'where={"code":8}&page=2&max_results=2',
+  'where={"age":{"$in":[21,0]}}&page=2&max_results=1',
 ];
 
 async function compare(api: Client, stage: string): Promise<void> {

@@ -10,6 +10,7 @@ import { type ItemTextCache, itemTextCache } from "./item_text.ts";
 import { ruleMethod } from "../domain/methods.ts";
 import { notFound, ServiceError } from "./errors.ts";
 import { parseWhere } from "../query/where.ts";
+import { cloneValue } from "../doc/clone.ts";
 import { parseSort } from "../query/sort.ts";
 import { parseProjection } from "../query/projection.ts";
 import { requestPaging } from "./paging.ts";
@@ -174,7 +175,10 @@ export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefine
     rt.log.log("debug", "where ignored: filtering is off", { resource: resource.name });
     return undefined;
   }
-  return parseWhere(raw, {
+  const known = WHERE_FILTERS.get(resource)?.get(raw);
+  // A copy: nothing a request does to its filter reaches another request's.
+  if (known !== undefined) return cloneValue(known);
+  const filter = parseWhere(raw, {
     model: resource.schemaModel,
     dateFormat: settings.DATE_FORMAT,
     parseDate: rt.parseDate,
@@ -189,7 +193,24 @@ export function whereFilter(rt: Runtime, ctx: RequestContext): Filter | undefine
     objectIdAsString: resource.queryObjectIdAsString,
     references: referenceGuard(rt, resource, { param: "where" }),
   });
+  if (raw.length <= MAX_WHERE_TEXT) {
+    let filters = WHERE_FILTERS.get(resource);
+    if (filters === undefined) WHERE_FILTERS.set(resource, filters = new Map());
+    if (filters.size >= MAX_WHERE_FILTERS) filters.clear();
+    filters.set(raw, cloneValue(filter));
+  }
+  return filter;
 }
+
+/**
+ * The `where` texts of each resource parsed and checked lately, and their filters (which
+ * follow from the text, the resource and the settings alone): a client repeating its query
+ * has it parsed once. Refused texts are not kept. At most {@link MAX_WHERE_FILTERS} a
+ * resource (then it starts over), of at most {@link MAX_WHERE_TEXT} characters.
+ */
+const WHERE_FILTERS = new WeakMap<Resource, Map<string, Filter>>();
+const MAX_WHERE_FILTERS = 128;
+const MAX_WHERE_TEXT = 1024;
 
 /**
  * Documents written outside the API may lack `_etag`, `_created` and `_updated`. As in Eve,

@@ -111,6 +111,40 @@ scenario("where JSON: ObjectId strings match objectid fields and _id", SETTINGS,
   ]);
 });
 
+scenario(
+  "where: a repeated query keeps its typed values and follows the documents; a refused one stays refused",
+  SETTINGS,
+  async (api) => {
+    const ids = await seed(api);
+    const queries: Array<[string, string[]]> = [
+      [`{"boss": "${BOSS}"}`, ["ann"]],
+      [JSON.stringify({ _id: { $in: [ids.ann, ids.cid] } }), ["ann", "cid"]],
+      ['{"born": {"$lt": "Mon, 01 Jan 1990 00:00:00 GMT"}}', ["cid"]],
+      ['{"age": {"$gt": 20}, "address.city": "Rome"}', ["ann", "dee"]],
+      ['name == "bob" or age > 40', ["bob", "cid"]],
+    ];
+    // Parsed once, answered three times with the same ObjectIds, dates and values.
+    for (let round = 0; round < 3; round++) {
+      for (const [where, expected] of queries) {
+        assert.deepEqual(await names(api, where), expected, `round ${round}: ${where}`);
+      }
+    }
+    // The documents change; the same texts answer from them as they are now.
+    const cid = await api.get(`people/${ids.cid}`);
+    const moved = await api.patch(`people/${ids.cid}`, { boss: BOSS, address: { city: "Rome" } }, {
+      "if-match": cid.headers.get("etag")!,
+    });
+    assert.equal(moved.status, 200, moved.text);
+    assert.deepEqual(await names(api, queries[0][0]), ["ann", "cid"]);
+    assert.deepEqual(await names(api, queries[3][0]), ["ann", "cid", "dee"]);
+    // A refused text is refused each time.
+    for (let round = 0; round < 2; round++) {
+      await refused(api, '{"$where": "sleep(100)"}', "$where");
+      await refused(api, '{"name": ', "where");
+    }
+  },
+);
+
 scenario("where JSON: custom ID_FIELD values are ObjectIds too", {
   ...SETTINGS,
   ID_FIELD: "uid",

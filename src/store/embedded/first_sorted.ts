@@ -56,10 +56,8 @@ export function firstSorted(docs: Iterable<Doc>, sort: Sort, count: number): Doc
 }
 
 /**
- * {@link firstSorted} on one field: a document's key is its value itself when it is a
- * top-level field holding no array (no array of keys per document), and two strings or two
- * numbers are compared directly (a page sorted by a name at 200,000 documents: 66 ms before,
- * see docs/performance.md).
+ * {@link firstSorted} on one field, with no array of keys per document (see {@link keyOf} and
+ * {@link compareOne}; measured in docs/performance.md).
  */
 function firstSortedOn(
   docs: Iterable<Doc>,

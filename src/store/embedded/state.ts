@@ -480,7 +480,6 @@ export class CollectionState {
     return this.#counts ??= new CountCache();
   }
 
-  /** Applies committed changes to memory. */
   /**
    * Reads the documents `changes` replace while their rows still hold them: `apply` takes a
    * replaced document out of the indexes by its old values, and after the write its row
@@ -492,6 +491,7 @@ export class CollectionState {
     for (const c of changes) this.docs.get(c.id);
   }
 
+  /** Applies committed changes to memory. */
   apply(changes: Change[]): void {
     for (const c of changes) this.#shareDates(c.after);
     for (const index of this.unique) applyToIndex(index, changes);

@@ -58,10 +58,12 @@ const MAX_DEPTH = 256;
 /**
  * Returns `value` as plain objects, arrays, strings, numbers, booleans and null: ObjectId ->
  * hex, Date -> `formatDate`, Decimal128 -> string, Binary/Uint8Array -> Base64,
- * Long/Int32/Double -> number, bigint -> number (string when unsafe). `undefined` and
- * functions are dropped from objects (null in arrays), as JSON does. An object or array that
- * is plain data already (a stored document's address, its list of tags) is returned as it is,
- * not copied: the result is for rendering, and shares such parts with `value`.
+ * Long/Int32/Double -> number, bigint -> number (string when unsafe). Functions are dropped
+ * from objects (null in arrays), as JSON does; an `undefined` member of an object may be kept
+ * (undefined in arrays becomes null), and every rendering skips it, as JSON does. An object
+ * or array that is plain data already (a stored document's address, its list of tags) is
+ * returned as it is, not copied: the result is for rendering, and shares such parts with
+ * `value`.
  */
 export function toPlain(value: unknown, formatDate: DateFormatter): unknown {
   forIn = !hasEnumerable(Object.prototype);
@@ -115,7 +117,9 @@ function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
   if ((v as { [JSON_READY]?: boolean })[JSON_READY] === true) return v;
   const source = v as Record<string, unknown>;
   // Copied from the first member that changes (none changes: `v` itself). A member that
-  // stays the same is neither `undefined` (dropped) nor `__proto__` (copied as an own key).
+  // stays the same is not `__proto__` (copied as an own key); an `undefined` one stays too,
+  // since every rendering drops it as JSON does (an item whose `_etag` an endpoint without
+  // IF_MATCH unsets would otherwise be copied whole).
   let out: Record<string, unknown> | null = null;
   if (forIn && (proto === Object.prototype || proto === null)) {
     for (const key in source) {
@@ -125,7 +129,7 @@ function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
         ? member
         : convert(member, fmt, depth + 1);
       if (out === null) {
-        if (plain === member && plain !== undefined && key !== "__proto__") continue;
+        if (plain === member && key !== "__proto__") continue;
         out = copyBefore(source, key, true);
       }
       copyMember(out, key, plain);
@@ -138,7 +142,7 @@ function convert(v: unknown, fmt: DateFormatter, depth: number): unknown {
         ? member
         : convert(member, fmt, depth + 1);
       if (out === null) {
-        if (plain === member && plain !== undefined && key !== "__proto__") continue;
+        if (plain === member && key !== "__proto__") continue;
         out = copyBefore(source, key, false);
       }
       copyMember(out, key, plain);

@@ -198,8 +198,9 @@ export function tagName(key: string): string {
   return name;
 }
 
+/** The keys of `o`'s members, sorted; an `undefined` member is absent, as in JSON. */
 function sortedKeys(o: Plain): string[] {
-  return Object.keys(o).sort();
+  return Object.keys(o).filter((k) => o[k] !== undefined).sort();
 }
 
 function isObject(v: unknown): v is Plain {

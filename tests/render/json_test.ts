@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { renderJson } from "../../src/render/json.ts";
-import { JSON_READY } from "../../src/render/convert.ts";
+import { JSON_READY, toPlain } from "../../src/render/convert.ts";
 import { Binary, Decimal128, ObjectId, objectIdHex, parseObjectId } from "../../src/doc/bson.ts";
 import { Int32, Long } from "mongodb";
 
@@ -56,6 +56,32 @@ Deno.test("renderJson: JSON-unsafe values", () => {
   assert.equal(out, '{"nan":null,"inf":null,"big":5,"arr":[null],"bad":null}');
   assert.equal(renderJson(undefined, { pretty: false, formatDate: fmt }), "null");
   assert.equal(renderJson("x", { pretty: false, formatDate: fmt }), '"x"');
+});
+
+Deno.test("toPlain: an undefined member costs no copy; every rendering drops it", () => {
+  // An item of an endpoint without IF_MATCH, its `_etag` unset, the rest plain already.
+  const item = { name: "a", tags: ["x"], _etag: undefined, address: { city: "Rome" } };
+  assert.equal(toPlain(item, fmt), item);
+  const page = { _items: [item], _meta: { total: 1, extra: undefined } };
+  assert.equal(toPlain(page, fmt), page);
+  const compact = '{"_items":[{"name":"a","tags":["x"],"address":{"city":"Rome"}}],' +
+    '"_meta":{"total":1}}';
+  assert.equal(renderJson(page, { pretty: false, formatDate: fmt }), compact);
+  assert.equal(
+    renderJson(page, { pretty: true, formatDate: fmt }),
+    JSON.stringify(JSON.parse(compact), null, 4),
+  );
+  assert.equal(
+    renderJson(page, { pretty: false, formatDate: fmt, sortKeys: true }),
+    '{"_items": [{"address": {"city": "Rome"}, "name": "a", "tags": ["x"]}], ' +
+      '"_meta": {"total": 1}}',
+  );
+  // A member that needs converting after an undefined one: the copy keeps neither.
+  const later = { a: undefined, d: new Date(0) };
+  assert.equal(
+    renderJson(later, { pretty: false, formatDate: fmt }),
+    '{"d":"Thu, 01 Jan 1970 00:00:00 GMT"}',
+  );
 });
 
 Deno.test("renderJson: does not mutate its input", () => {

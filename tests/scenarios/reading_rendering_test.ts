@@ -184,6 +184,50 @@ scenario("pretty indents JSON and XML", SETTINGS, async (api) => {
   assert.ok(xml.text.includes('\n    <link rel="child"'), xml.text);
 });
 
+scenario(
+  "IF_MATCH false: no _etag in any rendering of an item or a page",
+  { ...SETTINGS, IF_MATCH: false },
+  async (api) => {
+    const doc = await seed(api);
+    for (const path of [`people/${doc._id}`, "people", "people?max_results=1&page=1"]) {
+      for (const query of ["", path.includes("?") ? "&pretty" : "?pretty"]) {
+        const json = await api.get(path + query);
+        assert.equal(json.status, 200);
+        assert.ok(!json.text.includes("_etag"), json.text);
+        const item = path.startsWith("people/") ? json.body : json.body._items[0];
+        assert.deepEqual(Object.keys(item).sort(), [
+          "_created",
+          "_id",
+          "_links",
+          "_updated",
+          "address",
+          "age",
+          "name",
+          "tags",
+        ]);
+        const xml = await api.get(path + query, XML);
+        assert.equal(xml.status, 200);
+        assert.ok(!xml.text.includes("_etag"), xml.text);
+        assert.ok(xml.text.includes("<age>7</age>"), xml.text);
+      }
+    }
+  },
+);
+
+scenario(
+  "IF_MATCH false with JSON_SORT_KEYS: no _etag, keys sorted",
+  { ...SETTINGS, IF_MATCH: false, JSON_SORT_KEYS: true },
+  async (api) => {
+    const doc = await seed(api);
+    for (const path of [`people/${doc._id}`, "people"]) {
+      const res = await api.get(path);
+      assert.equal(res.status, 200);
+      assert.ok(!res.text.includes("_etag"), res.text);
+      assert.ok(res.text.includes('"_created": "'), res.text);
+    }
+  },
+);
+
 const RELATED = {
   RESOURCE_METHODS: ["GET", "POST"],
   DOMAIN: {

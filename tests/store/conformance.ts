@@ -578,6 +578,42 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "NaN: equal to NaN alone, ordered against no number, alone and in arrays",
+    needs: ["nan-ranges"],
+    async fn({ coll }) {
+      const c = coll("nan");
+      await c.insertMany([
+        { _id: 1, n: 1 },
+        { _id: 2, n: NaN },
+        { _id: 3, n: -Infinity },
+        { _id: 4, n: "x" },
+        { _id: 5, n: [1, NaN] },
+        { _id: 6, n: [NaN] },
+        { _id: 7 },
+      ]);
+      const ids = async (filter: Record<string, unknown>) =>
+        (await c.find(filter, { sort: { _id: 1 } })).map((d) => d._id);
+      // Each condition alone (the direct matcher) and beside an `$or` (the query engine).
+      const both = async (condition: Record<string, unknown>, expected: number[]) => {
+        assert.deepEqual(await ids({ n: condition }), expected, JSON.stringify(condition));
+        assert.deepEqual(
+          await ids({ $or: [{ n: condition }, { _id: 100 }] }),
+          expected,
+          `$or ${JSON.stringify(condition)}`,
+        );
+      };
+      await both({ $lte: NaN }, [2, 5, 6]);
+      await both({ $gte: NaN }, [2, 5, 6]);
+      await both({ $lt: NaN }, []);
+      await both({ $gt: NaN }, []);
+      await both({ $eq: NaN }, [2, 5, 6]);
+      await both({ $lte: 1 }, [1, 3, 5]);
+      await both({ $gte: 1 }, [1, 5]);
+      await both({ $lt: 1 }, [3]);
+      await both({ $gt: -Infinity }, [1, 5]);
+    },
+  },
+  {
     name: "Decimal128 equality compares numbers, not their written scale",
     needs: ["decimal-scale"],
     async fn({ coll }) {

@@ -27,6 +27,10 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
   ],
   ["dropIndexes", "dropIndexes is not implemented"],
   ["decimal-scale", "Decimal128 values equal in number but not in scale (12.5, 12.50) differ"],
+  [
+    "nan-ranges",
+    "range comparisons order NaN above every number ($lt: NaN matches numbers, $gte: 1 matches NaN) instead of matching NaN with $lte/$gte NaN alone",
+  ],
   ["$expr-operators", "most aggregation operators inside $expr ($size, $range, $reduce) fail"],
   ["write-concern", "write concerns are not enforced: w: 2 on a single node succeeds"],
   [

@@ -578,6 +578,60 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "number ranges on dotted paths through arrays of documents",
+    async fn({ coll }) {
+      const c = coll("ranges");
+      await c.insertMany([
+        { _id: 1, a: [{ b: 7 }] },
+        { _id: 3, a: { b: [7] } },
+        { _id: 4, a: { b: [[7]] } },
+        { _id: 5, a: [{ b: [7] }] },
+        { _id: 6, a: [{ b: 3 }, { b: 7 }] },
+        { _id: 7, a: { b: null } },
+        { _id: 8, a: [] },
+        { _id: 9, a: { b: "9" } },
+        { _id: 10, a: [1, { b: 7 }] },
+        { _id: 11, a: { b: 5 } },
+        { _id: 12, a: [{ b: 5 }, { b: 3 }] },
+      ]);
+      const ids = async (filter: Record<string, unknown>) =>
+        (await c.find(filter, { sort: { _id: 1 } })).map((d) => d._id);
+      // Each condition alone and beside an `$or` (the query engine rather than the direct
+      // matcher, on the embedded store).
+      const both = async (condition: Record<string, unknown>, expected: number[]) => {
+        assert.deepEqual(await ids({ "a.b": condition }), expected, JSON.stringify(condition));
+        assert.deepEqual(
+          await ids({ $or: [{ "a.b": condition }, { _id: 100 }] }),
+          expected,
+          `$or ${JSON.stringify(condition)}`,
+        );
+      };
+      await both({ $gt: 5 }, [1, 3, 5, 6, 10]);
+      await both({ $gte: 5 }, [1, 3, 5, 6, 10, 11, 12]);
+      await both({ $lt: 5 }, [6, 12]);
+      await both({ $lte: 5 }, [6, 11, 12]);
+      // Without $elemMatch, one element may meet one bound and another the other.
+      await both({ $gt: 4, $lt: 6 }, [6, 11, 12]);
+      // An array position in the path.
+      assert.deepEqual(await ids({ "a.0.b": { $gte: 5 } }), [1, 5, 12]);
+      assert.deepEqual(await ids({ "a.1.b": { $lte: 7 } }), [6, 10, 12]);
+    },
+  },
+  {
+    name: "a dotted path does not enter an array held in an array",
+    needs: ["nested-array-paths"],
+    async fn({ coll }) {
+      const c = coll("nested_paths");
+      await c.insertMany([{ _id: 1, a: [[{ b: 7 }]] }, { _id: 2, a: [{ b: 7 }] }]);
+      for (const condition of [{ $gt: 5 }, { $gte: 7 }, { $lt: 8 }, { $lte: 7 }]) {
+        const found = await c.find({ "a.b": condition }, { sort: { _id: 1 } });
+        assert.deepEqual(found.map((d) => d._id), [2], JSON.stringify(condition));
+        const viaOr = await c.find({ $or: [{ "a.b": condition }, { _id: 100 }] });
+        assert.deepEqual(viaOr.map((d) => d._id), [2], `$or ${JSON.stringify(condition)}`);
+      }
+    },
+  },
+  {
     name: "NaN: equal to NaN alone, ordered against no number, alone and in arrays",
     needs: ["nan-ranges"],
     async fn({ coll }) {

@@ -5,15 +5,17 @@
  * comparison is made numerically, across every numeric type, as MongoDB does; other
  * operands go to mingo unchanged.
  *
- * `$lte` and `$gte` with a plain number operand are mingo's `$lt` or `$eq` (`$gt` or `$eq`):
- * mingo's own finds a NaN equal to every number, so `{"$lte": NaN}` matched every number and
- * `{"$gte": 5}` a NaN, where MongoDB's NaN equals NaN alone and orders against nothing.
+ * The range operators (`$gt`, `$gte`, `$lt`, `$lte`) with a plain number operand are made
+ * here too: mingo's own find a NaN equal to every number, so `{"$lte": NaN}` matched every
+ * number and `{"$gte": 5}` a NaN, where MongoDB's NaN equals NaN alone and orders against
+ * nothing. On a path naming an array position they are mingo's (`$lte` as its `$lt` or `$eq`,
+ * `$gte` as its `$gt` or `$eq`), which reads such a path as before.
  */
 import * as queryOperators from "mingo/operators/query";
 import type { Options } from "mingo/types";
 import type { Doc } from "../types.ts";
 import { pathValues } from "./compare.ts";
-import { operatorTest } from "./fastmatch.ts";
+import { operatorTest, type Test } from "./fastmatch.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signature
 type AnyFn = (...args: any[]) => any;
@@ -30,15 +32,59 @@ const MINGO = queryOperators as unknown as Record<string, AnyFn>;
 /** The strict comparison beside `$eq` that makes up `$lte` or `$gte`. */
 const STRICT: Record<string, string> = { $lte: "$lt", $gte: "$gt" };
 
+/** A path segment that may name an array position. */
+const INDEX = /^\d+$/;
+
+const isNaNNumber = (v: unknown) => typeof v === "number" && Number.isNaN(v);
+
+/** `$lte` or `$gte` NaN: the value is a NaN or an array holding one. */
+const IS_NAN: Test = (v) => isNaNNumber(v) || (Array.isArray(v) && v.some(isNaNNumber));
+
+/** `$lt` or `$gt` NaN: nothing orders against a NaN. */
+const NEVER: Test = () => false;
+
+/**
+ * Whether `test` holds for a value `parts` (no array positions among them) reach from
+ * `value`, walked as MongoDB walks a path: an array on the way stands for its elements that
+ * are documents (an array inside it is not entered), and the leaf is tested as it is (`test`
+ * itself tries an array's elements).
+ */
+function reaches(value: unknown, parts: string[], i: number, test: Test): boolean {
+  if (i === parts.length) return test(value);
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      if (!Array.isArray(item) && reaches(item, parts, i, test)) return true;
+    }
+    return false;
+  }
+  if (value === null || typeof value !== "object" || value instanceof Date) return false;
+  const key = parts[i];
+  return Object.hasOwn(value, key) && reaches((value as Doc)[key], parts, i + 1, test);
+}
+
+/** A range operator against a plain number, as MongoDB compares (see the module doc). */
+function numberRange(op: string, selector: string, value: number, options: Options): AnyFn {
+  const parts = selector.split(".");
+  if (parts.some((part) => INDEX.test(part))) {
+    const strict = STRICT[op];
+    if (strict === undefined) return MINGO[op](selector, value, options);
+    const below = MINGO[strict](selector, value, options) as (obj: Doc) => boolean;
+    const equal = MINGO.$eq(selector, value, options) as (obj: Doc) => boolean;
+    return (obj: Doc) => below(obj) || equal(obj);
+  }
+  const test = Number.isNaN(value)
+    ? (STRICT[op] === undefined ? NEVER : IS_NAN)
+    : operatorTest(op, value)!;
+  return (obj: Doc) => reaches(obj, parts, 0, test);
+}
+
+const RANGES = new Set(["$gt", "$gte", "$lt", "$lte"]);
+
 function wrap(op: string): AnyFn {
   const mingo = MINGO[op];
-  const strict = STRICT[op];
+  const range = RANGES.has(op);
   return (selector: string, value: unknown, options: Options) => {
-    if (strict !== undefined && typeof value === "number") {
-      const below = MINGO[strict](selector, value, options) as (obj: Doc) => boolean;
-      const equal = MINGO.$eq(selector, value, options) as (obj: Doc) => boolean;
-      return (obj: Doc) => below(obj) || equal(obj);
-    }
+    if (range && typeof value === "number") return numberRange(op, selector, value, options);
     const bson = Array.isArray(value) ? value.some(isBsonNumber) : isBsonNumber(value);
     const test = bson ? operatorTest(op, value) : null;
     if (!test) return mingo(selector, value, options);
@@ -49,7 +95,7 @@ function wrap(op: string): AnyFn {
   };
 }
 
-/** Query operators that replace mingo's for BSON number operands. */
+/** Query operators that replace mingo's for BSON number operands and plain number ranges. */
 export const bsonNumberOperators: Record<string, AnyFn> = Object.fromEntries(
   ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"].map((op) => [op, wrap(op)]),
 );

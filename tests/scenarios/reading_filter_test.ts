@@ -362,3 +362,58 @@ scenario(
     }
   },
 );
+
+scenario(
+  "where JSON: ranges on dotted paths through lists of dicts, alone and inside $or",
+  {
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      boxes: {
+        schema: {
+          name: { type: "string" },
+          parts: {
+            type: "list",
+            schema: {
+              type: "dict",
+              schema: {
+                sizes: { type: "list", schema: { type: "integer" } },
+                label: { type: "string" },
+                at: { type: "datetime" },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  async (api) => {
+    const posted = await api.post("boxes", [
+      { name: "one", parts: [{ sizes: [1, 7], label: "b", at: "Thu, 01 Jan 2026 00:00:00 GMT" }] },
+      { name: "two", parts: [{ sizes: [2] }, { sizes: [3], label: "a" }] },
+      {
+        name: "three",
+        parts: [{ sizes: [] }, { label: "c", at: "Mon, 05 Jan 2026 00:00:00 GMT" }],
+      },
+    ]);
+    assert.equal(posted.status, 201, posted.text);
+    const names = async (filter: unknown) => {
+      const res = await api.get(`boxes?where=${encodeURIComponent(JSON.stringify(filter))}`);
+      assert.equal(res.status, 200, res.text);
+      return (res.body._items as Array<{ name: string }>).map((b) => b.name).sort();
+    };
+    const cases: Array<[Record<string, unknown>, string[]]> = [
+      [{ "parts.sizes": { $gt: 5 } }, ["one"]],
+      // One size may meet one bound and another the other (no $elemMatch).
+      [{ "parts.sizes": { $gte: 2, $lt: 3 } }, ["one", "two"]],
+      [{ "parts.sizes": { $lte: 1 } }, ["one"]],
+      [{ "parts.label": { $gte: "b" } }, ["one", "three"]],
+      [{ "parts.at": { $gt: "Fri, 02 Jan 2026 00:00:00 GMT" } }, ["three"]],
+    ];
+    for (const [condition, expected] of cases) {
+      assert.deepEqual(await names(condition), expected, JSON.stringify(condition));
+      // Inside an `$or`, the query engine tests it on the embedded store.
+      const either = { $or: [condition, { name: "none" }] };
+      assert.deepEqual(await names(either), expected, JSON.stringify(either));
+    }
+  },
+);

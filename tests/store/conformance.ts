@@ -618,6 +618,56 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "string and date ranges on dotted paths through arrays, leaf arrays under arrays",
+    async fn({ coll }) {
+      const c = coll("text_ranges");
+      const day = (n: number) => new Date(Date.UTC(2026, 0, n));
+      await c.insertMany([
+        { _id: 1, a: [{ s: "b", d: day(1) }, { s: ["a", "d"], d: [day(3)] }] },
+        { _id: 2, a: { s: "\uFFFF", d: day(2) } },
+        { _id: 3, a: { s: "\u{1F600}", d: day(5) } },
+        { _id: 4, a: [{ s: "c" }, { s: 5 }, { d: "2026-01-09" }] },
+      ]);
+      const ids = async (filter: Record<string, unknown>) =>
+        (await c.find(filter, { sort: { _id: 1 } })).map((d) => d._id);
+      const both = async (path: string, condition: Record<string, unknown>, expected: number[]) => {
+        const label = `${path} ${JSON.stringify(condition)}`;
+        assert.deepEqual(await ids({ [path]: condition }), expected, label);
+        assert.deepEqual(
+          await ids({ $or: [{ [path]: condition }, { _id: 100 }] }),
+          expected,
+          label,
+        );
+      };
+      await both("a.s", { $gt: "c" }, [1, 2, 3]);
+      await both("a.s", { $lt: "b" }, [1]);
+      await both("a.d", { $gt: day(2) }, [1, 3]);
+      await both("a.d", { $lte: day(2) }, [1, 2]);
+    },
+  },
+  {
+    name: "string ranges in code point order: beyond U+FFFF after U+FFFF, as in UTF-8",
+    needs: ["utf8-order"],
+    async fn({ coll }) {
+      const c = coll("code_points");
+      await c.insertMany([
+        { _id: 1, s: "\uFFFF", a: [{ s: "\uFFFF" }] },
+        { _id: 2, s: "\u{1F600}", a: [{ s: "\u{1F600}" }] },
+      ]);
+      for (const path of ["s", "a.s"]) {
+        for (
+          const [condition, expected] of [[{ $gt: "\uFFFF" }, [2]], [{ $lt: "\u{1F600}" }, [1]]]
+        ) {
+          const label = `${path} ${JSON.stringify(condition)}`;
+          const found = await c.find({ [path]: condition }, { sort: { _id: 1 } });
+          assert.deepEqual(found.map((d) => d._id), expected, label);
+          const viaOr = await c.find({ $or: [{ [path]: condition }, { _id: 100 }] });
+          assert.deepEqual(viaOr.map((d) => d._id), expected, `$or ${label}`);
+        }
+      }
+    },
+  },
+  {
     name: "a dotted path does not enter an array held in an array",
     needs: ["nested-array-paths"],
     async fn({ coll }) {

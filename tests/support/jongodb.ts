@@ -28,6 +28,10 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
   ["dropIndexes", "dropIndexes is not implemented"],
   ["decimal-scale", "Decimal128 values equal in number but not in scale (12.5, 12.50) differ"],
   [
+    "utf8-order",
+    "strings compare by UTF-16 code units (a character beyond U+FFFF orders before U+E000-U+FFFF) instead of by code points, the order of their UTF-8 bytes",
+  ],
+  [
     "nested-array-paths",
     "a dotted path enters an array held in an array ({a: [[{b: 7}]]} matches a.b > 5)",
   ],

@@ -5,11 +5,14 @@
  * comparison is made numerically, across every numeric type, as MongoDB does; other
  * operands go to mingo unchanged.
  *
- * The range operators (`$gt`, `$gte`, `$lt`, `$lte`) with a plain number operand are made
- * here too: mingo's own find a NaN equal to every number, so `{"$lte": NaN}` matched every
- * number and `{"$gte": 5}` a NaN, where MongoDB's NaN equals NaN alone and orders against
- * nothing. On a path naming an array position they are mingo's (`$lte` as its `$lt` or `$eq`,
- * `$gte` as its `$gt` or `$eq`), which reads such a path as before.
+ * The range operators (`$gt`, `$gte`, `$lt`, `$lte`) with an operand the direct matcher
+ * compares (a number, string, boolean, date or ObjectId) are the direct matcher's comparison
+ * on the values the path reaches (fastmatch.ts), so a filter answers alike whichever of the
+ * two tests it: mingo's own found a NaN equal to every number (`{"$lte": NaN}` matched every
+ * number, `{"$gte": 5}` a NaN, where MongoDB's NaN equals NaN alone and orders against
+ * nothing) and compares strings by UTF-16 code units (MongoDB, and the direct matcher, by
+ * code points). On a path naming an array position they are mingo's (with a number, `$lte`
+ * as its `$lt` or `$eq`, `$gte` as its `$gt` or `$eq`), which reads such a path as before.
  */
 import * as queryOperators from "mingo/operators/query";
 import type { Options } from "mingo/types";
@@ -62,20 +65,29 @@ function reaches(value: unknown, parts: string[], i: number, test: Test): boolea
   return Object.hasOwn(value, key) && reaches((value as Doc)[key], parts, i + 1, test);
 }
 
-/** A range operator against a plain number, as MongoDB compares (see the module doc). */
-function numberRange(op: string, selector: string, value: number, options: Options): AnyFn {
+/**
+ * A range operator against an operand the direct matcher compares (a number, BSON number,
+ * string, boolean, date or ObjectId), as MongoDB compares (see the module doc); null for
+ * other operands.
+ */
+function rangeMatcher(
+  op: string,
+  selector: string,
+  value: unknown,
+  options: Options,
+): AnyFn | null {
+  const nan = typeof value === "number" && Number.isNaN(value);
+  const test = nan ? (STRICT[op] === undefined ? NEVER : IS_NAN) : operatorTest(op, value);
+  if (test === null) return null;
   const parts = selector.split(".");
-  if (parts.some((part) => INDEX.test(part))) {
-    const strict = STRICT[op];
-    if (strict === undefined) return MINGO[op](selector, value, options);
-    const below = MINGO[strict](selector, value, options) as (obj: Doc) => boolean;
-    const equal = MINGO.$eq(selector, value, options) as (obj: Doc) => boolean;
-    return (obj: Doc) => below(obj) || equal(obj);
-  }
-  const test = Number.isNaN(value)
-    ? (STRICT[op] === undefined ? NEVER : IS_NAN)
-    : operatorTest(op, value)!;
-  return (obj: Doc) => reaches(obj, parts, 0, test);
+  if (!parts.some((part) => INDEX.test(part))) return (obj: Doc) => reaches(obj, parts, 0, test);
+  // A path naming an array position: as mingo reads it, a BSON number operand as before.
+  if (isBsonNumber(value)) return (obj: Doc) => test(pathValues(obj, parts));
+  const strict = STRICT[op];
+  if (typeof value !== "number" || strict === undefined) return MINGO[op](selector, value, options);
+  const below = MINGO[strict](selector, value, options) as (obj: Doc) => boolean;
+  const equal = MINGO.$eq(selector, value, options) as (obj: Doc) => boolean;
+  return (obj: Doc) => below(obj) || equal(obj);
 }
 
 const RANGES = new Set(["$gt", "$gte", "$lt", "$lte"]);
@@ -84,7 +96,7 @@ function wrap(op: string): AnyFn {
   const mingo = MINGO[op];
   const range = RANGES.has(op);
   return (selector: string, value: unknown, options: Options) => {
-    if (range && typeof value === "number") return numberRange(op, selector, value, options);
+    if (range) return rangeMatcher(op, selector, value, options) ?? mingo(selector, value, options);
     const bson = Array.isArray(value) ? value.some(isBsonNumber) : isBsonNumber(value);
     const test = bson ? operatorTest(op, value) : null;
     if (!test) return mingo(selector, value, options);
@@ -95,7 +107,7 @@ function wrap(op: string): AnyFn {
   };
 }
 
-/** Query operators that replace mingo's for BSON number operands and plain number ranges. */
+/** Query operators that replace mingo's for BSON number operands, and its range operators. */
 export const bsonNumberOperators: Record<string, AnyFn> = Object.fromEntries(
   ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"].map((op) => [op, wrap(op)]),
 );

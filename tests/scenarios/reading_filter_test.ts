@@ -364,7 +364,7 @@ scenario(
 );
 
 scenario(
-  "where JSON: ranges on dotted paths through lists of dicts, alone and inside $or",
+  "where JSON: ranges and members on dotted paths through lists of dicts, alone and inside $or",
   {
     RESOURCE_METHODS: ["GET", "POST"],
     DOMAIN: {
@@ -406,6 +406,8 @@ scenario(
       // One size may meet one bound and another the other (no $elemMatch).
       [{ "parts.sizes": { $gte: 2, $lt: 3 } }, ["one", "two"]],
       [{ "parts.sizes": { $lte: 1 } }, ["one"]],
+      [{ "parts.sizes": { $in: [7, 9] } }, ["one"]],
+      [{ "parts.sizes": { $nin: [7, 9] } }, ["three", "two"]],
       [{ "parts.label": { $gte: "b" } }, ["one", "three"]],
       [{ "parts.at": { $gt: "Fri, 02 Jan 2026 00:00:00 GMT" } }, ["three"]],
     ];

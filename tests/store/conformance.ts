@@ -578,7 +578,7 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "number ranges on dotted paths through arrays of documents",
+    name: "number ranges and members on dotted paths through arrays of documents",
     async fn({ coll }) {
       const c = coll("ranges");
       await c.insertMany([
@@ -612,6 +612,8 @@ const CASES: Case[] = [
       await both({ $lte: 5 }, [6, 11, 12]);
       // Without $elemMatch, one element may meet one bound and another the other.
       await both({ $gt: 4, $lt: 6 }, [6, 11, 12]);
+      await both({ $in: [7, 9] }, [1, 3, 5, 6, 10]);
+      await both({ $nin: [7, 9] }, [4, 7, 8, 9, 11, 12]);
       // An array position in the path.
       assert.deepEqual(await ids({ "a.0.b": { $gte: 5 } }), [1, 5, 12]);
       assert.deepEqual(await ids({ "a.1.b": { $lte: 7 } }), [6, 10, 12]);

@@ -11,8 +11,10 @@
  * two tests it: mingo's own found a NaN equal to every number (`{"$lte": NaN}` matched every
  * number, `{"$gte": 5}` a NaN, where MongoDB's NaN equals NaN alone and orders against
  * nothing) and compares strings by UTF-16 code units (MongoDB, and the direct matcher, by
- * code points). On a path naming an array position they are mingo's (with a number, `$lte`
- * as its `$lt` or `$eq`, `$gte` as its `$gt` or `$eq`), which reads such a path as before.
+ * code points). `$in` and `$nin` with such members likewise (mingo's did not search a list
+ * under a list of documents: `parts.sizes` in `{"parts": [{"sizes": [1, 7]}]}`). On a path
+ * naming an array position they are mingo's (with a number, `$lte` as its `$lt` or `$eq`,
+ * `$gte` as its `$gt` or `$eq`), which reads such a path as before.
  */
 import * as queryOperators from "mingo/operators/query";
 import type { Options } from "mingo/types";
@@ -90,13 +92,32 @@ function rangeMatcher(
   return (obj: Doc) => below(obj) || equal(obj);
 }
 
+/**
+ * `$in` or `$nin` with members the direct matcher compares, on a path naming no array position:
+ * whether a value the path reaches is one of them (for `$nin`, none is); null otherwise.
+ */
+function memberMatcher(op: string, selector: string, value: unknown): AnyFn | null {
+  const test = operatorTest("$in", value);
+  if (test === null) return null;
+  const parts = selector.split(".");
+  if (parts.some((part) => INDEX.test(part))) return null;
+  return op === "$in"
+    ? (obj: Doc) => reaches(obj, parts, 0, test)
+    : (obj: Doc) => !reaches(obj, parts, 0, test);
+}
+
 const RANGES = new Set(["$gt", "$gte", "$lt", "$lte"]);
 
 function wrap(op: string): AnyFn {
   const mingo = MINGO[op];
   const range = RANGES.has(op);
+  const members = op === "$in" || op === "$nin";
   return (selector: string, value: unknown, options: Options) => {
     if (range) return rangeMatcher(op, selector, value, options) ?? mingo(selector, value, options);
+    if (members) {
+      const matcher = memberMatcher(op, selector, value);
+      if (matcher) return matcher;
+    }
     const bson = Array.isArray(value) ? value.some(isBsonNumber) : isBsonNumber(value);
     const test = bson ? operatorTest(op, value) : null;
     if (!test) return mingo(selector, value, options);

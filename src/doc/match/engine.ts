@@ -18,7 +18,7 @@ import { sortDocs } from "./compare.ts";
 import { geoQueryOperators } from "./geo.ts";
 import { compileSimple } from "./fastmatch.ts";
 import { linearExpressionOperators, linearQueryOperators } from "./linear-regex.ts";
-import { bsonNumberOperators } from "./bson-numbers.ts";
+import { comparisonOperators } from "./comparisons.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -53,7 +53,7 @@ const CONTEXT = Context.init({
     ...queryOperators,
     ...geoQueryOperators,
     ...linearQueryOperators,
-    ...bsonNumberOperators,
+    ...comparisonOperators,
   } as unknown as Ops,
   window: windowOperators as unknown as Ops,
 });

@@ -1,9 +1,11 @@
 /**
- * mingo's comparison query operators, extended to BSON numbers: mingo compares a
- * Decimal128 (or Long, Int32, Double) operand with stored values as an opaque object, so
- * `{"box.price": {"$lt": Decimal128("12.5")}}` would compare text. With such an operand the
- * comparison is made numerically, across every numeric type, as MongoDB does; other
- * operands go to mingo unchanged.
+ * The comparison query operators of the query engine: mingo's, replaced where they would
+ * answer otherwise than MongoDB and the direct matcher (fastmatch.ts).
+ *
+ * BSON numbers: mingo compares a Decimal128 (or Long, Int32, Double) operand with stored
+ * values as an opaque object, so `{"box.price": {"$lt": Decimal128("12.5")}}` would compare
+ * text. With such an operand the comparison is made numerically, across every numeric type,
+ * as MongoDB does.
  *
  * The range operators (`$gt`, `$gte`, `$lt`, `$lte`) with an operand the direct matcher
  * compares (a number, string, boolean, date or ObjectId) are the direct matcher's comparison
@@ -128,7 +130,7 @@ function wrap(op: string): AnyFn {
   };
 }
 
-/** Query operators that replace mingo's for BSON number operands, and its range operators. */
-export const bsonNumberOperators: Record<string, AnyFn> = Object.fromEntries(
+/** Query operators that replace mingo's comparisons (see the module doc). */
+export const comparisonOperators: Record<string, AnyFn> = Object.fromEntries(
   ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"].map((op) => [op, wrap(op)]),
 );

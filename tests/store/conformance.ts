@@ -34,6 +34,24 @@ function uniqueName(base: string): string {
 
 const ids = (docs: Doc[]) => docs.map((d) => d._id);
 
+/**
+ * Asserts that `{[path]: condition}` finds the documents `expected` (by `_id`) in `c`, alone and
+ * as a branch of an `$or` (which the embedded store's query engine tests rather than its direct
+ * matcher).
+ */
+async function findsAloneAndInOr(
+  c: Collection,
+  path: string,
+  condition: Record<string, unknown>,
+  expected: unknown[],
+): Promise<void> {
+  const label = `${path} ${JSON.stringify(condition)}`;
+  for (const filter of [{ [path]: condition }, { $or: [{ [path]: condition }, { _id: 100 }] }]) {
+    const found = await c.find(filter, { sort: { _id: 1 } });
+    assert.deepEqual(ids(found), expected, "$or" in filter ? `$or ${label}` : label);
+  }
+}
+
 async function seedPeople(c: Collection): Promise<Doc[]> {
   const docs: Doc[] = [
     { _id: 1, name: "ann", age: 31, city: "rome", tags: ["a", "b"], address: { zip: "100" } },
@@ -594,18 +612,8 @@ const CASES: Case[] = [
         { _id: 11, a: { b: 5 } },
         { _id: 12, a: [{ b: 5 }, { b: 3 }] },
       ]);
-      const ids = async (filter: Record<string, unknown>) =>
-        (await c.find(filter, { sort: { _id: 1 } })).map((d) => d._id);
-      // Each condition alone and beside an `$or` (the query engine rather than the direct
-      // matcher, on the embedded store).
-      const both = async (condition: Record<string, unknown>, expected: number[]) => {
-        assert.deepEqual(await ids({ "a.b": condition }), expected, JSON.stringify(condition));
-        assert.deepEqual(
-          await ids({ $or: [{ "a.b": condition }, { _id: 100 }] }),
-          expected,
-          `$or ${JSON.stringify(condition)}`,
-        );
-      };
+      const both = (condition: Record<string, unknown>, expected: number[]) =>
+        findsAloneAndInOr(c, "a.b", condition, expected);
       await both({ $gt: 5 }, [1, 3, 5, 6, 10]);
       await both({ $gte: 5 }, [1, 3, 5, 6, 10, 11, 12]);
       await both({ $lt: 5 }, [6, 12]);
@@ -615,8 +623,8 @@ const CASES: Case[] = [
       await both({ $in: [7, 9] }, [1, 3, 5, 6, 10]);
       await both({ $nin: [7, 9] }, [4, 7, 8, 9, 11, 12]);
       // An array position in the path.
-      assert.deepEqual(await ids({ "a.0.b": { $gte: 5 } }), [1, 5, 12]);
-      assert.deepEqual(await ids({ "a.1.b": { $lte: 7 } }), [6, 10, 12]);
+      await findsAloneAndInOr(c, "a.0.b", { $gte: 5 }, [1, 5, 12]);
+      await findsAloneAndInOr(c, "a.1.b", { $lte: 7 }, [6, 10, 12]);
     },
   },
   {
@@ -630,21 +638,10 @@ const CASES: Case[] = [
         { _id: 3, a: { s: "\u{1F600}", d: day(5) } },
         { _id: 4, a: [{ s: "c" }, { s: 5 }, { d: "2026-01-09" }] },
       ]);
-      const ids = async (filter: Record<string, unknown>) =>
-        (await c.find(filter, { sort: { _id: 1 } })).map((d) => d._id);
-      const both = async (path: string, condition: Record<string, unknown>, expected: number[]) => {
-        const label = `${path} ${JSON.stringify(condition)}`;
-        assert.deepEqual(await ids({ [path]: condition }), expected, label);
-        assert.deepEqual(
-          await ids({ $or: [{ [path]: condition }, { _id: 100 }] }),
-          expected,
-          label,
-        );
-      };
-      await both("a.s", { $gt: "c" }, [1, 2, 3]);
-      await both("a.s", { $lt: "b" }, [1]);
-      await both("a.d", { $gt: day(2) }, [1, 3]);
-      await both("a.d", { $lte: day(2) }, [1, 2]);
+      await findsAloneAndInOr(c, "a.s", { $gt: "c" }, [1, 2, 3]);
+      await findsAloneAndInOr(c, "a.s", { $lt: "b" }, [1]);
+      await findsAloneAndInOr(c, "a.d", { $gt: day(2) }, [1, 3]);
+      await findsAloneAndInOr(c, "a.d", { $lte: day(2) }, [1, 2]);
     },
   },
   {
@@ -657,15 +654,8 @@ const CASES: Case[] = [
         { _id: 2, s: "\u{1F600}", a: [{ s: "\u{1F600}" }] },
       ]);
       for (const path of ["s", "a.s"]) {
-        for (
-          const [condition, expected] of [[{ $gt: "\uFFFF" }, [2]], [{ $lt: "\u{1F600}" }, [1]]]
-        ) {
-          const label = `${path} ${JSON.stringify(condition)}`;
-          const found = await c.find({ [path]: condition }, { sort: { _id: 1 } });
-          assert.deepEqual(found.map((d) => d._id), expected, label);
-          const viaOr = await c.find({ $or: [{ [path]: condition }, { _id: 100 }] });
-          assert.deepEqual(viaOr.map((d) => d._id), expected, `$or ${label}`);
-        }
+        await findsAloneAndInOr(c, path, { $gt: "\uFFFF" }, [2]);
+        await findsAloneAndInOr(c, path, { $lt: "\u{1F600}" }, [1]);
       }
     },
   },
@@ -676,10 +666,7 @@ const CASES: Case[] = [
       const c = coll("nested_paths");
       await c.insertMany([{ _id: 1, a: [[{ b: 7 }]] }, { _id: 2, a: [{ b: 7 }] }]);
       for (const condition of [{ $gt: 5 }, { $gte: 7 }, { $lt: 8 }, { $lte: 7 }]) {
-        const found = await c.find({ "a.b": condition }, { sort: { _id: 1 } });
-        assert.deepEqual(found.map((d) => d._id), [2], JSON.stringify(condition));
-        const viaOr = await c.find({ $or: [{ "a.b": condition }, { _id: 100 }] });
-        assert.deepEqual(viaOr.map((d) => d._id), [2], `$or ${JSON.stringify(condition)}`);
+        await findsAloneAndInOr(c, "a.b", condition, [2]);
       }
     },
   },
@@ -697,17 +684,8 @@ const CASES: Case[] = [
         { _id: 6, n: [NaN] },
         { _id: 7 },
       ]);
-      const ids = async (filter: Record<string, unknown>) =>
-        (await c.find(filter, { sort: { _id: 1 } })).map((d) => d._id);
-      // Each condition alone (the direct matcher) and beside an `$or` (the query engine).
-      const both = async (condition: Record<string, unknown>, expected: number[]) => {
-        assert.deepEqual(await ids({ n: condition }), expected, JSON.stringify(condition));
-        assert.deepEqual(
-          await ids({ $or: [{ n: condition }, { _id: 100 }] }),
-          expected,
-          `$or ${JSON.stringify(condition)}`,
-        );
-      };
+      const both = (condition: Record<string, unknown>, expected: number[]) =>
+        findsAloneAndInOr(c, "n", condition, expected);
       await both({ $lte: NaN }, [2, 5, 6]);
       await both({ $gte: NaN }, [2, 5, 6]);
       await both({ $lt: NaN }, []);

@@ -611,6 +611,7 @@ const CASES: Case[] = [
         { _id: 10, a: [1, { b: 7 }] },
         { _id: 11, a: { b: 5 } },
         { _id: 12, a: [{ b: 5 }, { b: 3 }] },
+        { _id: 13, a: [6, 7] },
       ]);
       const both = (condition: Record<string, unknown>, expected: number[]) =>
         findsAloneAndInOr(c, "a.b", condition, expected);
@@ -621,7 +622,16 @@ const CASES: Case[] = [
       // Without $elemMatch, one element may meet one bound and another the other.
       await both({ $gt: 4, $lt: 6 }, [6, 11, 12]);
       await both({ $in: [7, 9] }, [1, 3, 5, 6, 10]);
-      await both({ $nin: [7, 9] }, [4, 7, 8, 9, 11, 12]);
+      await both({ $nin: [7, 9] }, [4, 7, 8, 9, 11, 12, 13]);
+      // Inside $elemMatch, a member that is no document has no `b`.
+      await findsAloneAndInOr(c, "a", { $elemMatch: { b: { $gte: 5, $lt: 8 } } }, [
+        1,
+        5,
+        6,
+        10,
+        12,
+      ]);
+      await findsAloneAndInOr(c, "a", { $elemMatch: { b: { $in: [3, 7] } } }, [1, 5, 6, 10, 12]);
       // An array position in the path.
       await findsAloneAndInOr(c, "a.0.b", { $gte: 5 }, [1, 5, 12]);
       await findsAloneAndInOr(c, "a.1.b", { $lte: 7 }, [6, 10, 12]);

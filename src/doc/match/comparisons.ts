@@ -14,7 +14,9 @@
  * number, `{"$gte": 5}` a NaN, where MongoDB's NaN equals NaN alone and orders against
  * nothing) and compares strings by UTF-16 code units (MongoDB, and the direct matcher, by
  * code points). `$in` and `$nin` with such members likewise (mingo's did not search a list
- * under a list of documents: `parts.sizes` in `{"parts": [{"sizes": [1, 7]}]}`). On a path
+ * under a list of documents: `parts.sizes` in `{"parts": [{"sizes": [1, 7]}]}`; and inside
+ * `$elemMatch` they found a field in a member that is no document: `{"$elemMatch": {"b":
+ * {"$gte": 5}}}` matched `[6, 7]`). On a path
  * naming an array position they are mingo's (with a number, `$lte` as its `$lt` or `$eq`,
  * `$gte` as its `$gt` or `$eq`), which reads such a path as before.
  */

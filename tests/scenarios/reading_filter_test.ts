@@ -363,59 +363,82 @@ scenario(
   },
 );
 
-scenario(
-  "where JSON: ranges and members on dotted paths through lists of dicts, alone and inside $or",
-  {
-    RESOURCE_METHODS: ["GET", "POST"],
-    DOMAIN: {
-      boxes: {
-        schema: {
-          name: { type: "string" },
-          parts: {
-            type: "list",
+/** Boxes of parts: lists of dicts holding lists, for conditions on dotted paths. */
+const BOXES = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: {
+    boxes: {
+      schema: {
+        name: { type: "string" },
+        parts: {
+          type: "list",
+          schema: {
+            type: "dict",
             schema: {
-              type: "dict",
-              schema: {
-                sizes: { type: "list", schema: { type: "integer" } },
-                label: { type: "string" },
-                at: { type: "datetime" },
-              },
+              sizes: { type: "list", schema: { type: "integer" } },
+              label: { type: "string" },
+              at: { type: "datetime" },
             },
           },
         },
       },
     },
   },
-  async (api) => {
-    const posted = await api.post("boxes", [
-      { name: "one", parts: [{ sizes: [1, 7], label: "b", at: "Thu, 01 Jan 2026 00:00:00 GMT" }] },
-      { name: "two", parts: [{ sizes: [2] }, { sizes: [3], label: "a" }] },
-      {
-        name: "three",
-        parts: [{ sizes: [] }, { label: "c", at: "Mon, 05 Jan 2026 00:00:00 GMT" }],
-      },
-    ]);
-    assert.equal(posted.status, 201, posted.text);
-    const names = async (filter: unknown) => {
-      const res = await api.get(`boxes?where=${encodeURIComponent(JSON.stringify(filter))}`);
-      assert.equal(res.status, 200, res.text);
-      return (res.body._items as Array<{ name: string }>).map((b) => b.name).sort();
-    };
-    const cases: Array<[Record<string, unknown>, string[]]> = [
+};
+
+/**
+ * Stores three boxes, then asserts that each `where` condition finds the boxes named, alone and
+ * as a branch of an `$or` (which the embedded store's query engine tests rather than its direct
+ * matcher).
+ */
+async function findsBoxes(
+  api: Client,
+  cases: Array<[Record<string, unknown>, string[]]>,
+): Promise<void> {
+  const posted = await api.post("boxes", [
+    { name: "one", parts: [{ sizes: [1, 7], label: "b", at: "Thu, 01 Jan 2026 00:00:00 GMT" }] },
+    { name: "two", parts: [{ sizes: [2] }, { sizes: [3], label: "a" }] },
+    { name: "three", parts: [{ sizes: [] }, { label: "c", at: "Mon, 05 Jan 2026 00:00:00 GMT" }] },
+  ]);
+  assert.equal(posted.status, 201, posted.text);
+  const names = async (filter: unknown) => {
+    const res = await api.get(`boxes?where=${encodeURIComponent(JSON.stringify(filter))}`);
+    assert.equal(res.status, 200, res.text);
+    return (res.body._items as Array<{ name: string }>).map((b) => b.name).sort();
+  };
+  for (const [condition, expected] of cases) {
+    assert.deepEqual(await names(condition), expected, JSON.stringify(condition));
+    const either = { $or: [condition, { name: "none" }] };
+    assert.deepEqual(await names(either), expected, JSON.stringify(either));
+  }
+}
+
+scenario(
+  "where JSON: ranges, members and $exists on dotted paths through lists of dicts, alone and in $or",
+  BOXES,
+  (api) =>
+    findsBoxes(api, [
       [{ "parts.sizes": { $gt: 5 } }, ["one"]],
       // One size may meet one bound and another the other (no $elemMatch).
       [{ "parts.sizes": { $gte: 2, $lt: 3 } }, ["one", "two"]],
       [{ "parts.sizes": { $lte: 1 } }, ["one"]],
       [{ "parts.sizes": { $in: [7, 9] } }, ["one"]],
       [{ "parts.sizes": { $nin: [7, 9] } }, ["three", "two"]],
+      [{ "parts.at": { $exists: false } }, ["two"]],
       [{ "parts.label": { $gte: "b" } }, ["one", "three"]],
       [{ "parts.at": { $gt: "Fri, 02 Jan 2026 00:00:00 GMT" } }, ["three"]],
-    ];
-    for (const [condition, expected] of cases) {
-      assert.deepEqual(await names(condition), expected, JSON.stringify(condition));
-      // Inside an `$or`, the query engine tests it on the embedded store.
-      const either = { $or: [condition, { name: "none" }] };
-      assert.deepEqual(await names(either), expected, JSON.stringify(either));
-    }
-  },
+    ]),
+);
+
+scenario(
+  "where JSON: each member of $all on its own, through lists of dicts, alone and in $or",
+  BOXES,
+  (api) =>
+    findsBoxes(api, [
+      // One size in one part, the other in another.
+      [{ "parts.sizes": { $all: [2, 3] } }, ["two"]],
+      [{ "parts.sizes": { $all: [7] } }, ["one"]],
+      [{ "parts.label": { $all: ["b"] } }, ["one"]],
+    ]),
+  { gaps: ["all-as-equalities"] },
 );

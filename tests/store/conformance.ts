@@ -623,6 +623,9 @@ const CASES: Case[] = [
       await both({ $gt: 4, $lt: 6 }, [6, 11, 12]);
       await both({ $in: [7, 9] }, [1, 3, 5, 6, 10]);
       await both({ $nin: [7, 9] }, [4, 7, 8, 9, 11, 12, 13]);
+      // $exists: a value reached, null included.
+      await both({ $exists: true }, [1, 3, 4, 5, 6, 7, 9, 10, 11, 12]);
+      await both({ $exists: false }, [8, 13]);
       // Inside $elemMatch, a member that is no document has no `b`.
       await findsAloneAndInOr(c, "a", { $elemMatch: { b: { $gte: 5, $lt: 8 } } }, [
         1,
@@ -670,6 +673,24 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "$all: each member an equality of its own, on scalars and through arrays of documents",
+    needs: ["all-as-equalities"],
+    async fn({ coll }) {
+      const c = coll("all_members");
+      await c.insertMany([
+        { _id: 1, v: 7, a: [{ b: 7 }] },
+        { _id: 2, v: [7, 3], a: [{ b: 3 }, { b: [7] }] },
+        { _id: 3, v: [3], a: { b: [3, 7] } },
+        { _id: 4, v: "7", a: [{ b: 3 }] },
+      ]);
+      await findsAloneAndInOr(c, "v", { $all: [7] }, [1, 2]);
+      await findsAloneAndInOr(c, "v", { $all: [3, 7] }, [2]);
+      await findsAloneAndInOr(c, "a.b", { $all: [7] }, [1, 2, 3]);
+      await findsAloneAndInOr(c, "a.b", { $all: [3, 7] }, [2, 3]);
+      await findsAloneAndInOr(c, "v", { $all: [] }, []);
+    },
+  },
+  {
     name: "a dotted path does not enter an array held in an array",
     needs: ["nested-array-paths"],
     async fn({ coll }) {
@@ -678,6 +699,8 @@ const CASES: Case[] = [
       for (const condition of [{ $gt: 5 }, { $gte: 7 }, { $lt: 8 }, { $lte: 7 }]) {
         await findsAloneAndInOr(c, "a.b", condition, [2]);
       }
+      await findsAloneAndInOr(c, "a.b", { $exists: true }, [2]);
+      await findsAloneAndInOr(c, "a.b", { $exists: false }, [1]);
     },
   },
   {

@@ -28,6 +28,10 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
   ["dropIndexes", "dropIndexes is not implemented"],
   ["decimal-scale", "Decimal128 values equal in number but not in scale (12.5, 12.50) differ"],
   [
+    "all-as-equalities",
+    "$all matches only an array holding its members, not a value equal to its one member ({v: 7} for {v: {$all: [7]}}) nor members reached through an array of documents",
+  ],
+  [
     "utf8-order",
     "strings compare by UTF-16 code units (a character beyond U+FFFF orders before U+E000-U+FFFF) instead of by code points, the order of their UTF-8 bytes",
   ],

@@ -19,6 +19,11 @@
  * {"$gte": 5}}}` matched `[6, 7]`). On a path
  * naming an array position they are mingo's (with a number, `$lte` as its `$lt` or `$eq`,
  * `$gte` as its `$gt` or `$eq`), which reads such a path as before.
+ *
+ * `$all` with such members and `$exists` walk the path the same way: mingo's `$all` found
+ * neither a scalar equal to its one member (`{"v": {"$all": [7]}}` on `{"v": 7}`, which MongoDB
+ * reads as `{"v": 7}`) nor a member in a list under a list of documents, and its `$exists`
+ * entered an array inside an array.
  */
 import * as queryOperators from "mingo/operators/query";
 import type { Options } from "mingo/types";
@@ -110,14 +115,44 @@ function memberMatcher(op: string, selector: string, value: unknown): AnyFn | nu
     : (obj: Doc) => !reaches(obj, parts, 0, test);
 }
 
+/**
+ * `$all` with members the direct matcher compares, or `$exists`, on a path naming no array
+ * position: every member is a value the path reaches (as `{path: member}` each, MongoDB's
+ * reading of `$all`; none given, nothing matches), or a value is reached at all (for
+ * `$exists: false`, none is); null otherwise.
+ */
+function pathMatcher(op: string, selector: string, value: unknown): AnyFn | null {
+  const parts = selector.split(".");
+  if (parts.some((part) => INDEX.test(part))) return null;
+  if (op === "$exists") {
+    return value
+      ? (obj: Doc) => reaches(obj, parts, 0, ANY)
+      : (obj: Doc) => !reaches(obj, parts, 0, ANY);
+  }
+  if (!Array.isArray(value)) return null;
+  const tests: Test[] = [];
+  for (const member of value) {
+    const test = operatorTest("$eq", member);
+    if (test === null) return null;
+    tests.push(test);
+  }
+  if (tests.length === 0) return NEVER;
+  return (obj: Doc) => tests.every((test) => reaches(obj, parts, 0, test));
+}
+
+/** `$exists`: a value reached (a member holding `undefined` is none, as for the direct matcher). */
+const ANY: Test = (v) => v !== undefined;
+
 const RANGES = new Set(["$gt", "$gte", "$lt", "$lte"]);
 
 function wrap(op: string): AnyFn {
   const mingo = MINGO[op];
   const range = RANGES.has(op);
   const members = op === "$in" || op === "$nin";
+  const path = op === "$all" || op === "$exists";
   return (selector: string, value: unknown, options: Options) => {
     if (range) return rangeMatcher(op, selector, value, options) ?? mingo(selector, value, options);
+    if (path) return pathMatcher(op, selector, value) ?? mingo(selector, value, options);
     if (members) {
       const matcher = memberMatcher(op, selector, value);
       if (matcher) return matcher;
@@ -134,5 +169,8 @@ function wrap(op: string): AnyFn {
 
 /** Query operators that replace mingo's comparisons (see the module doc). */
 export const comparisonOperators: Record<string, AnyFn> = Object.fromEntries(
-  ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"].map((op) => [op, wrap(op)]),
+  ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$all", "$exists"].map((op) => [
+    op,
+    wrap(op),
+  ]),
 );

@@ -76,6 +76,19 @@ function reaches(value: unknown, parts: string[], i: number, test: Test): boolea
   return Object.hasOwn(value, key) && reaches((value as Doc)[key], parts, i + 1, test);
 }
 
+/** The segments of `selector`, or null when one may name an array position (mingo's to read). */
+function walkedPath(selector: string): string[] | null {
+  const parts = selector.split(".");
+  return parts.some((part) => INDEX.test(part)) ? null : parts;
+}
+
+/** A document matcher: `test` holds for a value `parts` reach (with `negated`, for none). */
+function reaching(parts: string[], test: Test, negated = false): (obj: Doc) => boolean {
+  return negated
+    ? (obj: Doc) => !reaches(obj, parts, 0, test)
+    : (obj: Doc) => reaches(obj, parts, 0, test);
+}
+
 /**
  * A range operator against an operand the direct matcher compares (a number, BSON number,
  * string, boolean, date or ObjectId), as MongoDB compares (see the module doc); null for
@@ -90,10 +103,10 @@ function rangeMatcher(
   const nan = typeof value === "number" && Number.isNaN(value);
   const test = nan ? (STRICT[op] === undefined ? NEVER : IS_NAN) : operatorTest(op, value);
   if (test === null) return null;
-  const parts = selector.split(".");
-  if (!parts.some((part) => INDEX.test(part))) return (obj: Doc) => reaches(obj, parts, 0, test);
+  const parts = walkedPath(selector);
+  if (parts !== null) return reaching(parts, test);
   // A path naming an array position: as mingo reads it, a BSON number operand as before.
-  if (isBsonNumber(value)) return (obj: Doc) => test(pathValues(obj, parts));
+  if (isBsonNumber(value)) return (obj: Doc) => test(pathValues(obj, selector.split(".")));
   const strict = STRICT[op];
   if (typeof value !== "number" || strict === undefined) return MINGO[op](selector, value, options);
   const below = MINGO[strict](selector, value, options) as (obj: Doc) => boolean;
@@ -107,12 +120,8 @@ function rangeMatcher(
  */
 function memberMatcher(op: string, selector: string, value: unknown): AnyFn | null {
   const test = operatorTest("$in", value);
-  if (test === null) return null;
-  const parts = selector.split(".");
-  if (parts.some((part) => INDEX.test(part))) return null;
-  return op === "$in"
-    ? (obj: Doc) => reaches(obj, parts, 0, test)
-    : (obj: Doc) => !reaches(obj, parts, 0, test);
+  const parts = walkedPath(selector);
+  return test === null || parts === null ? null : reaching(parts, test, op === "$nin");
 }
 
 /**
@@ -122,13 +131,9 @@ function memberMatcher(op: string, selector: string, value: unknown): AnyFn | nu
  * `$exists: false`, none is); null otherwise.
  */
 function pathMatcher(op: string, selector: string, value: unknown): AnyFn | null {
-  const parts = selector.split(".");
-  if (parts.some((part) => INDEX.test(part))) return null;
-  if (op === "$exists") {
-    return value
-      ? (obj: Doc) => reaches(obj, parts, 0, ANY)
-      : (obj: Doc) => !reaches(obj, parts, 0, ANY);
-  }
+  const parts = walkedPath(selector);
+  if (parts === null) return null;
+  if (op === "$exists") return reaching(parts, ANY, !value);
   if (!Array.isArray(value)) return null;
   const tests: Test[] = [];
   for (const member of value) {
@@ -137,7 +142,8 @@ function pathMatcher(op: string, selector: string, value: unknown): AnyFn | null
     tests.push(test);
   }
   if (tests.length === 0) return NEVER;
-  return (obj: Doc) => tests.every((test) => reaches(obj, parts, 0, test));
+  const each = tests.map((test) => reaching(parts, test));
+  return (obj: Doc) => each.every((matches) => matches(obj));
 }
 
 /** `$exists`: a value reached (a member holding `undefined` is none, as for the direct matcher). */

@@ -442,3 +442,33 @@ scenario(
     ]),
   { gaps: ["all-as-equalities"] },
 );
+
+scenario(
+  "where JSON: $type by alias and number, list elements included, through lists of dicts",
+  BOXES,
+  (api) =>
+    findsBoxes(api, [
+      [{ "parts.sizes": { $type: "int" } }, ["one", "two"]],
+      [{ "parts.sizes": { $type: "number" } }, ["one", "two"]],
+      [{ "parts.sizes": { $type: "array" } }, ["one", "three", "two"]],
+      [{ "parts.label": { $type: "string" } }, ["one", "three", "two"]],
+      [{ "parts.label": { $type: 2 } }, ["one", "three", "two"]],
+      [{ "parts.at": { $type: "date" } }, ["one", "three"]],
+      [{ "parts.at": { $type: "string" } }, []],
+      [{ _id: { $type: "objectId" } }, ["one", "three", "two"]],
+    ]),
+);
+
+scenario(
+  "where JSON: $type on a list field, and an unknown type refused",
+  SETTINGS,
+  async (api) => {
+    await seed(api);
+    assert.deepEqual(await names(api, '{"tags": {"$type": "string"}}'), ["ann", "bob"]);
+    assert.deepEqual(await names(api, '{"tags": {"$type": "array"}}'), ["ann", "bob", "cid"]);
+    assert.deepEqual(await names(api, '{"age": {"$type": "int"}}'), ["ann", "bob", "cid", "dee"]);
+    assert.deepEqual(await names(api, '{"born": {"$type": 9}}'), ["ann", "bob", "cid"]);
+    await refused(api, '{"tags": {"$type": "bogus"}}');
+    await refused(api, '{"tags": {"$type": 99}}');
+  },
+);

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { Decimal128, ObjectId } from "../../src/doc/bson.ts";
 import type { Collection, Doc, Filter, Store } from "../../src/store/store.ts";
-import { DuplicateKeyError } from "../../src/store/store.ts";
+import { DuplicateKeyError, InvalidQueryError } from "../../src/store/store.ts";
 import { jongodbGap, skipUnless } from "../support/skip.ts";
 import { SANITIZED, type StoreKind } from "../support/harness.ts";
 
@@ -50,6 +50,23 @@ async function findsAloneAndInOr(
     const found = await c.find(filter, { sort: { _id: 1 } });
     assert.deepEqual(ids(found), expected, "$or" in filter ? `$or ${label}` : label);
   }
+}
+
+/** The documents of the `$type` cases: values of every common type, alone and in arrays. */
+async function typedDocs(coll: (name: string) => Collection): Promise<Collection> {
+  const c = coll("types");
+  await c.insertMany([
+    { _id: 1, v: 7, a: [{ b: 7 }] },
+    { _id: 2, v: [1.5, "x"], a: [{ b: "s" }, { b: [7] }] },
+    { _id: 3, v: [[7]], a: { b: [[7]] } },
+    { _id: 4, v: "7", a: [{ b: null }] },
+    { _id: 5, v: null, a: [] },
+    { _id: 6, v: { w: 1 }, a: [{ c: 1 }] },
+    { _id: 7, v: new ObjectId("6650c2f1a2b3c4d5e6f70809"), a: [{ b: true }] },
+    { _id: 8, v: new Date(Date.UTC(2026, 0, 1)), a: [{ b: [new Date(0)] }] },
+    { _id: 9, v: [], a: { b: 2 ** 40 } },
+  ]);
+  return c;
 }
 
 async function seedPeople(c: Collection): Promise<Doc[]> {
@@ -688,6 +705,52 @@ const CASES: Case[] = [
       await findsAloneAndInOr(c, "a.b", { $all: [7] }, [1, 2, 3]);
       await findsAloneAndInOr(c, "a.b", { $all: [3, 7] }, [2, 3]);
       await findsAloneAndInOr(c, "v", { $all: [] }, []);
+    },
+  },
+  {
+    name: "$type: by alias and number, array elements included, through arrays of documents",
+    async fn({ coll }) {
+      const c = await typedDocs(coll);
+      const both = (path: string, type: unknown, expected: number[]) =>
+        findsAloneAndInOr(c, path, { $type: type }, expected);
+      await both("v", "number", [1, 2]);
+      await both("v", "int", [1]);
+      await both("v", 16, [1]);
+      await both("v", "double", [2]);
+      await both("v", 1, [2]);
+      await both("v", "string", [2, 4]);
+      await both("v", 2, [2, 4]);
+      await both("v", "array", [2, 3, 9]);
+      await both("v", 4, [2, 3, 9]);
+      await both("v", "null", [5]);
+      await both("v", "object", [6]);
+      await both("v", "objectId", [7]);
+      await both("v", "date", [8]);
+      await both("_id", "int", [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      await both("a.b", "number", [1, 2, 9]);
+      await both("a.b", "int", [1, 2]);
+      await both("a.b", "long", []);
+      await both("a.b", "double", [9]);
+      await both("a.b", "string", [2]);
+      await both("a.b", "array", [2, 3, 8]);
+      await both("a.b", "null", [4]);
+      await both("a.b", "bool", [7]);
+      await both("a.b", "date", [8]);
+      await both("a.0.b", "number", [1]);
+      for (const bad of ["bogus", 99, []]) {
+        await assert.rejects(c.find({ v: { $type: bad } }), InvalidQueryError, `${bad}`);
+      }
+    },
+  },
+  {
+    name: "$type: a list of types, the objectId number, a fractional number refused",
+    needs: ["type-operands"],
+    async fn({ coll }) {
+      const c = await typedDocs(coll);
+      await findsAloneAndInOr(c, "v", { $type: 7 }, [7]);
+      await findsAloneAndInOr(c, "v", { $type: ["string", "objectId"] }, [2, 4, 7]);
+      await findsAloneAndInOr(c, "a.b", { $type: ["bool", 9] }, [7, 8]);
+      await assert.rejects(c.find({ v: { $type: 2.5 } }), InvalidQueryError);
     },
   },
   {

@@ -43,6 +43,10 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "nan-ranges",
     "range comparisons order NaN above every number ($lt: NaN matches numbers, $gte: 1 matches NaN) instead of matching NaN with $lte/$gte NaN alone",
   ],
+  [
+    "type-operands",
+    "$type refuses a list of types and the number 7 (objectId), and reads a fractional number (2.5) as its integer part",
+  ],
   ["$expr-operators", "most aggregation operators inside $expr ($size, $range, $reduce) fail"],
   ["write-concern", "write concerns are not enforced: w: 2 on a single node succeeds"],
   [

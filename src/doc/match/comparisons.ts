@@ -76,6 +76,28 @@ function reaches(value: unknown, parts: string[], i: number, test: Test): boolea
   return Object.hasOwn(value, key) && reaches((value as Doc)[key], parts, i + 1, test);
 }
 
+/**
+ * {@link reaches} on a path that may name array positions: at an array, a segment that is a
+ * number reaches the element at that position (whatever it is) as well as the field of that
+ * name in the array's documents.
+ */
+function reachesIndexed(value: unknown, parts: string[], i: number, test: Test): boolean {
+  if (i === parts.length) return test(value);
+  const key = parts[i];
+  if (Array.isArray(value)) {
+    if (INDEX.test(key)) {
+      const n = Number(key);
+      if (n < value.length && reachesIndexed(value[n], parts, i + 1, test)) return true;
+    }
+    for (const item of value) {
+      if (!Array.isArray(item) && reachesIndexed(item, parts, i, test)) return true;
+    }
+    return false;
+  }
+  if (value === null || typeof value !== "object" || value instanceof Date) return false;
+  return Object.hasOwn(value, key) && reachesIndexed((value as Doc)[key], parts, i + 1, test);
+}
+
 /** The segments of `selector`, or null when one may name an array position (mingo's to read). */
 function walkedPath(selector: string): string[] | null {
   const parts = selector.split(".");
@@ -83,10 +105,21 @@ function walkedPath(selector: string): string[] | null {
 }
 
 /** A document matcher: `test` holds for a value `parts` reach (with `negated`, for none). */
-function reaching(parts: string[], test: Test, negated = false): (obj: Doc) => boolean {
+function reachingParts(parts: string[], test: Test, negated = false): (obj: Doc) => boolean {
   return negated
     ? (obj: Doc) => !reaches(obj, parts, 0, test)
     : (obj: Doc) => reaches(obj, parts, 0, test);
+}
+
+/**
+ * A document matcher: `test` holds for a value `selector` reaches, walked as MongoDB walks a
+ * path (see {@link reaches}); a segment that is a number also names an array position.
+ */
+export function reaching(selector: string, test: Test): (obj: Doc) => boolean {
+  const parts = walkedPath(selector);
+  if (parts !== null) return reachingParts(parts, test);
+  const all = selector.split(".");
+  return (obj: Doc) => reachesIndexed(obj, all, 0, test);
 }
 
 /**
@@ -104,7 +137,7 @@ function rangeMatcher(
   const test = nan ? (STRICT[op] === undefined ? NEVER : IS_NAN) : operatorTest(op, value);
   if (test === null) return null;
   const parts = walkedPath(selector);
-  if (parts !== null) return reaching(parts, test);
+  if (parts !== null) return reachingParts(parts, test);
   // A path naming an array position: as mingo reads it, a BSON number operand as before.
   if (isBsonNumber(value)) return (obj: Doc) => test(pathValues(obj, selector.split(".")));
   const strict = STRICT[op];
@@ -121,7 +154,7 @@ function rangeMatcher(
 function memberMatcher(op: string, selector: string, value: unknown): AnyFn | null {
   const test = operatorTest("$in", value);
   const parts = walkedPath(selector);
-  return test === null || parts === null ? null : reaching(parts, test, op === "$nin");
+  return test === null || parts === null ? null : reachingParts(parts, test, op === "$nin");
 }
 
 /**
@@ -133,7 +166,7 @@ function memberMatcher(op: string, selector: string, value: unknown): AnyFn | nu
 function pathMatcher(op: string, selector: string, value: unknown): AnyFn | null {
   const parts = walkedPath(selector);
   if (parts === null) return null;
-  if (op === "$exists") return reaching(parts, ANY, !value);
+  if (op === "$exists") return reachingParts(parts, ANY, !value);
   if (!Array.isArray(value)) return null;
   const tests: Test[] = [];
   for (const member of value) {
@@ -142,7 +175,7 @@ function pathMatcher(op: string, selector: string, value: unknown): AnyFn | null
     tests.push(test);
   }
   if (tests.length === 0) return NEVER;
-  const each = tests.map((test) => reaching(parts, test));
+  const each = tests.map((test) => reachingParts(parts, test));
   return (obj: Doc) => each.every((matches) => matches(obj));
 }
 

@@ -19,6 +19,7 @@ import { geoQueryOperators } from "./geo.ts";
 import { compileSimple } from "./fastmatch.ts";
 import { linearExpressionOperators, linearQueryOperators } from "./linear-regex.ts";
 import { comparisonOperators } from "./comparisons.ts";
+import { $type } from "./type-operator.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -54,6 +55,7 @@ const CONTEXT = Context.init({
     ...geoQueryOperators,
     ...linearQueryOperators,
     ...comparisonOperators,
+    $type,
   } as unknown as Ops,
   window: windowOperators as unknown as Ops,
 });

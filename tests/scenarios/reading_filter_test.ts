@@ -472,3 +472,51 @@ scenario(
     await refused(api, '{"tags": {"$type": 99}}');
   },
 );
+
+/** Grids: a list of numbers and a list of lists, for `$elemMatch` on elements. */
+const GRIDS = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: {
+    grids: {
+      schema: {
+        name: { type: "string" },
+        scores: { type: "list", schema: { type: "integer" } },
+        rows: { type: "list", schema: { type: "list", schema: { type: "integer" } } },
+      },
+    },
+  },
+};
+
+scenario(
+  "where JSON: $elemMatch on elements tests each element as one value, a list element included",
+  GRIDS,
+  async (api) => {
+    const posted = await api.post("grids", [
+      { name: "a", scores: [82, 85, 88], rows: [[1, 2], [6]] },
+      { name: "b", scores: [75, 88, 89], rows: [[7, 8, 9]] },
+      { name: "c", scores: [], rows: [] },
+    ]);
+    assert.equal(posted.status, 201, posted.text);
+    const names = async (filter: unknown) => {
+      const res = await api.get(`grids?where=${encodeURIComponent(JSON.stringify(filter))}`);
+      assert.equal(res.status, 200, res.text);
+      return (res.body._items as Array<{ name: string }>).map((g) => g.name).sort();
+    };
+    const cases: Array<[Record<string, unknown>, string[]]> = [
+      // One element meets both bounds (82), as MongoDB's documentation has it.
+      [{ scores: { $elemMatch: { $gte: 80, $lt: 85 } } }, ["a"]],
+      // A row is one value: no number, so no row is >= 5; one row has two members.
+      [{ rows: { $elemMatch: { $gte: 5 } } }, []],
+      [{ rows: { $elemMatch: { $size: 2 } } }, ["a"]],
+      [{ rows: { $elemMatch: { $elemMatch: { $gt: 5 } } } }, ["a", "b"]],
+      [{ rows: { $elemMatch: { $eq: [6] } } }, ["a"]],
+      [{ rows: { $elemMatch: { $type: "array" } } }, ["a", "b"]],
+    ];
+    for (const [condition, expected] of cases) {
+      assert.deepEqual(await names(condition), expected, JSON.stringify(condition));
+      const either = { $or: [condition, { name: "none" }] };
+      assert.deepEqual(await names(either), expected, JSON.stringify(either));
+    }
+  },
+  { gaps: ["elemmatch-values"] },
+);

@@ -754,6 +754,68 @@ const CASES: Case[] = [
     },
   },
   {
+    // MongoDB's own test of $elemMatch on elements (jstests/core/query/elemmatch/elemmatch_value.js).
+    name: "$elemMatch on elements: each element one value, an array element included",
+    needs: ["elemmatch-values"],
+    async fn({ coll }) {
+      const c = coll("elem_values");
+      const shapes = [
+        5,
+        [5],
+        [3, 7],
+        [[5]],
+        [[3, 7]],
+        [[[5]]],
+        [[[3, 7]]],
+        { b: 5 },
+        { b: [5] },
+        { b: [3, 7] },
+        [{ b: 5 }],
+        [{ b: 3 }, { b: 7 }],
+        [{ b: [5] }],
+        [{ b: [3, 7] }],
+        [[{ b: 5 }]],
+        [[{ b: 3 }, { b: 7 }]],
+        [[{ b: [5] }]],
+        [[{ b: [3, 7] }]],
+      ];
+      await c.insertMany(shapes.map((a, i) => ({ _id: i + 1, a })));
+      const between = { $lt: 6, $gt: 4 };
+      await findsAloneAndInOr(c, "a", { $elemMatch: between }, [2]);
+      await findsAloneAndInOr(c, "a.b", { $elemMatch: between }, [9, 13]);
+      await findsAloneAndInOr(c, "a", { $elemMatch: { $elemMatch: between } }, [4]);
+      await findsAloneAndInOr(c, "a", { $elemMatch: { $type: "number" } }, [2, 3]);
+      await findsAloneAndInOr(c, "a", { $elemMatch: { $type: "array" } }, [
+        4,
+        5,
+        6,
+        7,
+        15,
+        16,
+        17,
+        18,
+      ]);
+      await findsAloneAndInOr(c, "a", { $elemMatch: { b: between } }, [11, 13, 14]);
+      await findsAloneAndInOr(c, "a", { $elemMatch: { b: { $elemMatch: between } } }, [13]);
+      await findsAloneAndInOr(c, "a", { $elemMatch: { $elemMatch: { b: between } } }, [15, 17, 18]);
+      // An array element is one value: equal to an array, of its size, of no number.
+      await findsAloneAndInOr(c, "a", { $elemMatch: { $eq: [5] } }, [4]);
+      await findsAloneAndInOr(c, "a", { $elemMatch: { $in: [5] } }, [2]);
+      await findsAloneAndInOr(c, "a", { $elemMatch: { $size: 2 } }, [5, 16]);
+      await findsAloneAndInOr(c, "a", { $elemMatch: { $ne: 5, $type: "array" } }, [
+        4,
+        5,
+        6,
+        7,
+        15,
+        16,
+        17,
+        18,
+      ]);
+      await assert.rejects(c.find({ a: { $elemMatch: 5 } }), InvalidQueryError);
+    },
+  },
+  {
     name: "a dotted path does not enter an array held in an array",
     needs: ["nested-array-paths"],
     async fn({ coll }) {

@@ -44,6 +44,10 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "range comparisons order NaN above every number ($lt: NaN matches numbers, $gte: 1 matches NaN) instead of matching NaN with $lte/$gte NaN alone",
   ],
   [
+    "elemmatch-values",
+    "$elemMatch with conditions on the elements tests an element that is an array through its members ({$gte: 5} matches [[6]]) and accepts a path reaching a single value",
+  ],
+  [
     "type-operands",
     "$type refuses a list of types and the number 7 (objectId), and reads a fractional number (2.5) as its integer part",
   ],

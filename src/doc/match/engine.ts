@@ -20,6 +20,7 @@ import { compileSimple } from "./fastmatch.ts";
 import { linearExpressionOperators, linearQueryOperators } from "./linear-regex.ts";
 import { comparisonOperators } from "./comparisons.ts";
 import { $type } from "./type-operator.ts";
+import { $elemMatch } from "./elem-match.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -56,6 +57,7 @@ const CONTEXT = Context.init({
     ...linearQueryOperators,
     ...comparisonOperators,
     $type,
+    $elemMatch,
   } as unknown as Ops,
   window: windowOperators as unknown as Ops,
 });

@@ -520,3 +520,17 @@ scenario(
   },
   { gaps: ["elemmatch-values"] },
 );
+
+scenario(
+  "where JSON: null through lists of dicts: a part lacking the field matches, as in MongoDB",
+  BOXES,
+  (api) =>
+    findsBoxes(api, [
+      [{ "parts.label": null }, ["three", "two"]],
+      [{ "parts.label": { $in: [null, "x"] } }, ["three", "two"]],
+      [{ "parts.label": { $ne: null } }, ["one"]],
+      [{ "parts.label": { $nin: [null, "x"] } }, ["one"]],
+      [{ "parts.at": { $exists: false } }, ["two"]],
+    ]),
+  { gaps: ["null-paths"] },
+);

@@ -69,6 +69,39 @@ async function typedDocs(coll: (name: string) => Collection): Promise<Collection
   return c;
 }
 
+/**
+ * The documents of the null cases (MongoDB's own test of equality to null,
+ * jstests/core/query/null_query_semantics.js, without its BSON `undefined` values): `_id` names
+ * the shape of `a`.
+ */
+async function nullShapes(coll: (name: string) => Collection): Promise<Collection> {
+  const c = coll("null_shapes");
+  await c.insertMany([
+    { _id: "a_empty_subobject", a: {} },
+    { _id: "a_null", a: null },
+    { _id: "a_number", a: 4 },
+    { _id: "a_subobject_b_not_null", a: { b: "hi" } },
+    { _id: "a_subobject_b_null", a: { b: null } },
+    { _id: "no_a" },
+    { _id: "a_double_array", a: [[]] },
+    { _id: "a_empty_array", a: [] },
+    { _id: "a_object_array_b_mix_null_missing", a: [{ b: null }, { b: null }, {}] },
+    { _id: "a_object_array_no_b_nulls", a: [{ b: 1 }, { b: 3 }, { b: "string" }] },
+    { _id: "a_object_array_some_b_nulls", a: [{ b: null }, { b: 3 }, { b: null }] },
+    { _id: "a_object_array_some_b_missing", a: [{ b: 3 }, {}] },
+    { _id: "a_value_array_all_nulls", a: [null, null] },
+    { _id: "a_value_array_no_nulls", a: [1, "string", 4] },
+    { _id: "a_value_array_with_null", a: [1, "string", null, 4] },
+  ]);
+  return c;
+}
+
+/** The `_id`s of the null shapes but `left`, sorted. */
+async function nullShapesBut(c: Collection, ...left: string[]): Promise<string[]> {
+  const all = (await c.find({})).map((d) => d._id as string);
+  return all.filter((id) => !left.includes(id)).sort();
+}
+
 async function seedPeople(c: Collection): Promise<Doc[]> {
   const docs: Doc[] = [
     { _id: 1, name: "ann", age: 31, city: "rome", tags: ["a", "b"], address: { zip: "100" } },
@@ -813,6 +846,62 @@ const CASES: Case[] = [
         18,
       ]);
       await assert.rejects(c.find({ a: { $elemMatch: 5 } }), InvalidQueryError);
+    },
+  },
+  {
+    name: "null: equality to null matches null, a missing field and a list holding null",
+    async fn({ coll }) {
+      const c = await nullShapes(coll);
+      const nulls = ["a_null", "a_value_array_all_nulls", "a_value_array_with_null", "no_a"];
+      await findsAloneAndInOr(c, "a", { $eq: null }, nulls);
+      await findsAloneAndInOr(c, "a", { $in: [null, 75] }, nulls);
+      await findsAloneAndInOr(c, "a", { $ne: null }, await nullShapesBut(c, ...nulls));
+      await findsAloneAndInOr(c, "a", { $exists: false }, ["no_a"]);
+      await findsAloneAndInOr(c, "a", { $elemMatch: { $eq: null } }, [
+        "a_value_array_all_nulls",
+        "a_value_array_with_null",
+      ]);
+      await findsAloneAndInOr(
+        c,
+        "a.b",
+        { $exists: false },
+        await nullShapesBut(
+          c,
+          "a_subobject_b_not_null",
+          "a_subobject_b_null",
+          "a_object_array_b_mix_null_missing",
+          "a_object_array_no_b_nulls",
+          "a_object_array_some_b_nulls",
+          "a_object_array_some_b_missing",
+        ),
+      );
+    },
+  },
+  {
+    name: "null: $nin, ranges and dotted paths through lists, as MongoDB reads equality to null",
+    needs: ["null-paths"],
+    async fn({ coll }) {
+      const c = await nullShapes(coll);
+      const nulls = ["a_null", "a_value_array_all_nulls", "a_value_array_with_null", "no_a"];
+      const others = await nullShapesBut(c, ...nulls);
+      await findsAloneAndInOr(c, "a", { $nin: [null, 75] }, others);
+      await findsAloneAndInOr(c, "a", { $not: { $gte: null } }, others);
+      await findsAloneAndInOr(c, "a", { $lte: null }, nulls);
+      await findsAloneAndInOr(c, "a", { $gt: null }, []);
+      await findsAloneAndInOr(
+        c,
+        "a",
+        { $nin: [null, []] },
+        await nullShapesBut(c, ...nulls, "a_double_array", "a_empty_array"),
+      );
+      // On the way, anything but a document has no `b`, and a list stands for its members.
+      const withB = ["a_object_array_no_b_nulls", "a_subobject_b_not_null"];
+      const noB = await nullShapesBut(c, ...withB);
+      await findsAloneAndInOr(c, "a.b", { $eq: null }, noB);
+      await findsAloneAndInOr(c, "a.b", { $in: [null, 75] }, noB);
+      await findsAloneAndInOr(c, "a.b", { $ne: null }, withB);
+      await findsAloneAndInOr(c, "a.b", { $nin: [null, 75] }, withB);
+      await findsAloneAndInOr(c, "a.b", { $gte: null }, noB);
     },
   },
   {

@@ -44,6 +44,10 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "range comparisons order NaN above every number ($lt: NaN matches numbers, $gte: 1 matches NaN) instead of matching NaN with $lte/$gte NaN alone",
   ],
   [
+    "null-paths",
+    "equality to null through a list misses a document member lacking the field ({a.b: null} on {a: [{b: 3}, {}]}), $nin with null matches a missing field, and $gte/$lte null match nothing",
+  ],
+  [
     "elemmatch-values",
     "$elemMatch with conditions on the elements tests an element that is an array through its members ({$gte: 5} matches [[6]]) and accepts a path reaching a single value",
   ],

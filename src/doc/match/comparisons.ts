@@ -20,6 +20,11 @@
  * naming an array position they are mingo's (with a number, `$lte` as its `$lt` or `$eq`,
  * `$gte` as its `$gt` or `$eq`), which reads such a path as before.
  *
+ * Against null (`$eq`, `$ne`, the ranges, `$in`/`$nin` with a null member) the path is walked
+ * as MongoDB's equality to null walks it (a member of a list that lacks the field counts as a
+ * missing field; mingo's found no null through a list of documents and made `{"$gte": null}`
+ * match nothing).
+ *
  * `$all` with such members and `$exists` walk the path the same way: mingo's `$all` found
  * neither a scalar equal to its one member (`{"v": {"$all": [7]}}` on `{"v": 7}`, which MongoDB
  * reads as `{"v": 7}`) nor a member in a list under a list of documents, and its `$exists`
@@ -97,6 +102,70 @@ function reachesIndexed(value: unknown, parts: string[], i: number, test: Test):
   if (value === null || typeof value !== "object" || value instanceof Date) return false;
   return Object.hasOwn(value, key) && reachesIndexed((value as Doc)[key], parts, i + 1, test);
 }
+
+/**
+ * Whether `parts` (no array positions among them) reach null or nothing from `value`, as
+ * MongoDB's equality to null reads a path: the field is missing or null, or a list at the end
+ * holds a null; on the way, anything but a document has no field (a missing field), and a
+ * list stands for its members, an empty one for a missing field (so `{"a.b": null}` matches
+ * `{"a": []}`, `{"a": [1]}` and `{"a": [{"b": 3}, {}]}`, not `{"a": [{"b": 3}]}`).
+ */
+function reachesNull(value: unknown, parts: string[], i: number): boolean {
+  if (i === parts.length) {
+    return value === null || value === undefined || (Array.isArray(value) && value.includes(null));
+  }
+  if (Array.isArray(value)) {
+    if (value.length === 0) return true;
+    for (const item of value) {
+      if (Array.isArray(item) || !holdsFields(item) || reachesNull(item, parts, i)) return true;
+    }
+    return false;
+  }
+  if (!holdsFields(value)) return true;
+  const key = parts[i];
+  return !Object.hasOwn(value, key) || reachesNull(value[key], parts, i + 1);
+}
+
+/** Whether a path segment can name a field of `value` (an object, not a date). */
+function holdsFields(value: unknown): value is Doc {
+  return value !== null && typeof value === "object" && !(value instanceof Date);
+}
+
+/** A document matcher: the path reaches null or nothing ({@link reachesNull}); with `negated`, not. */
+function reachingNull(parts: string[], negated: boolean): (obj: Doc) => boolean {
+  return negated
+    ? (obj: Doc) => !reachesNull(obj, parts, 0)
+    : (obj: Doc) => reachesNull(obj, parts, 0);
+}
+
+/**
+ * The matcher of an operator against a null operand on a path naming no array position, as
+ * MongoDB reads it: `$eq`, `$gte`, `$lte` and `$in` with a null member match null or nothing
+ * ({@link reachesNull}), `$ne` and `$nin` the other documents, `$gt` and `$lt` nothing; null
+ * for other operands and paths. `$in`'s other members are tested by `others`.
+ */
+function nullMatcher(
+  op: string,
+  selector: string,
+  value: unknown,
+  others: (rest: unknown[]) => AnyFn,
+): AnyFn | null {
+  const members = op === "$in" || op === "$nin";
+  if (members ? !Array.isArray(value) || !value.includes(null) : value !== null) return null;
+  const parts = walkedPath(selector);
+  if (parts === null) return null;
+  if (op === "$gt" || op === "$lt") return NEVER_DOC;
+  if (!members) return reachingNull(parts, op === "$ne");
+  const rest = (value as unknown[]).filter((member) => member !== null);
+  const isNull = reachingNull(parts, false);
+  const other = rest.length === 0 ? NEVER_DOC : others(rest) as (obj: Doc) => boolean;
+  return op === "$in"
+    ? (obj: Doc) => isNull(obj) || other(obj)
+    : (obj: Doc) => !isNull(obj) && !other(obj);
+}
+
+/** A document matcher that matches nothing. */
+const NEVER_DOC = (_obj: Doc) => false;
 
 /** The segments of `selector`, or null when one may name an array position (mingo's to read). */
 function walkedPath(selector: string): string[] | null {
@@ -189,7 +258,12 @@ function wrap(op: string): AnyFn {
   const range = RANGES.has(op);
   const members = op === "$in" || op === "$nin";
   const path = op === "$all" || op === "$exists";
+  const nullable = op !== "$all" && op !== "$exists";
   return (selector: string, value: unknown, options: Options) => {
+    if (nullable) {
+      const matcher = nullMatcher(op, selector, value, (rest) => MEMBERS(selector, rest, options));
+      if (matcher) return matcher;
+    }
     if (range) return rangeMatcher(op, selector, value, options) ?? mingo(selector, value, options);
     if (path) return pathMatcher(op, selector, value) ?? mingo(selector, value, options);
     if (members) {
@@ -205,6 +279,10 @@ function wrap(op: string): AnyFn {
     return (obj: Doc) => test(pathValues(obj, parts));
   };
 }
+
+/** `$in` with members that hold no null (the other members of an `$in` holding one). */
+const MEMBERS: AnyFn = (selector: string, members: unknown[], options: Options) =>
+  memberMatcher("$in", selector, members) ?? MINGO.$in(selector, members, options);
 
 /** Query operators that replace mingo's comparisons (see the module doc). */
 export const comparisonOperators: Record<string, AnyFn> = Object.fromEntries(

@@ -293,3 +293,47 @@ scenario("OPTIMIZE_PAGINATION_FOR_SPEED: no total, next link from one extra docu
   assert.equal(four.body._items.length, 4);
   assert.equal(four.body._links.next, undefined);
 });
+
+scenario(
+  "pagination: pages of a where filter, read again after writes, add up to the whole listing",
+  { ...SETTINGS, PAGINATION_LIMIT: 100, ITEM_METHODS: ["GET", "PATCH", "DELETE"] },
+  async (api) => {
+    const docs = Array.from({ length: 40 }, (_, n) => ({
+      name: `p${n}`,
+      age: 10 + (n * 7) % 50,
+      city: n % 3 ? "Rome" : "Oslo",
+    }));
+    await seed(api, docs);
+    const where = encodeURIComponent(
+      JSON.stringify({ city: { $ne: "Oslo" }, name: { $ne: "p7" } }),
+    );
+    // The whole listing in one page, then the same filter a page of 4 at a time, each page's
+    // total read as well, deep pages included.
+    const check = async (label: string) => {
+      const whole = await api.get(`people?where=${where}&max_results=100`);
+      assert.equal(whole.status, 200, whole.text);
+      const all = namesOf(whole);
+      const paged: string[] = [];
+      for (let page = 1; page <= Math.ceil(all.length / 4) + 1; page++) {
+        const res = await api.get(`people?where=${where}&max_results=4&page=${page}`);
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.body._meta.total, all.length, `${label}: total of page ${page}`);
+        paged.push(...namesOf(res));
+      }
+      assert.deepEqual(paged, all, label);
+      return all;
+    };
+    const before = await check("fresh");
+    assert.ok(before.length > 8, `${before.length} people match`);
+    const first = (await api.get(`people?where=${where}&max_results=1`)).body._items[0];
+    const patched = await api.patch(`people/${first._id}`, { city: "Oslo" }, {
+      "if-match": first._etag,
+    });
+    assert.equal(patched.status, 200, patched.text);
+    const after = await check("after a PATCH");
+    assert.deepEqual(after, before.slice(1));
+    const added = await api.post("people", { name: "late", age: 99, city: "Rome" });
+    assert.equal(added.status, 201, added.text);
+    assert.deepEqual(await check("after a POST"), [...after, "late"]);
+  },
+);

@@ -15,6 +15,7 @@ import {
 import { Decimal128, ObjectId } from "../../src/doc/bson.ts";
 import { Code } from "mongodb";
 import { withStore } from "../support/embedded.ts";
+import type { Filter } from "../../src/store/store.ts";
 
 Deno.test("count cache: keys tell types apart; code, expressions and samples have none", () => {
   const id = new ObjectId();
@@ -78,6 +79,40 @@ Deno.test("count cache: a remembered count follows every change to the collectio
     assert.equal(await c.count(filter), 0);
     await c.insertMany([{ n: 9 }]);
     assert.equal(await c.count(filter), 1);
+  }));
+
+Deno.test("count cache: pages of a counted filter are the pages a scan finds, after every change", () =>
+  withStore(async (store) => {
+    const c = store.collection("people");
+    await c.insertMany(Array.from({ length: 60 }, (_, n) => ({ _id: n, n: n % 7, tag: "t" })));
+    const filter = { n: { $gte: 3 } };
+    // The same filter, not remembered ($expr): always a scan from the first document.
+    const scanned = { $and: [filter, { $expr: { $eq: [1, 1] } }] };
+    const pages = async (f: Filter) => {
+      const out: unknown[][] = [];
+      for (const [skip, limit] of [[0, 5], [5, 5], [20, 7], [30, 100], [200, 5], [3, 0]]) {
+        out.push((await c.find(f, { skip, limit })).map((d) => d._id));
+      }
+      return out;
+    };
+    const check = async (label: string) => {
+      const expected = await pages(scanned);
+      assert.equal(await c.count(filter), await c.count(scanned), label);
+      assert.deepEqual(await pages(filter), expected, label);
+      // Copies are handed out: changing one changes neither the store nor the next page.
+      const [first] = await c.find(filter, { limit: 1 });
+      first.n = -1;
+      assert.deepEqual(await pages(filter), expected, `${label}, after a change to a copy`);
+    };
+    await check("fresh");
+    await c.insertMany([{ _id: 100, n: 6 }]);
+    await check("after an insert");
+    await c.updateOne({ _id: 4 }, { $set: { n: 0 } });
+    await check("after an update");
+    await c.replaceOne({ _id: 10 }, { n: 1 });
+    await check("after a replacement");
+    await c.deleteMany({ _id: { $lt: 6 } });
+    await check("after deletions");
   }));
 
 Deno.test("count cache: pipelines reading other collections, the clock, code or samples have no key", () => {

@@ -230,8 +230,13 @@ export class EmbeddedCollection implements Collection {
         : sortDocs(docs, options.sort!);
       docs = docs.slice(skip, skip + limit);
     } else {
-      docs = [];
-      this.#scan(filter, limit, { candidates, skip }, docs);
+      // A page of a filter whose whole count was just taken: a slice of the matches it found.
+      const matches = this.#remembered(this.#state(), filter);
+      if (matches) docs = matches.slice(skip, skip + limit);
+      else {
+        docs = [];
+        this.#scan(filter, limit, { candidates, skip }, docs);
+      }
     }
     // Stored documents are replaced on write, never changed (state.ts `apply`).
     const { stored, known } = options;
@@ -282,11 +287,32 @@ export class EmbeddedCollection implements Collection {
   #countByScan(state: CollectionState, filter: Filter, upTo: number): number {
     const key = upTo === Infinity ? countKey(filter) : undefined;
     if (key === undefined) return this.#scan(filter, upTo, { natural: false }, null);
-    const known = state.counts.get(key);
+    const counts = state.counts;
+    const known = counts.get(key);
     if (known !== undefined) return known;
-    const n = this.#scan(filter, upTo, { natural: false }, null);
-    state.counts.set(key, n);
+    const candidates = state.candidates(filter, { natural: false });
+    if (candidates !== null) {
+      const n = this.#scan(filter, upTo, { candidates }, null);
+      counts.set(key, n);
+      return n;
+    }
+    // Every document tested, in natural order: the matches are kept for pages of the filter.
+    const found: Doc[] = [];
+    const n = this.#scan(filter, upTo, { candidates }, found);
+    counts.set(key, n);
+    counts.setMatches(key, found);
     return n;
+  }
+
+  /**
+   * The documents `filter` matches in natural order, when a whole count of it found them on
+   * the collection as it is now (see {@link #countByScan}); else undefined.
+   */
+  #remembered(state: CollectionState, filter: Filter): Doc[] | undefined {
+    const counts = state.counts;
+    if (!counts.listsMatches) return undefined;
+    const key = countKey(filter);
+    return key === undefined ? undefined : counts.matches(key);
   }
 
   insertMany(docs: Doc[], options: WriteOptions = {}): Promise<void> {

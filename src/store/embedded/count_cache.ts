@@ -12,6 +12,11 @@
  * (`$lookup`, `$unionWith`, `$$NOW`...) or writing (`$out`, `$merge`) is run every time.
  * Bounded: {@link MAX_COUNTS} counts and {@link MAX_RESULTS} results per collection, keys of
  * at most {@link MAX_KEY} characters, results of at most {@link MAX_RESULT_VALUES} values.
+ *
+ * A count that tested every document in natural order also remembers the documents it found
+ * (references to the store's own, at most {@link MAX_MATCH_LIST} a filter and
+ * {@link MAX_MATCHED} a collection): a page of the same filter in natural order is then a
+ * slice of that list, however deep, where it would test documents from the first one on.
  */
 import { canonicalEjson, ObjectId } from "../../doc/bson.ts";
 import type { Doc, Filter } from "../store.ts";
@@ -150,10 +155,17 @@ export function smallResult(docs: unknown[]): boolean {
   return docs.every((doc) => visit(doc, 0));
 }
 
-/** The counts (and aggregation results) of one image of a collection. */
+/** Most documents in one remembered list of a filter's matches. */
+export const MAX_MATCH_LIST = 100_000;
+/** Most documents a collection's remembered lists hold together (then it starts over). */
+export const MAX_MATCHED = 1_000_000;
+
+/** The counts (and aggregation results, and lists of matches) of one image of a collection. */
 export class CountCache {
   readonly #counts = new Map<string, number>();
   readonly #results = new Map<string, Doc[]>();
+  readonly #matches = new Map<string, Doc[]>();
+  #matched = 0;
 
   get(key: string): number | undefined {
     return this.#counts.get(key);
@@ -173,6 +185,34 @@ export class CountCache {
   setResult(key: string, docs: Doc[]): void {
     if (this.#results.size >= MAX_RESULTS) this.#results.clear();
     this.#results.set(key, docs);
+  }
+
+  /** Whether any list of matches is remembered (before working out a filter's key). */
+  get listsMatches(): boolean {
+    return this.#matches.size > 0;
+  }
+
+  /**
+   * The stored documents the filter of `key` matches, in natural order (the store's own
+   * objects, which it never changes: copy before handing out); undefined when not remembered.
+   */
+  matches(key: string): Doc[] | undefined {
+    return this.#matches.get(key);
+  }
+
+  /**
+   * Remembers the documents a filter matches, in natural order (a list no one else holds);
+   * not when longer than {@link MAX_MATCH_LIST}. All lists are forgotten when they would hold
+   * more than {@link MAX_MATCHED} together, or number more than {@link MAX_COUNTS}.
+   */
+  setMatches(key: string, docs: Doc[]): void {
+    if (docs.length > MAX_MATCH_LIST) return;
+    if (this.#matched + docs.length > MAX_MATCHED || this.#matches.size >= MAX_COUNTS) {
+      this.#matches.clear();
+      this.#matched = 0;
+    }
+    this.#matches.set(key, docs);
+    this.#matched += docs.length;
   }
 }
 

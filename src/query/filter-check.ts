@@ -256,6 +256,16 @@ class Checker {
     if (VALUE_OPERATORS.has(op)) return this.value(arg, rules, path);
     if (LIST_OPERATORS.has(op)) {
       if (!Array.isArray(arg)) throw this.fail(`${op} on '${path}' needs a list`);
+      // As MongoDB: no operator among the members, but for `$all` of `$elemMatch` conditions.
+      const conditions = arg.filter((x) => isPlainObject(x) && Object.keys(x).some(isOperator));
+      if (conditions.length > 0) {
+        const elemMatches = op === "$all" && conditions.length === arg.length &&
+          conditions.every((x) => Object.keys(x as object).join() === "$elemMatch");
+        if (!elemMatches) {
+          throw this.fail(`${op} on '${path}' takes values, not operators`);
+        }
+        return arg.map((x) => ({ $elemMatch: this.elemMatch(x.$elemMatch, rules, path) }));
+      }
       return arg.map((x) => this.value(x, rules, path));
     }
     switch (op) {
@@ -363,3 +373,6 @@ class Checker {
     return parseObjectId(v) ?? v;
   }
 }
+
+/** Whether a key names an operator (`$in`, `$elemMatch`...). */
+const isOperator = (key: string) => key.startsWith("$");

@@ -534,3 +534,35 @@ scenario(
     ]),
   { gaps: ["null-paths"] },
 );
+
+scenario(
+  "where JSON: $size at the end of a path through lists of dicts, a bad size refused",
+  BOXES,
+  async (api) => {
+    await findsBoxes(api, [
+      [{ "parts.sizes": { $size: 2 } }, ["one"]],
+      [{ "parts.sizes": { $size: 1 } }, ["two"]],
+      [{ "parts.sizes": { $size: 0 } }, ["three"]],
+      [{ parts: { $size: 2 } }, ["three", "two"]],
+    ]);
+    const res = await api.get(`boxes?where=${encodeURIComponent('{"parts": {"$size": -1}}')}`);
+    assert.equal(res.status, 400, res.text);
+  },
+);
+
+scenario("where JSON: filters MongoDB refuses answer 400", SETTINGS, async (api) => {
+  await seed(api);
+  for (
+    const where of [
+      '{"$or": []}',
+      '{"$and": []}',
+      '{"age": {"$not": {}}}',
+      '{"age": {"$mod": [0, 1]}}',
+      '{"age": {"$mod": [10]}}',
+      '{"tags": {"$in": [{"$elemMatch": {"x": 1}}]}}',
+      '{"tags": {"$all": [{"$gt": 1}]}}',
+    ]
+  ) {
+    await refused(api, where);
+  }
+});

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { Decimal128, ObjectId } from "../../src/doc/bson.ts";
+import { Int32, Long } from "mongodb";
 import type { Collection, Doc, Filter, Store } from "../../src/store/store.ts";
 import { DuplicateKeyError, InvalidQueryError } from "../../src/store/store.ts";
 import { jongodbGap, skipUnless } from "../support/skip.ts";
@@ -902,6 +903,115 @@ const CASES: Case[] = [
       await findsAloneAndInOr(c, "a.b", { $ne: null }, withB);
       await findsAloneAndInOr(c, "a.b", { $nin: [null, 75] }, withB);
       await findsAloneAndInOr(c, "a.b", { $gte: null }, noB);
+    },
+  },
+  {
+    name: "$size: lists of that many members at the end of a path; a bad size refused",
+    async fn({ coll }) {
+      const c = coll("sizes");
+      await c.insertMany([
+        { _id: 1, a: [1, 2], b: [{ c: [1, 2] }, { c: 3 }] },
+        { _id: 2, a: [[1, 2]], b: { c: [1, 2, 3] } },
+        { _id: 3, a: 5, b: [{ c: [4] }] },
+        { _id: 4, a: [], b: [] },
+      ]);
+      await findsAloneAndInOr(c, "a", { $size: 2 }, [1]);
+      await findsAloneAndInOr(c, "a", { $size: 1 }, [2]);
+      await findsAloneAndInOr(c, "a", { $size: 0 }, [4]);
+      await findsAloneAndInOr(c, "a", { $size: new Long(2) }, [1]);
+      await findsAloneAndInOr(c, "a", { $size: new Int32(1) }, [2]);
+      // Through a list of documents: each `c` that is a list, by its own length.
+      await findsAloneAndInOr(c, "b.c", { $size: 2 }, [1]);
+      await findsAloneAndInOr(c, "b.c", { $size: 1 }, [3]);
+      await findsAloneAndInOr(c, "b.c", { $size: 3 }, [2]);
+      for (const bad of [-1, 3.2, "2"]) {
+        await assert.rejects(c.find({ a: { $size: bad } }), InvalidQueryError, `$size ${bad}`);
+      }
+    },
+  },
+  {
+    name: "refused operands: $mod's list, $not's empty document, a regex flag MongoDB lacks",
+    async fn({ coll }) {
+      const c = coll("refused_operands");
+      await c.insertMany([{ _id: 1, a: 1, n: 8 }]);
+      for (
+        const filter of [
+          { n: { $mod: [0, 1] } },
+          { n: { $mod: [10] } },
+          { n: { $mod: ["a", 0] } },
+          { n: { $mod: [10, 1, 1] } },
+          { a: { $not: {} } },
+          { a: { $regex: "x", $options: "g" } },
+        ]
+      ) {
+        await assert.rejects(c.find(filter), InvalidQueryError, JSON.stringify(filter));
+      }
+    },
+  },
+  {
+    name: "refused operands: empty $and/$or/$nor, $not of a value, operators in $in or $all",
+    needs: ["operand-refusals"],
+    async fn({ coll }) {
+      const c = coll("refused_logic");
+      await c.insertMany([{ _id: 1, a: 1 }]);
+      for (
+        const filter of [
+          { $and: [] },
+          { $or: [] },
+          { $nor: [] },
+          { a: { $not: "a" } },
+          { a: { $in: [{ $elemMatch: { b: 1 } }] } },
+          { a: { $nin: [{ $gt: 1 }] } },
+          { a: { $ne: /a/ } },
+          { a: { $gt: /a/ } },
+          { a: { $all: [{ $gt: 5 }] } },
+        ]
+      ) {
+        await assert.rejects(c.find(filter), InvalidQueryError, JSON.stringify(filter));
+      }
+    },
+  },
+  {
+    name: "$mod: whole parts of numbers of any type, members of a list, 64 bits",
+    needs: ["mod-truncation"],
+    async fn({ coll }) {
+      const c = coll("mods");
+      await c.insertMany([
+        { _id: 1, n: 8.5 },
+        { _id: 2, n: Decimal128.fromString("12.7") },
+        { _id: 3, n: -9 },
+        { _id: 4, n: [3, [4]] },
+        { _id: 5, n: 1e19 },
+        { _id: 6, n: new Long(20) },
+        { _id: 7, n: "8" },
+      ]);
+      await findsAloneAndInOr(c, "n", { $mod: [4, 0] }, [1, 2, 6]);
+      await findsAloneAndInOr(c, "n", { $mod: [3, 0] }, [2, 3, 4]);
+      await findsAloneAndInOr(c, "n", { $mod: [4, -1] }, [3]);
+      // The divisor and the remainder are truncated too.
+      await findsAloneAndInOr(c, "n", { $mod: [4.9, 0.5] }, [1, 2, 6]);
+      await findsAloneAndInOr(c, "n", { $mod: [new Long(4), 0] }, [1, 2, 6]);
+      // Beyond 64 bits a number has no whole part to divide.
+      await findsAloneAndInOr(c, "n", { $mod: [1, 0] }, [1, 2, 3, 4, 6]);
+    },
+  },
+  {
+    name: "$all and $not $in with a null or a list: the equalities MongoDB reads",
+    needs: ["all-as-equalities", "nested-array-equality"],
+    async fn({ coll }) {
+      const c = coll("all_null_lists");
+      await c.insertMany([
+        { _id: 1, a: [1, 2] },
+        { _id: 2, a: [[1, 2]] },
+        { _id: 3, a: 5 },
+        { _id: 4, a: [] },
+      ]);
+      await findsAloneAndInOr(c, "x", { $all: [null] }, [1, 2, 3, 4]);
+      await findsAloneAndInOr(c, "a", { $all: [[1, 2]] }, [1, 2]);
+      await findsAloneAndInOr(c, "a", { $all: [[]] }, [4]);
+      await findsAloneAndInOr(c, "a", { $in: [[1, 2]] }, [1, 2]);
+      await findsAloneAndInOr(c, "a", { $not: { $in: [[1, 2]] } }, [3, 4]);
+      await findsAloneAndInOr(c, "a", { $not: { $all: [[1, 2]] } }, [3, 4]);
     },
   },
   {

@@ -44,6 +44,14 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "range comparisons order NaN above every number ($lt: NaN matches numbers, $gte: 1 matches NaN) instead of matching NaN with $lte/$gte NaN alone",
   ],
   [
+    "operand-refusals",
+    "filters MongoDB refuses are read: an empty $and/$or/$nor, $not of a value, an operator inside $in, $nin or $all, a regex given to $ne or a range",
+  ],
+  [
+    "mod-truncation",
+    "$mod does not truncate fractions (8.5 has no remainder against 4), enters a list inside a list and divides numbers beyond 64 bits",
+  ],
+  [
     "null-paths",
     "equality to null through a list misses a document member lacking the field ({a.b: null} on {a: [{b: 3}, {}]}), $nin with null matches a missing field, and $gte/$lte null match nothing",
   ],

@@ -28,13 +28,21 @@
  * `$all` with such members and `$exists` walk the path the same way: mingo's `$all` found
  * neither a scalar equal to its one member (`{"v": {"$all": [7]}}` on `{"v": 7}`, which MongoDB
  * reads as `{"v": 7}`) nor a member in a list under a list of documents, and its `$exists`
- * entered an array inside an array.
+ * entered an array inside an array. `$all`'s other members (null, lists, patterns, `$elemMatch`
+ * conditions) are each `{path: member}` for the engine, as MongoDB reads them (mingo's found no
+ * missing field for `null` nor a field equal to a list member).
+ *
+ * Operands MongoDB refuses are refused (a client's 400): a regular expression given to `$ne`
+ * or a range, an `$in` or `$nin` that is no list or holds an operator, an `$all` holding an
+ * operator other than `$elemMatch`, or `$elemMatch` conditions beside values.
  */
 import * as queryOperators from "mingo/operators/query";
+import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
 import type { Doc } from "../types.ts";
 import { pathValues } from "./compare.ts";
 import { operatorTest, type Test } from "./fastmatch.ts";
+import { isPlainObject } from "../../util/plain.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signature
 type AnyFn = (...args: any[]) => any;
@@ -227,24 +235,43 @@ function memberMatcher(op: string, selector: string, value: unknown): AnyFn | nu
 }
 
 /**
- * `$all` with members the direct matcher compares, or `$exists`, on a path naming no array
- * position: every member is a value the path reaches (as `{path: member}` each, MongoDB's
- * reading of `$all`; none given, nothing matches), or a value is reached at all (for
- * `$exists: false`, none is); null otherwise.
+ * `$exists` on a path naming no array position: a value is reached (for `$exists: false`,
+ * none is); null otherwise.
  */
-function pathMatcher(op: string, selector: string, value: unknown): AnyFn | null {
+function existsMatcher(selector: string, value: unknown): AnyFn | null {
   const parts = walkedPath(selector);
-  if (parts === null) return null;
-  if (op === "$exists") return reachingParts(parts, ANY, !value);
-  if (!Array.isArray(value)) return null;
-  const tests: Test[] = [];
-  for (const member of value) {
-    const test = operatorTest("$eq", member);
-    if (test === null) return null;
-    tests.push(test);
+  return parts === null ? null : reachingParts(parts, ANY, !value);
+}
+
+/**
+ * `$all`: every member is matched, as `{path: member}` each (MongoDB's reading); none given,
+ * nothing matches. Members all `{"$elemMatch": ...}` are each that condition on the path;
+ * a member the direct matcher compares, on a path naming no array position, is its test on
+ * the values the path reaches. MongoDB refuses other operators among the members, and
+ * `$elemMatch` members beside others.
+ */
+function allMatcher(selector: string, value: unknown, options: Options): AnyFn {
+  if (!Array.isArray(value)) throw new Error("$all needs a list");
+  if (value.length === 0) return NEVER_DOC;
+  const operators = value.filter((member) =>
+    isPlainObject(member) && Object.keys(member).some((key) => key[0] === "$")
+  );
+  const elemMatches = operators.filter((member) =>
+    Object.keys(member as Doc).length === 1 && Object.hasOwn(member as Doc, "$elemMatch")
+  );
+  if (operators.length > elemMatches.length) {
+    throw new Error("$all takes values and $elemMatch conditions, no other operator");
   }
-  if (tests.length === 0) return NEVER;
-  const each = tests.map((test) => reachingParts(parts, test));
+  if (elemMatches.length > 0 && elemMatches.length < value.length) {
+    throw new Error("$all cannot mix $elemMatch conditions with values");
+  }
+  const parts = walkedPath(selector);
+  const each = value.map((member): (obj: Doc) => boolean => {
+    const test = parts === null ? null : operatorTest("$eq", member);
+    if (test !== null) return reachingParts(parts!, test);
+    const query = new Query({ [selector]: member }, options);
+    return (obj: Doc) => query.test(obj);
+  });
   return (obj: Doc) => each.every((matches) => matches(obj));
 }
 
@@ -257,15 +284,16 @@ function wrap(op: string): AnyFn {
   const mingo = MINGO[op];
   const range = RANGES.has(op);
   const members = op === "$in" || op === "$nin";
-  const path = op === "$all" || op === "$exists";
   const nullable = op !== "$all" && op !== "$exists";
   return (selector: string, value: unknown, options: Options) => {
+    refuseOperand(op, value);
     if (nullable) {
       const matcher = nullMatcher(op, selector, value, (rest) => MEMBERS(selector, rest, options));
       if (matcher) return matcher;
     }
     if (range) return rangeMatcher(op, selector, value, options) ?? mingo(selector, value, options);
-    if (path) return pathMatcher(op, selector, value) ?? mingo(selector, value, options);
+    if (op === "$all") return allMatcher(selector, value, options);
+    if (op === "$exists") return existsMatcher(selector, value) ?? mingo(selector, value, options);
     if (members) {
       const matcher = memberMatcher(op, selector, value);
       if (matcher) return matcher;
@@ -278,6 +306,30 @@ function wrap(op: string): AnyFn {
     // positive operator matches when one of them does, a negated one when none does.
     return (obj: Doc) => test(pathValues(obj, parts));
   };
+}
+
+const isRegex = (v: unknown) =>
+  v instanceof RegExp ||
+  (v !== null && typeof v === "object" && (v as { _bsontype?: string })._bsontype === "BSONRegExp");
+
+/** Operators that compare with their operand, which MongoDB refuses to be a pattern. */
+const NO_PATTERN = new Set(["$ne", "$gt", "$gte", "$lt", "$lte"]);
+
+/**
+ * Throws for an operand MongoDB refuses: a regular expression to `$ne` or a range, and an
+ * `$in` or `$nin` that is no list or holds an operator document (`{"$elemMatch": ...}`).
+ */
+function refuseOperand(op: string, value: unknown): void {
+  if (NO_PATTERN.has(op) && isRegex(value)) {
+    throw new Error(`${op} cannot take a regular expression`);
+  }
+  if (op !== "$in" && op !== "$nin") return;
+  if (!Array.isArray(value)) throw new Error(`${op} needs a list`);
+  for (const member of value) {
+    if (isPlainObject(member) && Object.keys(member).some((key) => key[0] === "$")) {
+      throw new Error(`${op} cannot hold an operator ({"$..."})`);
+    }
+  }
 }
 
 /** `$in` with members that hold no null (the other members of an `$in` holding one). */

@@ -21,6 +21,9 @@ import { linearExpressionOperators, linearQueryOperators } from "./linear-regex.
 import { comparisonOperators } from "./comparisons.ts";
 import { $type } from "./type-operator.ts";
 import { $elemMatch } from "./elem-match.ts";
+import { logicalOperators } from "./logical.ts";
+import { $size } from "./size-operator.ts";
+import { $mod } from "./mod-operator.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -58,6 +61,9 @@ const CONTEXT = Context.init({
     ...comparisonOperators,
     $type,
     $elemMatch,
+    ...logicalOperators,
+    $size,
+    $mod,
   } as unknown as Ops,
   window: windowOperators as unknown as Ops,
 });
@@ -150,7 +156,8 @@ export function engineMatcher(filter: Filter, options: Partial<Options>): Matche
  * MongoDB's `$in` with an array member also matches a field holding that very array (as
  * `{field: [...]}` does), and `$nin` refuses it; the query engine compares array members
  * with the field's elements only. Such conditions (at the top level and in `$and`, `$or`,
- * `$nor`) get equalities beside them, which the engine matches as MongoDB does.
+ * `$nor`) get equalities beside them, which the engine matches as MongoDB does; under `$not`,
+ * the condition becomes a `$nor` of its rewritten form.
  */
 export function arrayMembersAsEqualities(filter: Filter, depth = 0): Filter {
   if (depth > 32) return filter;
@@ -168,6 +175,12 @@ export function arrayMembersAsEqualities(filter: Filter, depth = 0): Filter {
       }
     } else if (!key.startsWith("$") && isPlainObject(value)) {
       let cond = value as Doc;
+      // `$not` of such a condition: none of the documents the rewritten condition finds.
+      const negated = cond.$not;
+      if (isPlainObject(negated) && holdsArrayMembers(negated)) {
+        extra.push({ $nor: [arrayMembersAsEqualities({ [key]: negated }, depth + 1)] });
+        cond = Object.fromEntries(Object.entries(cond).filter(([name]) => name !== "$not"));
+      }
       for (const op of ["$in", "$nin"]) {
         const members = cond[op];
         if (!Array.isArray(members) || !members.some(Array.isArray)) continue;
@@ -187,6 +200,11 @@ export function arrayMembersAsEqualities(filter: Filter, depth = 0): Filter {
   }
   if (extra.length === 0) return out ?? filter;
   return { $and: [out ?? filter, ...extra] };
+}
+
+/** Whether a field's condition has an `$in` or `$nin` with an array among its members. */
+function holdsArrayMembers(cond: Doc): boolean {
+  return ["$in", "$nin"].some((op) => Array.isArray(cond[op]) && cond[op].some(Array.isArray));
 }
 
 /** A deep copy of `doc` with `projection` applied (none: the whole copy). */

@@ -11,11 +11,18 @@ import { compileLinear, LinearRegExp } from "../regex.ts";
 // deno-lint-ignore no-explicit-any
 type AnyFn = (...args: any[]) => any;
 
-/** `$regex` with the pattern compiled by the linear-time engine. */
+/**
+ * `$regex` with the pattern compiled by the linear-time engine. As MongoDB, a flag other than
+ * `i`, `m`, `s` and `u` (`g` from `$options` or a pattern) and a pattern holding a NUL
+ * character are refused.
+ */
 const $regex: AnyFn = (selector: string, value: unknown, options: Options) => {
-  const linear = value instanceof RegExp
-    ? new LinearRegExp(value.source, value.flags.replace(/[gy]/g, ""))
-    : new LinearRegExp(String(value));
+  const source = value instanceof RegExp ? value.source : String(value);
+  const flags = value instanceof RegExp ? value.flags : "";
+  const refused = flags.replace(/[imsu]/g, "");
+  if (refused) throw new Error(`$regex: invalid flag in regex options: ${refused[0]}`);
+  if (source.includes("\0")) throw new Error("$regex: a pattern cannot hold a NUL character");
+  const linear = new LinearRegExp(source, flags);
   return (queryOperators.$regex as AnyFn)(selector, linear, options);
 };
 

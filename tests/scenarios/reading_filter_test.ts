@@ -566,3 +566,34 @@ scenario("where JSON: filters MongoDB refuses answer 400", SETTINGS, async (api)
     await refused(api, where);
   }
 });
+
+scenario(
+  "where JSON: a number in a path names a list position, the member there one value",
+  GRIDS,
+  async (api) => {
+    const posted = await api.post("grids", [
+      { name: "a", scores: [82, 85, 88], rows: [[1, 2], [6]] },
+      { name: "b", scores: [75, 88, 89], rows: [[7, 8, 9]] },
+    ]);
+    assert.equal(posted.status, 201, posted.text);
+    const names = async (filter: unknown) => {
+      const res = await api.get(`grids?where=${encodeURIComponent(JSON.stringify(filter))}`);
+      assert.equal(res.status, 200, res.text);
+      return (res.body._items as Array<{ name: string }>).map((g) => g.name).sort();
+    };
+    const cases: Array<[Record<string, unknown>, string[]]> = [
+      [{ "scores.0": { $gt: 80 } }, ["a"]],
+      [{ "rows.0.1": 2 }, ["a"]],
+      [{ "rows.0": [1, 2] }, ["a"]],
+      // The first row is one value, a list: not equal to a number it holds.
+      [{ "rows.0": 1 }, []],
+      [{ "rows.0": { $size: 3 } }, ["b"]],
+    ];
+    for (const [condition, expected] of cases) {
+      assert.deepEqual(await names(condition), expected, JSON.stringify(condition));
+      const either = { $or: [condition, { name: "none" }] };
+      assert.deepEqual(await names(either), expected, JSON.stringify(either));
+    }
+  },
+  { gaps: ["array-positions"] },
+);

@@ -1015,6 +1015,35 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "a number in a path: the element at that position as one value, and fields named so",
+    needs: ["array-positions"],
+    async fn({ coll }) {
+      const c = coll("positions");
+      await c.insertMany([
+        { _id: 1, a: [42] },
+        { _id: 2, a: { "0": 42 } },
+        { _id: 3, a: [[42]] },
+        { _id: 4, a: [{ "0": 42 }] },
+        { _id: 5, a: { "0": [42] } },
+        { _id: 6, a: [[[42]]] },
+        { _id: 7, a: [{ "0": [42] }] },
+        { _id: 8, a: { "0": [[42]] } },
+        { _id: 9, a: [[{ "0": 42 }]] },
+        { _id: 10, a: [{ "1": 4 }, 5] },
+      ]);
+      const forty2 = [1, 2, 4, 5, 7];
+      await findsAloneAndInOr(c, "a.0", { $eq: 42 }, forty2);
+      await findsAloneAndInOr(c, "a.0", { $gt: 41 }, forty2);
+      await findsAloneAndInOr(c, "a.0", { $in: [41, 42] }, forty2);
+      await findsAloneAndInOr(c, "a.0", { $type: "number" }, forty2);
+      await findsAloneAndInOr(c, "a.0", { $ne: 42 }, [3, 6, 8, 9, 10]);
+      await findsAloneAndInOr(c, "a.0", { $size: 1 }, [3, 5, 6, 7, 8, 9]);
+      await findsAloneAndInOr(c, "a.0.0", { $eq: 42 }, [3, 4, 5, 7, 9]);
+      await findsAloneAndInOr(c, "a.1", { $eq: 4 }, [10]);
+      await findsAloneAndInOr(c, "a.1", { $exists: true }, [10]);
+    },
+  },
+  {
     name: "a dotted path does not enter an array held in an array",
     needs: ["nested-array-paths"],
     async fn({ coll }) {

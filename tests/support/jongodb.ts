@@ -44,6 +44,10 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "range comparisons order NaN above every number ($lt: NaN matches numbers, $gte: 1 matches NaN) instead of matching NaN with $lte/$gte NaN alone",
   ],
   [
+    "array-positions",
+    "a number in a path reads an array element that is itself an array by its members ({a.0: 42} matches {a: [[42]]}) and not the field of that name in the array's documents",
+  ],
+  [
     "operand-refusals",
     "filters MongoDB refuses are read: an empty $and/$or/$nor, $not of a value, an operator inside $in, $nin or $all, a regex given to $ne or a range",
   ],

@@ -16,9 +16,13 @@
  * code points). `$in` and `$nin` with such members likewise (mingo's did not search a list
  * under a list of documents: `parts.sizes` in `{"parts": [{"sizes": [1, 7]}]}`; and inside
  * `$elemMatch` they found a field in a member that is no document: `{"$elemMatch": {"b":
- * {"$gte": 5}}}` matched `[6, 7]`). On a path
- * naming an array position they are mingo's (with a number, `$lte` as its `$lt` or `$eq`,
- * `$gte` as its `$gt` or `$eq`), which reads such a path as before.
+ * {"$gte": 5}}}` matched `[6, 7]`). `$eq` and `$ne` with such an operand likewise.
+ *
+ * A path segment that is a number names an array position as MongoDB reads it (checked
+ * against MongoDB's own test of numeric path components): at an array it reaches both the
+ * element at that position, compared as one value (`{"a.0": 42}` does not match
+ * `{"a": [[42]]}`), and the field of that name in the array's documents (it matches
+ * `{"a": [{"0": 42}]}`); mingo's read only the position, and an array there by its members.
  *
  * Against null (`$eq`, `$ne`, the ranges, `$in`/`$nin` with a null member) the path is walked
  * as MongoDB's equality to null walks it (a member of a list that lacks the field counts as a
@@ -90,25 +94,37 @@ function reaches(value: unknown, parts: string[], i: number, test: Test): boolea
 }
 
 /**
- * {@link reaches} on a path that may name array positions: at an array, a segment that is a
- * number reaches the element at that position (whatever it is) as well as the field of that
- * name in the array's documents.
+ * {@link reaches} on a path that may name array positions, as MongoDB walks one: at an array, a
+ * segment that is a number reaches the element at that position (whatever it is) as well as the
+ * field of that name in the array's documents. A value reached as an array's element by its
+ * position is one value at the end of the path: with `whole`, an array there is handed to
+ * `test` inside a one-element array, so that a test trying an array's members compares it as
+ * one value (`{"a.0": 42}` does not match `{"a": [[42]]}`; MongoDB's own test of numeric path
+ * components). Tests that read the array itself (`$size`, `$elemMatch`) get it as it is.
  */
-function reachesIndexed(value: unknown, parts: string[], i: number, test: Test): boolean {
-  if (i === parts.length) return test(value);
+function reachesIndexed(
+  value: unknown,
+  parts: string[],
+  i: number,
+  walk: { test: Test; whole: boolean },
+  positional = false,
+): boolean {
+  if (i === parts.length) {
+    return walk.test(positional && walk.whole && Array.isArray(value) ? [value] : value);
+  }
   const key = parts[i];
   if (Array.isArray(value)) {
     if (INDEX.test(key)) {
       const n = Number(key);
-      if (n < value.length && reachesIndexed(value[n], parts, i + 1, test)) return true;
+      if (n < value.length && reachesIndexed(value[n], parts, i + 1, walk, true)) return true;
     }
     for (const item of value) {
-      if (!Array.isArray(item) && reachesIndexed(item, parts, i, test)) return true;
+      if (!Array.isArray(item) && reachesIndexed(item, parts, i, walk)) return true;
     }
     return false;
   }
   if (value === null || typeof value !== "object" || value instanceof Date) return false;
-  return Object.hasOwn(value, key) && reachesIndexed((value as Doc)[key], parts, i + 1, test);
+  return Object.hasOwn(value, key) && reachesIndexed((value as Doc)[key], parts, i + 1, walk);
 }
 
 /**
@@ -189,14 +205,24 @@ function reachingParts(parts: string[], test: Test, negated = false): (obj: Doc)
 }
 
 /**
- * A document matcher: `test` holds for a value `selector` reaches, walked as MongoDB walks a
- * path (see {@link reaches}); a segment that is a number also names an array position.
+ * A document matcher: `test` holds for a value `selector` reaches (with `negated`, for none),
+ * walked as MongoDB walks a path (see {@link reaches}); a segment that is a number also names
+ * an array position ({@link reachesIndexed}; `asIs`: `test` reads an array itself, not its
+ * members).
  */
-export function reaching(selector: string, test: Test): (obj: Doc) => boolean {
+export function reaching(
+  selector: string,
+  test: Test,
+  options: { negated?: boolean; asIs?: boolean } = {},
+): (obj: Doc) => boolean {
+  const { negated = false, asIs = false } = options;
   const parts = walkedPath(selector);
-  if (parts !== null) return reachingParts(parts, test);
+  if (parts !== null) return reachingParts(parts, test, negated);
   const all = selector.split(".");
-  return (obj: Doc) => reachesIndexed(obj, all, 0, test);
+  const walk = { test, whole: !asIs };
+  return negated
+    ? (obj: Doc) => !reachesIndexed(obj, all, 0, walk)
+    : (obj: Doc) => reachesIndexed(obj, all, 0, walk);
 }
 
 /**
@@ -204,24 +230,11 @@ export function reaching(selector: string, test: Test): (obj: Doc) => boolean {
  * string, boolean, date or ObjectId), as MongoDB compares (see the module doc); null for
  * other operands.
  */
-function rangeMatcher(
-  op: string,
-  selector: string,
-  value: unknown,
-  options: Options,
-): AnyFn | null {
+function rangeMatcher(op: string, selector: string, value: unknown): AnyFn | null {
   const nan = typeof value === "number" && Number.isNaN(value);
   const test = nan ? (STRICT[op] === undefined ? NEVER : IS_NAN) : operatorTest(op, value);
   if (test === null) return null;
-  const parts = walkedPath(selector);
-  if (parts !== null) return reachingParts(parts, test);
-  // A path naming an array position: as mingo reads it, a BSON number operand as before.
-  if (isBsonNumber(value)) return (obj: Doc) => test(pathValues(obj, selector.split(".")));
-  const strict = STRICT[op];
-  if (typeof value !== "number" || strict === undefined) return MINGO[op](selector, value, options);
-  const below = MINGO[strict](selector, value, options) as (obj: Doc) => boolean;
-  const equal = MINGO.$eq(selector, value, options) as (obj: Doc) => boolean;
-  return (obj: Doc) => below(obj) || equal(obj);
+  return reaching(selector, test);
 }
 
 /**
@@ -230,17 +243,15 @@ function rangeMatcher(
  */
 function memberMatcher(op: string, selector: string, value: unknown): AnyFn | null {
   const test = operatorTest("$in", value);
-  const parts = walkedPath(selector);
-  return test === null || parts === null ? null : reachingParts(parts, test, op === "$nin");
+  return test === null ? null : reaching(selector, test, { negated: op === "$nin" });
 }
 
 /**
  * `$exists` on a path naming no array position: a value is reached (for `$exists: false`,
  * none is); null otherwise.
  */
-function existsMatcher(selector: string, value: unknown): AnyFn | null {
-  const parts = walkedPath(selector);
-  return parts === null ? null : reachingParts(parts, ANY, !value);
+function existsMatcher(selector: string, value: unknown): AnyFn {
+  return reaching(selector, ANY, { negated: !value, asIs: true });
 }
 
 /**
@@ -265,10 +276,9 @@ function allMatcher(selector: string, value: unknown, options: Options): AnyFn {
   if (elemMatches.length > 0 && elemMatches.length < value.length) {
     throw new Error("$all cannot mix $elemMatch conditions with values");
   }
-  const parts = walkedPath(selector);
   const each = value.map((member): (obj: Doc) => boolean => {
-    const test = parts === null ? null : operatorTest("$eq", member);
-    if (test !== null) return reachingParts(parts!, test);
+    const test = operatorTest("$eq", member);
+    if (test !== null) return reaching(selector, test);
     const query = new Query({ [selector]: member }, options);
     return (obj: Doc) => query.test(obj);
   });
@@ -291,12 +301,16 @@ function wrap(op: string): AnyFn {
       const matcher = nullMatcher(op, selector, value, (rest) => MEMBERS(selector, rest, options));
       if (matcher) return matcher;
     }
-    if (range) return rangeMatcher(op, selector, value, options) ?? mingo(selector, value, options);
+    if (range) return rangeMatcher(op, selector, value) ?? mingo(selector, value, options);
     if (op === "$all") return allMatcher(selector, value, options);
-    if (op === "$exists") return existsMatcher(selector, value) ?? mingo(selector, value, options);
+    if (op === "$exists") return existsMatcher(selector, value);
     if (members) {
       const matcher = memberMatcher(op, selector, value);
       if (matcher) return matcher;
+    }
+    if (op === "$eq" || op === "$ne") {
+      const test = operatorTest("$eq", value);
+      if (test !== null) return reaching(selector, test, { negated: op === "$ne" });
     }
     const bson = Array.isArray(value) ? value.some(isBsonNumber) : isBsonNumber(value);
     const test = bson ? operatorTest(op, value) : null;

@@ -80,7 +80,9 @@ function onFields(selector: string, criteria: Doc, options: Options): (obj: Doc)
     Array.isArray(element)
       ? query.test({ ...element })
       : isPlainObject(element) && query.test(element as Doc);
-  return reaching(selector, (value) => Array.isArray(value) && value.some(matches));
+  return reaching(selector, (value) => Array.isArray(value) && value.some(matches), {
+    asIs: true,
+  });
 }
 
 /** mingo's query operator signature: a selector and an operand give a document matcher. */
@@ -100,5 +102,7 @@ export function $elemMatch(
     for (const test of tests) if (!test(element)) return false;
     return true;
   };
-  return reaching(selector, (value) => Array.isArray(value) && value.some(matches));
+  return reaching(selector, (value) => Array.isArray(value) && value.some(matches), {
+    asIs: true,
+  });
 }

@@ -27,5 +27,5 @@ export function $size(selector: string, operand: unknown): (obj: Doc) => boolean
     throw new Error("$size needs a whole number of at least 0");
   }
   const n = Number(size);
-  return reaching(selector, (value) => Array.isArray(value) && value.length === n);
+  return reaching(selector, (value) => Array.isArray(value) && value.length === n, { asIs: true });
 }

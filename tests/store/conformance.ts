@@ -1044,6 +1044,44 @@ const CASES: Case[] = [
     },
   },
   {
+    name:
+      "a range against a list compares a stored list as a whole, and its members that are lists",
+    needs: ["list-ranges"],
+    async fn({ coll }) {
+      const c = coll("list_ranges");
+      await c.insertMany([
+        { _id: 1, a: [1] },
+        { _id: 2, a: [1, 2] },
+        { _id: 3, a: [2, 1] },
+        { _id: 4, a: [3] },
+        { _id: 5, a: [[1], 5] },
+        { _id: 6, a: 1 },
+        { _id: 7, a: [[3]] },
+      ]);
+      await findsAloneAndInOr(c, "a", { $lt: [2] }, [1, 2, 5]);
+      // A list orders after a number: [[1], 5] is above [1, 2] as a whole.
+      await findsAloneAndInOr(c, "a", { $gte: [1, 2] }, [2, 3, 4, 5, 7]);
+      await findsAloneAndInOr(c, "a", { $gt: [2, 1] }, [4, 5, 7]);
+      await findsAloneAndInOr(c, "a", { $lte: [1] }, [1, 5]);
+    },
+  },
+  {
+    name: "a pattern also matches a stored pattern with the same source and flags",
+    needs: ["stored-patterns"],
+    async fn({ coll }) {
+      const c = coll("stored_patterns");
+      await c.insertMany([
+        { _id: 1, r: /^a/ },
+        { _id: 2, r: /^a/i },
+        { _id: 3, r: "abc" },
+        { _id: 4, r: [/^b/, "x"] },
+      ]);
+      await findsAloneAndInOr(c, "r", { $regex: /^a/ }, [1, 3]);
+      await findsAloneAndInOr(c, "r", { $regex: /^a/i }, [2, 3]);
+      await findsAloneAndInOr(c, "r", { $regex: /^b/ }, [4]);
+    },
+  },
+  {
     name: "a dotted path does not enter an array held in an array",
     needs: ["nested-array-paths"],
     async fn({ coll }) {

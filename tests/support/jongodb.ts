@@ -44,6 +44,14 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "range comparisons order NaN above every number ($lt: NaN matches numbers, $gte: 1 matches NaN) instead of matching NaN with $lte/$gte NaN alone",
   ],
   [
+    "list-ranges",
+    "a range against a list compares only members that are lists, not a stored list as a whole ({a: [1, 2]} is not >= [1, 2])",
+  ],
+  [
+    "stored-patterns",
+    "a $regex does not match a stored regular expression with the same source and flags",
+  ],
+  [
     "array-positions",
     "a number in a path reads an array element that is itself an array by its members ({a.0: 42} matches {a: [[42]]}) and not the field of that name in the array's documents",
   ],

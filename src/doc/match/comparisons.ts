@@ -16,7 +16,9 @@
  * code points). `$in` and `$nin` with such members likewise (mingo's did not search a list
  * under a list of documents: `parts.sizes` in `{"parts": [{"sizes": [1, 7]}]}`; and inside
  * `$elemMatch` they found a field in a member that is no document: `{"$elemMatch": {"b":
- * {"$gte": 5}}}` matched `[6, 7]`). `$eq` and `$ne` with such an operand likewise.
+ * {"$gte": 5}}}` matched `[6, 7]`). `$eq` and `$ne` with such an operand likewise. A range
+ * against a list compares a stored list as a whole, and its members that are lists, in
+ * MongoDB's order (mingo's compared the members alone).
  *
  * A path segment that is a number names an array position as MongoDB reads it (checked
  * against MongoDB's own test of numeric path components): at an array it reaches both the
@@ -44,7 +46,7 @@ import * as queryOperators from "mingo/operators/query";
 import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
 import type { Doc } from "../types.ts";
-import { pathValues } from "./compare.ts";
+import { compareValues, pathValues } from "./compare.ts";
 import { operatorTest, type Test } from "./fastmatch.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -231,10 +233,30 @@ export function reaching(
  * other operands.
  */
 function rangeMatcher(op: string, selector: string, value: unknown): AnyFn | null {
+  if (Array.isArray(value)) return reaching(selector, listRange(op, value), { asIs: true });
   const nan = typeof value === "number" && Number.isNaN(value);
   const test = nan ? (STRICT[op] === undefined ? NEVER : IS_NAN) : operatorTest(op, value);
   if (test === null) return null;
   return reaching(selector, test);
+}
+
+/** How a comparison's sign answers each range operator. */
+const ORDERED: Record<string, (sign: number) => boolean> = {
+  $gt: (sign) => sign > 0,
+  $gte: (sign) => sign >= 0,
+  $lt: (sign) => sign < 0,
+  $lte: (sign) => sign <= 0,
+};
+
+/**
+ * A range against a list, as MongoDB compares one: with the value reached when it is a list,
+ * as a whole (member by member in MongoDB's order, then by length), and with each of its
+ * members that is a list (mingo's compared members alone).
+ */
+function listRange(op: string, operand: unknown[]): Test {
+  const holds = ORDERED[op];
+  const one = (v: unknown) => Array.isArray(v) && holds(compareValues(v, operand));
+  return (v) => Array.isArray(v) && (one(v) || v.some(one));
 }
 
 /**

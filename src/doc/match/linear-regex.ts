@@ -7,6 +7,8 @@ import { evalExpr } from "mingo/core";
 import * as queryOperators from "mingo/operators/query";
 import type { Options } from "mingo/types";
 import { compileLinear, LinearRegExp } from "../regex.ts";
+import type { Doc } from "../types.ts";
+import { reaching } from "./comparisons.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyFn = (...args: any[]) => any;
@@ -23,8 +25,31 @@ const $regex: AnyFn = (selector: string, value: unknown, options: Options) => {
   if (refused) throw new Error(`$regex: invalid flag in regex options: ${refused[0]}`);
   if (source.includes("\0")) throw new Error("$regex: a pattern cannot hold a NUL character");
   const linear = new LinearRegExp(source, flags);
-  return (queryOperators.$regex as AnyFn)(selector, linear, options);
+  const matches = (queryOperators.$regex as AnyFn)(selector, linear, options) as Matcher;
+  // As MongoDB, a stored pattern equal to this one (source and flags) matches too.
+  const same = (v: unknown) => {
+    const stored = patternOf(v);
+    return stored !== null && stored.source === source &&
+      sortedFlags(stored.flags) === sortedFlags(flags);
+  };
+  const stored = reaching(selector, (v) => same(v) || (Array.isArray(v) && v.some(same)));
+  return (obj: Doc) => matches(obj) || stored(obj);
 };
+
+type Matcher = (obj: Doc) => boolean;
+
+/** The source and flags of a stored pattern (a `RegExp` or a BSON one); null for others. */
+function patternOf(v: unknown): { source: string; flags: string } | null {
+  if (v instanceof RegExp) return v;
+  if (v === null || typeof v !== "object") return null;
+  const bson = v as { _bsontype?: string; pattern?: string; options?: string };
+  return bson._bsontype === "BSONRegExp"
+    ? { source: bson.pattern ?? "", flags: bson.options ?? "" }
+    : null;
+}
+
+/** A regex's flags in one order (`u` implied, as MongoDB patterns are Unicode). */
+const sortedFlags = (flags: string) => [...flags.replace(/u/g, "")].sort().join("");
 
 interface Found {
   match: string;

@@ -391,22 +391,40 @@ const BOXES = {
  * as a branch of an `$or` (which the embedded store's query engine tests rather than its direct
  * matcher).
  */
-async function findsBoxes(
+function findsBoxes(api: Client, cases: Cases): Promise<void> {
+  return findsNamed(api, "boxes", {
+    docs: [
+      { name: "one", parts: [{ sizes: [1, 7], label: "b", at: "Thu, 01 Jan 2026 00:00:00 GMT" }] },
+      { name: "two", parts: [{ sizes: [2] }, { sizes: [3], label: "a" }] },
+      {
+        name: "three",
+        parts: [{ sizes: [] }, { label: "c", at: "Mon, 05 Jan 2026 00:00:00 GMT" }],
+      },
+    ],
+    cases,
+  });
+}
+
+/** `where` conditions and the names of the documents each finds, sorted. */
+type Cases = Array<[Record<string, unknown>, string[]]>;
+
+/**
+ * Stores `docs` in `resource`, then asserts that each condition of `cases` finds the documents
+ * of the names given, alone and as a branch of an `$or`.
+ */
+async function findsNamed(
   api: Client,
-  cases: Array<[Record<string, unknown>, string[]]>,
+  resource: string,
+  options: { docs: Array<{ name: string; [field: string]: unknown }>; cases: Cases },
 ): Promise<void> {
-  const posted = await api.post("boxes", [
-    { name: "one", parts: [{ sizes: [1, 7], label: "b", at: "Thu, 01 Jan 2026 00:00:00 GMT" }] },
-    { name: "two", parts: [{ sizes: [2] }, { sizes: [3], label: "a" }] },
-    { name: "three", parts: [{ sizes: [] }, { label: "c", at: "Mon, 05 Jan 2026 00:00:00 GMT" }] },
-  ]);
+  const posted = await api.post(resource, options.docs);
   assert.equal(posted.status, 201, posted.text);
   const names = async (filter: unknown) => {
-    const res = await api.get(`boxes?where=${encodeURIComponent(JSON.stringify(filter))}`);
+    const res = await api.get(`${resource}?where=${encodeURIComponent(JSON.stringify(filter))}`);
     assert.equal(res.status, 200, res.text);
     return (res.body._items as Array<{ name: string }>).map((b) => b.name).sort();
   };
-  for (const [condition, expected] of cases) {
+  for (const [condition, expected] of options.cases) {
     assert.deepEqual(await names(condition), expected, JSON.stringify(condition));
     const either = { $or: [condition, { name: "none" }] };
     assert.deepEqual(await names(either), expected, JSON.stringify(either));
@@ -491,26 +509,15 @@ const GRIDS = {
  * Stores three grids, then asserts that each `where` condition finds the grids named, alone and
  * as a branch of an `$or`.
  */
-async function findsGrids(
-  api: Client,
-  cases: Array<[Record<string, unknown>, string[]]>,
-): Promise<void> {
-  const posted = await api.post("grids", [
-    { name: "a", scores: [82, 85, 88], rows: [[1, 2], [6]] },
-    { name: "b", scores: [75, 88, 89], rows: [[7, 8, 9]] },
-    { name: "c", scores: [], rows: [] },
-  ]);
-  assert.equal(posted.status, 201, posted.text);
-  const names = async (filter: unknown) => {
-    const res = await api.get(`grids?where=${encodeURIComponent(JSON.stringify(filter))}`);
-    assert.equal(res.status, 200, res.text);
-    return (res.body._items as Array<{ name: string }>).map((g) => g.name).sort();
-  };
-  for (const [condition, expected] of cases) {
-    assert.deepEqual(await names(condition), expected, JSON.stringify(condition));
-    const either = { $or: [condition, { name: "none" }] };
-    assert.deepEqual(await names(either), expected, JSON.stringify(either));
-  }
+function findsGrids(api: Client, cases: Cases): Promise<void> {
+  return findsNamed(api, "grids", {
+    docs: [
+      { name: "a", scores: [82, 85, 88], rows: [[1, 2], [6]] },
+      { name: "b", scores: [75, 88, 89], rows: [[7, 8, 9]] },
+      { name: "c", scores: [], rows: [] },
+    ],
+    cases,
+  });
 }
 
 scenario(

@@ -62,8 +62,8 @@ function isBsonNumber(v: unknown): boolean {
 
 const MINGO = queryOperators as unknown as Record<string, AnyFn>;
 
-/** The strict comparison beside `$eq` that makes up `$lte` or `$gte`. */
-const STRICT: Record<string, string> = { $lte: "$lt", $gte: "$gt" };
+/** The range operators that hold for an equal value: against NaN, they find NaN. */
+const INCLUSIVE = new Set(["$lte", "$gte"]);
 
 /** A path segment that may name an array position. */
 const INDEX = /^\d+$/;
@@ -235,7 +235,7 @@ export function reaching(
 function rangeMatcher(op: string, selector: string, value: unknown): AnyFn | null {
   if (Array.isArray(value)) return reaching(selector, listRange(op, value), { asIs: true });
   const nan = typeof value === "number" && Number.isNaN(value);
-  const test = nan ? (STRICT[op] === undefined ? NEVER : IS_NAN) : operatorTest(op, value);
+  const test = nan ? (INCLUSIVE.has(op) ? IS_NAN : NEVER) : operatorTest(op, value);
   if (test === null) return null;
   return reaching(selector, test);
 }

@@ -230,8 +230,9 @@ export class EmbeddedCollection implements Collection {
         : sortDocs(docs, options.sort!);
       docs = docs.slice(skip, skip + limit);
     } else {
-      // A page of a filter whose whole count was just taken: a slice of the matches it found.
-      const matches = this.#remembered(this.#state(), filter);
+      // A page of a filter whose whole count was just taken: a slice of the matches it found
+      // (not asked for single documents: an item's lookup is by key or index anyway).
+      const matches = skip > 0 || limit > 1 ? this.#remembered(this.#state(), filter) : undefined;
       if (matches) docs = matches.slice(skip, skip + limit);
       else {
         docs = [];

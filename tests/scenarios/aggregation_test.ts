@@ -184,3 +184,41 @@ scenario("an aggregation endpoint's answer follows every write between two reads
   assert.equal(deleted.status, 204, deleted.text);
   assert.deepEqual(await sums(), [["a", 2], ["b", 10]]);
 });
+
+scenario(
+  "an aggregation's sums of a decimal field are exact decimals, its rounding half to even",
+  {
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      sales: { schema: { shop: { type: "string" }, price: { type: "decimal" } } },
+      by_shop: {
+        datasource: {
+          source: "sales",
+          aggregation: {
+            pipeline: [
+              { $group: { _id: "$shop", total: { $sum: "$price" }, mean: { $avg: "$price" } } },
+              { $addFields: { rounded: { $round: ["$total", 1] } } },
+              { $sort: { _id: 1 } },
+            ],
+          },
+        },
+      },
+    },
+  },
+  async (api) => {
+    const posted = await api.post("sales", [
+      { shop: "a", price: "0.10" },
+      { shop: "a", price: "0.20" },
+      { shop: "a", price: "0.05" },
+      { shop: "b", price: "2.25" },
+    ]);
+    assert.equal(posted.status, 201, posted.text);
+    const res = await api.get("by_shop");
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(
+      res.body._items.map((d: Json) => [d._id, d.total, d.mean, d.rounded]),
+      [["a", "0.35", "0.1166666666666666666666666666666667", "0.4"], ["b", "2.25", "2.25", "2.2"]],
+    );
+  },
+  { gaps: ["decimal-sums", "$avg", "$project-expressions"] },
+);

@@ -1082,6 +1082,82 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $sum over numbers of every type, $count of no documents is no document",
+    async fn({ coll }) {
+      const c = coll("typed_sums");
+      await c.insertMany([
+        { _id: 1, n: new Long(5) },
+        { _id: 2, n: new Long(7) },
+        { _id: 3, n: 1 },
+        { _id: 4, n: "9" },
+      ]);
+      const [sum] = await c.aggregate([{ $group: { _id: null, s: { $sum: "$n" } } }]);
+      assert.equal(Number(sum.s), 13);
+      assert.deepEqual(await c.aggregate([{ $match: { _id: 99 } }, { $count: "k" }]), []);
+    },
+  },
+  {
+    name: "aggregate: sums of decimals are exact decimals",
+    needs: ["decimal-sums"],
+    async fn({ coll }) {
+      const c = coll("decimal_sums");
+      await c.insertMany([
+        { _id: 1, p: Decimal128.fromString("0.10") },
+        { _id: 2, p: Decimal128.fromString("0.20") },
+        { _id: 3, p: Decimal128.fromString("1.5") },
+      ]);
+      const [sum] = await c.aggregate([{ $group: { _id: null, s: { $sum: "$p" } } }]);
+      assert.ok(sum.s instanceof Decimal128, `${sum.s}`);
+      assert.equal(String(sum.s), "1.80");
+    },
+  },
+  {
+    name: "aggregate: $avg, $min and $max over decimals and longs",
+    needs: ["$avg"],
+    async fn({ coll }) {
+      const c = coll("typed_group");
+      await c.insertMany([
+        { _id: 1, p: Decimal128.fromString("1.5"), n: new Long(5) },
+        { _id: 2, p: Decimal128.fromString("2.25"), n: Long.fromNumber(-7) },
+        { _id: 3, n: null },
+      ]);
+      const [out] = await c.aggregate([
+        { $group: { _id: null, a: { $avg: "$p" }, mn: { $min: "$n" }, mx: { $max: "$n" } } },
+      ]);
+      assert.equal(String(out.a), "1.875");
+      assert.equal(Number(out.mn), -7);
+      assert.equal(Number(out.mx), 5);
+    },
+  },
+  {
+    name: "aggregate: $round half to even, $trunc, $toString of an ObjectId, $sum of one operand",
+    needs: ["$project-expressions"],
+    async fn({ coll }) {
+      const c = coll("expressions");
+      const id = new ObjectId("6650c2f1a2b3c4d5e6f70809");
+      await c.insertMany([{ _id: id, x: 2.5, y: 35, d: Decimal128.fromString("1.005") }]);
+      const [out] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          r: { $round: "$x" },
+          r1: { $round: ["$y", -1] },
+          t: { $trunc: [-1.29, 1] },
+          rd: { $round: ["$d", 2] },
+          s: { $toString: "$_id" },
+          q: { $sum: "$x" },
+          a: { $add: ["$d", 1] },
+        },
+      }]);
+      assert.equal(out.r, 2);
+      assert.equal(out.r1, 40);
+      assert.equal(out.t, -1.2);
+      assert.equal(String(out.rd), "1.00");
+      assert.equal(out.s, "6650c2f1a2b3c4d5e6f70809");
+      assert.equal(out.q, 2.5);
+      assert.equal(String(out.a), "2.005");
+    },
+  },
+  {
     name: "a dotted path does not enter an array held in an array",
     needs: ["nested-array-paths"],
     async fn({ coll }) {

@@ -14,6 +14,10 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
   ["projection", "find projections are ignored: full documents come back"],
   ["$push", "$push/$pull/$addToSet and positional update operators are not implemented"],
   ["$avg", "most $group accumulators ($avg, $min, $max, ...) are not implemented"],
+  [
+    "decimal-sums",
+    "sums of Decimal128 values come back as doubles (0.10 + 0.20 + 1.5 is 1.8, not the decimal 1.80)",
+  ],
   ["$project-expressions", "computed expressions in $project/$addFields/$facet are ignored"],
   ["date-operators", "date aggregation operators are not implemented"],
   ["geo", "$near, $geoWithin and $geoNear are not implemented"],

@@ -24,6 +24,13 @@ import { $elemMatch } from "./elem-match.ts";
 import { logicalOperators } from "./logical.ts";
 import { $size } from "./size-operator.ts";
 import { $mod } from "./mod-operator.ts";
+import {
+  arithmeticExpressions,
+  conversionExpressions,
+  numericAccumulators,
+  numericExpressions,
+  roundingExpressions,
+} from "./accumulators.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -42,6 +49,23 @@ type AnyFn = (...args: any[]) => any;
 const sortStage: AnyFn = (coll: { transform(fn: (docs: Doc[]) => unknown): unknown }, spec: Sort) =>
   coll.transform((docs) => Lazy(sortDocs(docs, spec)));
 
+/**
+ * `$count` as MongoDB runs it: no document at all for no input (mingo's gave a count of 0),
+ * and a name that is a plain field name other than `_id`.
+ */
+const countStage: AnyFn = (
+  coll: { transform(fn: (docs: Doc[]) => unknown): unknown },
+  name: unknown,
+) => {
+  if (
+    typeof name !== "string" || name === "" || name === "_id" || name[0] === "$" ||
+    name.includes(".") || name.includes("\0")
+  ) {
+    throw new Error("$count needs a field name: not empty, not _id, no '$' first, no '.'");
+  }
+  return coll.transform((docs) => Lazy(docs.length === 0 ? [] : [{ [name]: docs.length }]));
+};
+
 type Ops = Record<`$${string}`, AnyFn>;
 
 /**
@@ -50,9 +74,16 @@ type Ops = Record<`$${string}`, AnyFn>;
  * their default context first, and in a merge the first definition of a name wins.
  */
 const CONTEXT = Context.init({
-  accumulator: accumulatorOperators as unknown as Ops,
-  expression: { ...expressionOperators, ...linearExpressionOperators } as unknown as Ops,
-  pipeline: { ...pipelineOperators, $sort: sortStage } as unknown as Ops,
+  accumulator: { ...accumulatorOperators, ...numericAccumulators } as unknown as Ops,
+  expression: {
+    ...expressionOperators,
+    ...linearExpressionOperators,
+    ...numericExpressions,
+    ...arithmeticExpressions,
+    ...roundingExpressions,
+    ...conversionExpressions,
+  } as unknown as Ops,
+  pipeline: { ...pipelineOperators, $sort: sortStage, $count: countStage } as unknown as Ops,
   projection: projectionOperators as unknown as Ops,
   query: {
     ...queryOperators,

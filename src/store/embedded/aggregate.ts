@@ -269,9 +269,9 @@ function topLevelPath(value: unknown): string | null {
   return name;
 }
 
-/** A number as the engine's accumulators count it (NaN is not one). */
+/** A plain number, as the engine's accumulators count it (NaN is one: a sum with it is NaN). */
 function isNumber(v: unknown): v is number {
-  return typeof v === "number" && !Number.isNaN(v);
+  return typeof v === "number";
 }
 
 /** The running state of one group: its number of documents, per accumulator a sum and a count. */
@@ -393,7 +393,7 @@ export function plainGroup(stage: Doc): PlainGroup | null {
           if (isNumber(value)) {
             group.sums[i] += value;
             group.counts[i]++;
-          }
+          } else if (isBsonNumber(value)) return null; // the engine's sums read those
         }
       }
       return output(groups);
@@ -455,13 +455,20 @@ function groupRows(groups: Groups, input: {
       const column = columns[i];
       if (column === null) continue;
       const value = column[row];
-      if (typeof value === "number" && value === value) {
+      if (typeof value === "number") {
         group.sums[i] += value;
         group.counts[i]++;
-      }
+      } else if (isBsonNumber(value)) return false;
     }
   }
   return true;
+}
+
+/** A number of a BSON type (`Decimal128`, `Long`...): the engine's sums read it (accumulators.ts). */
+function isBsonNumber(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  const type = (value as { _bsontype?: string })._bsontype;
+  return type === "Decimal128" || type === "Long" || type === "Int32" || type === "Double";
 }
 
 function isEmptyObject(value: unknown): boolean {

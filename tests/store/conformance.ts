@@ -1158,6 +1158,36 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $project keeps _id first, kept fields in document order, computed ones after",
+    needs: ["$project-expressions"],
+    async fn({ coll }) {
+      const c = coll("project_order");
+      await c.insertMany([{ _id: 1, z: 1, a: 2, m: 3 }]);
+      const [kept] = await c.aggregate([{ $project: { m: 1, z: 1 } }]);
+      assert.deepEqual(Object.keys(kept), ["_id", "z", "m"]);
+      const [mixed] = await c.aggregate([{ $project: { y: { $add: ["$a", 1] }, m: 1, b: "$z" } }]);
+      assert.deepEqual(Object.entries(mixed), [["_id", 1], ["m", 3], ["y", 3], ["b", 1]]);
+    },
+  },
+  {
+    name: "aggregate: date expressions read time zone names such as UTC and Etc/GMT-2",
+    needs: ["date-operators"],
+    async fn({ coll }) {
+      const c = coll("zones");
+      await c.insertMany([{ _id: 1, at: new Date(Date.UTC(2026, 6, 4, 22, 30)) }]);
+      const [out] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          utc: { $dateToString: { format: "%Y-%m-%d %H:%M", date: "$at", timezone: "UTC" } },
+          plus2: { $dateToString: { format: "%d %H:%M", date: "$at", timezone: "Etc/GMT-2" } },
+          ny: { $hour: { date: "$at", timezone: "America/New_York" } },
+          none: { $dateToString: { date: "$at", timezone: null } },
+        },
+      }]);
+      assert.deepEqual(out, { utc: "2026-07-04 22:30", plus2: "05 00:30", ny: 18, none: null });
+    },
+  },
+  {
     name: "a dotted path does not enter an array held in an array",
     needs: ["nested-array-paths"],
     async fn({ coll }) {

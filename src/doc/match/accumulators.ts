@@ -25,6 +25,7 @@ import * as expressionOperators from "mingo/operators/expression";
 import { evalExpr } from "mingo/core";
 import type { Options } from "mingo/types";
 import { ObjectId } from "../bson.ts";
+import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
 import { compareValues } from "./compare.ts";
 import {
@@ -273,3 +274,82 @@ function convertOne(v: unknown, convert: (v: unknown) => unknown, op: string): u
   if (out === undefined) throw new Error(`${op} cannot convert this value`);
   return out;
 }
+
+/** Time zones mingo reads itself: `Area/City` names and offsets (`+05:30`). */
+const MINGO_ZONE = /^(?:[a-zA-Z_]+\/[a-zA-Z_]+|[+-]\d{2}(?::?\d{2})?)$/;
+
+/** The UTC offset, in minutes, of time zone `zone` at `date`; throws for an unknown zone. */
+function offsetMinutes(date: Date, zone: string): number {
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    }).formatToParts(date);
+  } catch {
+    throw new Error(`unrecognized time zone identifier: ${zone}`);
+  }
+  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  const local = Date.UTC(
+    part("year"),
+    part("month") - 1,
+    part("day"),
+    part("hour"),
+    part("minute"),
+    part("second"),
+  );
+  return Math.round((local - Math.floor(date.getTime() / 1000) * 1000) / 60_000);
+}
+
+/** An offset in minutes as mingo reads one (`+0530`). */
+function offsetText(minutes: number): string {
+  const abs = Math.abs(minutes);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${minutes < 0 ? "-" : "+"}${pad(Math.floor(abs / 60))}${pad(abs % 60)}`;
+}
+
+/**
+ * A date expression taking `{date, timezone}` that reads every time zone MongoDB does (`UTC`,
+ * `Etc/GMT+5`, `America/Argentina/Buenos_Aires`: mingo's read `Area/City` names and offsets
+ * only): such a zone is handed to mingo's as its offset at that date. A null time zone gives
+ * null, as in MongoDB.
+ */
+function zoned(op: string): AnyFn {
+  const mingo = EXPRESSIONS[op];
+  return (obj: Doc, expr: unknown, options: Options) => {
+    if (!isPlainObject(expr) || !Object.hasOwn(expr, "timezone")) return mingo(obj, expr, options);
+    const zone = evalExpr(obj as never, expr.timezone as never, options);
+    if (zone === null || zone === undefined) return null;
+    if (typeof zone !== "string" || MINGO_ZONE.test(zone)) return mingo(obj, expr, options);
+    const date = evalExpr(obj as never, expr.date as never, options);
+    if (!(date instanceof Date)) return mingo(obj, expr, options);
+    return mingo(obj, { ...expr, timezone: offsetText(offsetMinutes(date, zone)) }, options);
+  };
+}
+
+/** Date expressions with MongoDB's time zones (see {@link zoned}). */
+export const zonedDateExpressions: Record<string, AnyFn> = Object.fromEntries(
+  [
+    "$dateToString",
+    "$dateToParts",
+    "$year",
+    "$month",
+    "$dayOfMonth",
+    "$dayOfWeek",
+    "$dayOfYear",
+    "$hour",
+    "$minute",
+    "$second",
+    "$millisecond",
+    "$week",
+    "$isoWeek",
+    "$isoWeekYear",
+    "$isoDayOfWeek",
+  ].map((op) => [op, zoned(op)]),
+);

@@ -30,6 +30,7 @@ import {
   numericAccumulators,
   numericExpressions,
   roundingExpressions,
+  zonedDateExpressions,
 } from "./accumulators.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
@@ -66,6 +67,52 @@ const countStage: AnyFn = (
   return coll.transform((docs) => Lazy(docs.length === 0 ? [] : [{ [name]: docs.length }]));
 };
 
+/**
+ * `$project` with its output's fields in MongoDB's order: `_id` first, then the fields kept
+ * from the document in the document's order, then the computed ones in the stage's order
+ * (mingo's put kept and computed fields in the order of their names and `_id` last).
+ */
+const projectStage: AnyFn = (
+  coll: { transform(fn: (docs: Doc[]) => unknown): unknown },
+  spec: Doc,
+  options: Options,
+) =>
+  coll.transform((docs) => {
+    const projected = (pipelineOperators.$project as AnyFn)(Lazy(docs), spec, options).collect();
+    const order = projectionOrder(spec);
+    return Lazy(projected.map((out: Doc, i: number) => inFieldOrder(out, docs[i], order)));
+  });
+
+/** The top-level fields a `$project` keeps and those it computes, in the stage's order. */
+function projectionOrder(spec: Doc): { kept: Set<string>; computed: string[] } {
+  const kept = new Set<string>();
+  const computed: string[] = [];
+  for (const [path, value] of Object.entries(spec)) {
+    const top = path.split(".")[0];
+    const keeps = value === true || value === false || typeof value === "number" ||
+      (isPlainObject(value) && !Object.keys(value).some((key) => key.startsWith("$")));
+    if (keeps) kept.add(top);
+    else if (!computed.includes(top)) computed.push(top);
+  }
+  return { kept, computed };
+}
+
+/** `out`'s fields reordered (see {@link projectStage}); `input` is the document it came from. */
+function inFieldOrder(out: Doc, input: Doc, order: { kept: Set<string>; computed: string[] }) {
+  const keys = Object.keys(out);
+  if (keys.length < 2) return out;
+  const result: Doc = {};
+  if (Object.hasOwn(out, "_id")) result._id = out._id;
+  for (const key of Object.keys(input)) {
+    if (Object.hasOwn(out, key) && !Object.hasOwn(result, key) && !order.computed.includes(key)) {
+      result[key] = out[key];
+    }
+  }
+  for (const key of order.computed) if (Object.hasOwn(out, key)) result[key] = out[key];
+  for (const key of keys) if (!Object.hasOwn(result, key)) result[key] = out[key];
+  return result;
+}
+
 type Ops = Record<`$${string}`, AnyFn>;
 
 /**
@@ -82,8 +129,14 @@ const CONTEXT = Context.init({
     ...arithmeticExpressions,
     ...roundingExpressions,
     ...conversionExpressions,
+    ...zonedDateExpressions,
   } as unknown as Ops,
-  pipeline: { ...pipelineOperators, $sort: sortStage, $count: countStage } as unknown as Ops,
+  pipeline: {
+    ...pipelineOperators,
+    $sort: sortStage,
+    $count: countStage,
+    $project: projectStage,
+  } as unknown as Ops,
   projection: projectionOperators as unknown as Ops,
   query: {
     ...queryOperators,

@@ -1130,7 +1130,8 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "aggregate: $round half to even, $trunc, $toString of an ObjectId, $sum of one operand",
+    name:
+      "aggregate: $round half to even, $trunc, $toString of an ObjectId, $sum of one operand, case",
     needs: ["$project-expressions"],
     async fn({ coll }) {
       const c = coll("expressions");
@@ -1155,6 +1156,15 @@ const CASES: Case[] = [
       assert.equal(out.s, "6650c2f1a2b3c4d5e6f70809");
       assert.equal(out.q, 2.5);
       assert.equal(String(out.a), "2.005");
+      const [cased] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          up: { $toUpper: "ó-ab" },
+          low: { $toLower: "$missing" },
+          n: { $toUpper: "$y" },
+        },
+      }]);
+      assert.deepEqual(cased, { up: "ó-AB", low: "", n: "35" });
     },
   },
   {

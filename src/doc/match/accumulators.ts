@@ -353,3 +353,30 @@ export const zonedDateExpressions: Record<string, AnyFn> = Object.fromEntries(
     "$isoDayOfWeek",
   ].map((op) => [op, zoned(op)]),
 );
+
+/**
+ * `$toUpper` or `$toLower` as MongoDB computes them: null or a missing value gives `""`, a
+ * number (of any type) or a date its text, and only the ASCII letters change case (`ó` stays);
+ * a boolean, a pattern or a document is refused.
+ */
+function caseMap(op: string, upper: boolean): AnyFn {
+  const change = upper ? /[a-z]+/g : /[A-Z]+/g;
+  return (obj: Doc, expr: unknown, options: Options) => {
+    if (Array.isArray(expr) && expr.length !== 1) throw new Error(`${op} takes one argument`);
+    const value = evalExpr(obj as never, (Array.isArray(expr) ? expr[0] : expr) as never, options);
+    if (value === null || value === undefined) return "";
+    const text = typeof value === "string"
+      ? value
+      : isNumeric(value) || value instanceof Date
+      ? stringOf(value)!
+      : undefined;
+    if (text === undefined) throw new Error(`${op} needs a string, a number or a date`);
+    return text.replace(change, (letters) => upper ? letters.toUpperCase() : letters.toLowerCase());
+  };
+}
+
+/** `$toUpper` and `$toLower` (see {@link caseMap}). */
+export const caseExpressions: Record<string, AnyFn> = {
+  $toUpper: caseMap("$toUpper", true),
+  $toLower: caseMap("$toLower", false),
+};

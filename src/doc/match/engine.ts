@@ -26,6 +26,7 @@ import { $size } from "./size-operator.ts";
 import { $mod } from "./mod-operator.ts";
 import {
   arithmeticExpressions,
+  caseExpressions,
   conversionExpressions,
   numericAccumulators,
   numericExpressions,
@@ -130,6 +131,7 @@ const CONTEXT = Context.init({
     ...roundingExpressions,
     ...conversionExpressions,
     ...zonedDateExpressions,
+    ...caseExpressions,
   } as unknown as Ops,
   pipeline: {
     ...pipelineOperators,

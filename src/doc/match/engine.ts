@@ -24,15 +24,13 @@ import { $elemMatch } from "./elem-match.ts";
 import { logicalOperators } from "./logical.ts";
 import { $size } from "./size-operator.ts";
 import { $mod } from "./mod-operator.ts";
+import { arithmeticExpressions, numericAccumulators, numericExpressions } from "./accumulators.ts";
 import {
-  arithmeticExpressions,
   caseExpressions,
   conversionExpressions,
-  numericAccumulators,
-  numericExpressions,
   roundingExpressions,
   zonedDateExpressions,
-} from "./accumulators.ts";
+} from "./expressions.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 

@@ -4,8 +4,18 @@
  * `Decimal128`.
  */
 
-const bsonType = (v: unknown): string | undefined =>
+/** A value's BSON type name (`Decimal128`, `ObjectId`...), undefined for others. */
+export const bsonType = (v: unknown): string | undefined =>
   v !== null && typeof v === "object" ? (v as { _bsontype?: string })._bsontype : undefined;
+
+const BSON_NUMBERS = new Set(["Decimal128", "Long", "Int32", "Double"]);
+
+/** Whether `v` is a number of any type. */
+export const isNumeric = (v: unknown): boolean =>
+  typeof v === "number" || typeof v === "bigint" || BSON_NUMBERS.has(bsonType(v) ?? "");
+
+/** The value of a number of any type as a JavaScript number. */
+export const valueOf = (v: unknown): number => typeof v === "number" ? v : Number(String(v));
 
 /** The value of a number of any numeric type, as a JavaScript number; undefined for others. */
 export function numberValue(v: unknown): number | undefined {

@@ -28,11 +28,9 @@
  */
 import type { Doc } from "../types.ts";
 import { reaching } from "./comparisons.ts";
+import { bsonType } from "./numbers.ts";
 
 type TypeTest = (v: unknown) => boolean;
-
-const bsonType = (v: unknown): string | undefined =>
-  v !== null && typeof v === "object" ? (v as { _bsontype?: string })._bsontype : undefined;
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;

@@ -1,0 +1,229 @@
+/**
+ * The engine's expression operators that mingo computes otherwise than MongoDB, as MongoDB
+ * computes them: `$round` (half to even) and `$trunc` with one or two arguments, `$toString`,
+ * `$toObjectId` and `$convert` to a string or an ObjectId, date operators with every time zone
+ * name, `$toUpper` and `$toLower` (ASCII letters only). Each section says what mingo's did.
+ *
+ * @example
+ * ```ts
+ * import { Aggregator } from "mingo/aggregator";
+ * import { engineOptions } from "./engine.ts";
+ *
+ * new Aggregator([{ $project: { r: { $round: ["$x", 1] } } }], engineOptions())
+ *   .run([{ x: 0.35 }]); // [{ r: 0.4 }]
+ * ```
+ */
+import * as expressionOperators from "mingo/operators/expression";
+import { evalExpr } from "mingo/core";
+import type { Options } from "mingo/types";
+import { ObjectId } from "../bson.ts";
+import { isPlainObject } from "../../util/plain.ts";
+import type { Doc } from "../types.ts";
+import { fromExact, roundedAt } from "./decimal.ts";
+import { bsonType, isNumeric, valueOf } from "./numbers.ts";
+
+// deno-lint-ignore no-explicit-any -- mingo's operator signatures
+type AnyFn = (...args: any[]) => any;
+
+const EXPRESSIONS = expressionOperators as unknown as Record<string, AnyFn>;
+
+/**
+ * `$round` or `$trunc` as MongoDB computes them: `[number, place]` or a number alone (place 0),
+ * the place a whole number from -20 to 100; half to even for `$round`, on the number's decimal
+ * value; null for null or a missing value, NaN and the infinities as they are; a `Decimal128`
+ * gives a `Decimal128`. Anything else is refused.
+ */
+function rounding(op: "$round" | "$trunc"): AnyFn {
+  const mode = op === "$round" ? "round" : "trunc";
+  return (obj: Doc, expr: unknown, options: Options) => {
+    const args = Array.isArray(expr) ? expr : [expr];
+    if (args.length < 1 || args.length > 2) throw new Error(`${op} takes 1 or 2 arguments`);
+    const [value, place = 0] = args.map((e) => evalExpr(obj as never, e as never, options));
+    if (value === null || value === undefined || place === null || place === undefined) {
+      return null;
+    }
+    if (!isNumeric(value)) throw new Error(`${op} only supports numeric types`);
+    const digits = valueOf(place);
+    if (!Number.isInteger(digits) || digits < -20 || digits > 100) {
+      throw new Error(`${op}: the place must be a whole number from -20 to 100`);
+    }
+    const rounded = roundedAt(value, digits, mode);
+    return rounded === undefined ? value : fromExact(rounded);
+  };
+}
+
+/** `$round` and `$trunc` (see {@link rounding}). */
+export const roundingExpressions: Record<string, AnyFn> = {
+  $round: rounding("$round"),
+  $trunc: rounding("$trunc"),
+};
+
+const isObjectId = (v: unknown) => bsonType(v) === "ObjectId";
+
+/** A value as `$toString` gives it, or undefined when MongoDB cannot convert it. */
+function stringOf(v: unknown): string | undefined {
+  if (typeof v === "string") return v;
+  if (typeof v === "boolean") return String(v);
+  if (v instanceof Date) return v.toISOString();
+  if (isObjectId(v)) return (v as { toHexString(): string }).toHexString();
+  if (isNumeric(v)) return String(v);
+  return undefined;
+}
+
+/** A value as `$toObjectId` gives it, or undefined when MongoDB cannot convert it. */
+function objectIdOf(v: unknown): unknown {
+  if (isObjectId(v)) return v;
+  if (typeof v === "string" && /^[0-9a-fA-F]{24}$/.test(v)) return new ObjectId(v);
+  return undefined;
+}
+
+/** A conversion `$convert`'s `to` names that is computed here (string or objectId). */
+function ownConversion(to: unknown): ((v: unknown) => unknown) | undefined {
+  if (to === "string" || to === 2) return stringOf;
+  if (to === "objectId" || to === 7) return objectIdOf;
+  return undefined;
+}
+
+/**
+ * `$toString`, `$toObjectId` and `$convert` to a string or an ObjectId, as MongoDB converts
+ * (an ObjectId to its hex digits, a `Long` or `Decimal128` to its digits, 24 hex digits to an
+ * ObjectId; null for null); other conversions are mingo's.
+ */
+export const conversionExpressions: Record<string, AnyFn> = {
+  $toString: (obj: Doc, expr: unknown, options: Options) =>
+    convertOne(evalExpr(obj as never, expr as never, options), stringOf, "$toString"),
+  $toObjectId: (obj: Doc, expr: unknown, options: Options) =>
+    convertOne(evalExpr(obj as never, expr as never, options), objectIdOf, "$toObjectId"),
+  $convert: (obj: Doc, expr: unknown, options: Options) => {
+    const spec = expr as { input?: unknown; to?: unknown; onError?: unknown; onNull?: unknown };
+    const to = evalExpr(obj as never, spec?.to as never, options);
+    const convert = ownConversion(to);
+    if (!convert) return EXPRESSIONS.$convert(obj, expr, options);
+    const input = evalExpr(obj as never, spec.input as never, options);
+    if (input === null || input === undefined) {
+      return Object.hasOwn(spec, "onNull")
+        ? evalExpr(obj as never, spec.onNull as never, options)
+        : null;
+    }
+    const out = convert(input);
+    if (out !== undefined) return out;
+    if (Object.hasOwn(spec, "onError")) {
+      return evalExpr(obj as never, spec.onError as never, options);
+    }
+    throw new Error(`$convert cannot convert this value to ${String(to)}`);
+  },
+};
+
+/** One conversion: null for null or missing, the converted value, or an error. */
+function convertOne(v: unknown, convert: (v: unknown) => unknown, op: string): unknown {
+  if (v === null || v === undefined) return null;
+  const out = convert(v);
+  if (out === undefined) throw new Error(`${op} cannot convert this value`);
+  return out;
+}
+
+/** Time zones mingo reads itself: `Area/City` names and offsets (`+05:30`). */
+const MINGO_ZONE = /^(?:[a-zA-Z_]+\/[a-zA-Z_]+|[+-]\d{2}(?::?\d{2})?)$/;
+
+/** The UTC offset, in minutes, of time zone `zone` at `date`; throws for an unknown zone. */
+function offsetMinutes(date: Date, zone: string): number {
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    }).formatToParts(date);
+  } catch {
+    throw new Error(`unrecognized time zone identifier: ${zone}`);
+  }
+  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  const local = Date.UTC(
+    part("year"),
+    part("month") - 1,
+    part("day"),
+    part("hour"),
+    part("minute"),
+    part("second"),
+  );
+  return Math.round((local - Math.floor(date.getTime() / 1000) * 1000) / 60_000);
+}
+
+/** An offset in minutes as mingo reads one (`+0530`). */
+function offsetText(minutes: number): string {
+  const abs = Math.abs(minutes);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${minutes < 0 ? "-" : "+"}${pad(Math.floor(abs / 60))}${pad(abs % 60)}`;
+}
+
+/**
+ * A date expression taking `{date, timezone}` that reads every time zone MongoDB does (`UTC`,
+ * `Etc/GMT+5`, `America/Argentina/Buenos_Aires`: mingo's read `Area/City` names and offsets
+ * only): such a zone is handed to mingo's as its offset at that date. A null time zone gives
+ * null, as in MongoDB.
+ */
+function zoned(op: string): AnyFn {
+  const mingo = EXPRESSIONS[op];
+  return (obj: Doc, expr: unknown, options: Options) => {
+    if (!isPlainObject(expr) || !Object.hasOwn(expr, "timezone")) return mingo(obj, expr, options);
+    const zone = evalExpr(obj as never, expr.timezone as never, options);
+    if (zone === null || zone === undefined) return null;
+    if (typeof zone !== "string" || MINGO_ZONE.test(zone)) return mingo(obj, expr, options);
+    const date = evalExpr(obj as never, expr.date as never, options);
+    if (!(date instanceof Date)) return mingo(obj, expr, options);
+    return mingo(obj, { ...expr, timezone: offsetText(offsetMinutes(date, zone)) }, options);
+  };
+}
+
+/** Date expressions with MongoDB's time zones (see {@link zoned}). */
+export const zonedDateExpressions: Record<string, AnyFn> = Object.fromEntries(
+  [
+    "$dateToString",
+    "$dateToParts",
+    "$year",
+    "$month",
+    "$dayOfMonth",
+    "$dayOfWeek",
+    "$dayOfYear",
+    "$hour",
+    "$minute",
+    "$second",
+    "$millisecond",
+    "$week",
+    "$isoWeek",
+    "$isoWeekYear",
+    "$isoDayOfWeek",
+  ].map((op) => [op, zoned(op)]),
+);
+
+/**
+ * `$toUpper` or `$toLower` as MongoDB computes them: null or a missing value gives `""`, a
+ * number (of any type) or a date its text, and only the ASCII letters change case (`ó` stays);
+ * a boolean, a pattern or a document is refused.
+ */
+function caseMap(op: string, upper: boolean): AnyFn {
+  const change = upper ? /[a-z]+/g : /[A-Z]+/g;
+  return (obj: Doc, expr: unknown, options: Options) => {
+    if (Array.isArray(expr) && expr.length !== 1) throw new Error(`${op} takes one argument`);
+    const value = evalExpr(obj as never, (Array.isArray(expr) ? expr[0] : expr) as never, options);
+    if (value === null || value === undefined) return "";
+    const text = typeof value === "string"
+      ? value
+      : isNumeric(value) || value instanceof Date
+      ? stringOf(value)!
+      : undefined;
+    if (text === undefined) throw new Error(`${op} needs a string, a number or a date`);
+    return text.replace(change, (letters) => upper ? letters.toUpperCase() : letters.toLowerCase());
+  };
+}
+
+/** `$toUpper` and `$toLower` (see {@link caseMap}). */
+export const caseExpressions: Record<string, AnyFn> = {
+  $toUpper: caseMap("$toUpper", true),
+  $toLower: caseMap("$toLower", false),
+};

@@ -1198,6 +1198,25 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $group keys equal as MongoDB compares them (decimal scale, missing as null)",
+    needs: ["decimal-scale"],
+    async fn({ coll }) {
+      const c = coll("group_keys");
+      await c.insertMany([
+        { _id: 1, p: Decimal128.fromString("10.50"), x: null },
+        { _id: 2, p: Decimal128.fromString("10.5"), y: null },
+        { _id: 3, p: Decimal128.fromString("2"), x: null, y: null },
+      ]);
+      const prices = await c.aggregate([
+        { $group: { _id: "$p", n: { $sum: 1 } } },
+        { $sort: { n: -1 } },
+      ]);
+      assert.deepEqual(prices.map((g) => [Number(String(g._id)), g.n]), [[10.5, 2], [2, 1]]);
+      const pairs = await c.aggregate([{ $group: { _id: ["$x", "$y"], n: { $sum: 1 } } }]);
+      assert.deepEqual(pairs, [{ _id: [null, null], n: 3 }]);
+    },
+  },
+  {
     name: "a dotted path does not enter an array held in an array",
     needs: ["nested-array-paths"],
     async fn({ coll }) {

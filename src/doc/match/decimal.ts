@@ -170,6 +170,22 @@ export function fromExact(value: { exact: Exact; decimal: boolean }): number | D
   return value.decimal ? toDecimal(value.exact) : Number(`${coefficient}e${exponent}`);
 }
 
+/**
+ * `value` without trailing zeros (`10.50` is `10.5`, `1.0E+3` is `1E+3`): one form for every
+ * way of writing a number, as a group key needs; NaN and the infinities as they are.
+ */
+export function normalizedDecimal(value: Decimal128): Decimal128 {
+  const exact = exactOf(String(value));
+  if (exact === null) return value;
+  let { coefficient, exponent } = exact;
+  if (coefficient === 0n) return Decimal128.fromString("0");
+  while (coefficient % 10n === 0n) {
+    coefficient /= 10n;
+    exponent++;
+  }
+  return toDecimal({ coefficient, exponent });
+}
+
 /** The exact sum, or the JavaScript sum when a value is NaN or infinite. */
 function exactSum(values: unknown[]): Exact | number {
   const parts: Exact[] = [];

@@ -24,7 +24,13 @@ import { $elemMatch } from "./elem-match.ts";
 import { logicalOperators } from "./logical.ts";
 import { $size } from "./size-operator.ts";
 import { $mod } from "./mod-operator.ts";
-import { arithmeticExpressions, numericAccumulators, numericExpressions } from "./accumulators.ts";
+import {
+  arithmeticExpressions,
+  groupKeyExpression,
+  groupStage,
+  numericAccumulators,
+  numericExpressions,
+} from "./accumulators.ts";
 import {
   caseExpressions,
   conversionExpressions,
@@ -130,12 +136,14 @@ const CONTEXT = Context.init({
     ...conversionExpressions,
     ...zonedDateExpressions,
     ...caseExpressions,
+    ...groupKeyExpression,
   } as unknown as Ops,
   pipeline: {
     ...pipelineOperators,
     $sort: sortStage,
     $count: countStage,
     $project: projectStage,
+    $group: groupStage,
   } as unknown as Ops,
   projection: projectionOperators as unknown as Ops,
   query: {

@@ -1162,9 +1162,15 @@ const CASES: Case[] = [
           up: { $toUpper: "ó-ab" },
           low: { $toLower: "$missing" },
           n: { $toUpper: "$y" },
+          types: [{ $type: "$_id" }, { $type: "$x" }, { $type: "$y" }, { $type: "$missing" }],
         },
       }]);
-      assert.deepEqual(cased, { up: "ó-AB", low: "", n: "35" });
+      assert.deepEqual(cased, {
+        up: "ó-AB",
+        low: "",
+        n: "35",
+        types: ["objectId", "double", "int", "missing"],
+      });
     },
   },
   {

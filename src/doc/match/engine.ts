@@ -35,6 +35,7 @@ import {
   caseExpressions,
   conversionExpressions,
   roundingExpressions,
+  typeExpression,
   zonedDateExpressions,
 } from "./expressions.ts";
 import { cloneValue } from "../clone.ts";
@@ -137,6 +138,7 @@ const CONTEXT = Context.init({
     ...zonedDateExpressions,
     ...caseExpressions,
     ...groupKeyExpression,
+    ...typeExpression,
   } as unknown as Ops,
   pipeline: {
     ...pipelineOperators,

@@ -21,6 +21,7 @@ import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
 import { fromExact, roundedAt } from "./decimal.ts";
 import { bsonType, isNumeric, valueOf } from "./numbers.ts";
+import { typeName } from "./type-operator.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
@@ -226,4 +227,10 @@ function caseMap(op: string, upper: boolean): AnyFn {
 export const caseExpressions: Record<string, AnyFn> = {
   $toUpper: caseMap("$toUpper", true),
   $toLower: caseMap("$toLower", false),
+};
+
+/** The `$type` expression (type-operator.ts: `typeName`). */
+export const typeExpression: Record<string, AnyFn> = {
+  $type: (obj: Doc, expr: unknown, options: Options) =>
+    typeName(evalExpr(obj as never, (Array.isArray(expr) ? expr[0] : expr) as never, options)),
 };

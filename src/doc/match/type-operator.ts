@@ -141,3 +141,16 @@ export function $type(selector: string, operand: unknown): (obj: Doc) => boolean
   const test = tests.length === 1 ? tests[0] : (v: unknown) => tests.some((t) => t(v));
   return reaching(selector, leafTest(test));
 }
+
+/** The aliases a value can have, in the order {@link typeName} tries them. */
+const NAMES = Object.keys(BY_ALIAS).filter((alias) => alias !== "number" && alias !== "undefined");
+
+/**
+ * The `$type` aggregation expression: the BSON type name of a value as MongoDB gives it
+ * (`"objectId"`, `"int"`, `"double"`, `"decimal"`...; `"missing"` for a missing value).
+ * mingo's gave `"objectid"` and read every number as `"int"` or `"double"` by its value alone.
+ */
+export function typeName(v: unknown): string {
+  if (v === undefined) return "missing";
+  return NAMES.find((alias) => BY_ALIAS[alias](v)) ?? "object";
+}

@@ -1171,6 +1171,20 @@ const CASES: Case[] = [
         n: "35",
         types: ["objectId", "double", "int", "missing"],
       });
+      for (
+        const bad of [
+          { $switch: { branches: [{ case: { $eq: ["$x", 0] }, then: 1 }] } },
+          { $switch: { branches: [] } },
+          { $cond: { if: true, then: 1 } },
+          { $ifNull: ["$x"] },
+        ]
+      ) {
+        await assert.rejects(
+          c.aggregate([{ $project: { v: bad } }]),
+          InvalidQueryError,
+          JSON.stringify(bad),
+        );
+      }
     },
   },
   {

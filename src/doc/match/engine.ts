@@ -33,6 +33,7 @@ import {
 } from "./accumulators.ts";
 import {
   caseExpressions,
+  checkedConditionals,
   conversionExpressions,
   roundingExpressions,
   typeExpression,
@@ -139,6 +140,7 @@ const CONTEXT = Context.init({
     ...caseExpressions,
     ...groupKeyExpression,
     ...typeExpression,
+    ...checkedConditionals,
   } as unknown as Ops,
   pipeline: {
     ...pipelineOperators,

@@ -234,3 +234,62 @@ export const typeExpression: Record<string, AnyFn> = {
   $type: (obj: Doc, expr: unknown, options: Options) =>
     typeName(evalExpr(obj as never, (Array.isArray(expr) ? expr[0] : expr) as never, options)),
 };
+
+/**
+ * `$switch`, `$cond` and `$ifNull` with their arguments checked as MongoDB checks them before
+ * mingo's run: `$switch` takes `branches` (a non-empty list of `{case, then}`) and `default`,
+ * and refuses a document no branch takes when it has no `default`; `$cond` takes `if`, `then`
+ * and `else` (or a list of three); `$ifNull` at least two arguments. mingo's accepted every
+ * one of these mistakes.
+ */
+export const checkedConditionals: Record<string, AnyFn> = {
+  $switch: (obj: Doc, expr: unknown, options: Options) => {
+    if (!isPlainObject(expr)) throw new Error("$switch needs a document");
+    const unknown = Object.keys(expr).find((key) => key !== "branches" && key !== "default");
+    if (unknown !== undefined) throw new Error(`$switch: unknown argument ${unknown}`);
+    const branches = expr.branches;
+    if (branches !== undefined && !Array.isArray(branches)) {
+      throw new Error("$switch: branches must be a list");
+    }
+    if (!Array.isArray(branches) || branches.length === 0) {
+      throw new Error("$switch needs at least one branch");
+    }
+    for (const branch of branches) {
+      if (!isPlainObject(branch)) throw new Error("$switch: each branch must be a document");
+      const extra = Object.keys(branch).find((key) => key !== "case" && key !== "then");
+      if (extra !== undefined) throw new Error(`$switch: unknown argument to a branch: ${extra}`);
+      if (!Object.hasOwn(branch, "case")) throw new Error("$switch: a branch needs a case");
+      if (!Object.hasOwn(branch, "then")) throw new Error("$switch: a branch needs a then");
+    }
+    if (!Object.hasOwn(expr, "default")) {
+      const taken = branches.some((branch) =>
+        truthy(evalExpr(obj as never, (branch as Doc).case as never, options))
+      );
+      if (!taken) throw new Error("$switch found no branch for a document and has no default");
+    }
+    return EXPRESSIONS.$switch(obj, expr, options);
+  },
+  $cond: (obj: Doc, expr: unknown, options: Options) => {
+    if (Array.isArray(expr)) {
+      if (expr.length !== 3) throw new Error("$cond takes three arguments: if, then, else");
+    } else if (isPlainObject(expr)) {
+      const extra = Object.keys(expr).find((key) => !["if", "then", "else"].includes(key));
+      if (extra !== undefined) throw new Error(`$cond: unknown argument ${extra}`);
+      for (const key of ["if", "then", "else"]) {
+        if (!Object.hasOwn(expr, key)) throw new Error(`$cond needs '${key}'`);
+      }
+    }
+    return EXPRESSIONS.$cond(obj, expr, options);
+  },
+  $ifNull: (obj: Doc, expr: unknown, options: Options) => {
+    if (!Array.isArray(expr) || expr.length < 2) {
+      throw new Error("$ifNull needs at least two arguments");
+    }
+    return EXPRESSIONS.$ifNull(obj, expr, options);
+  },
+};
+
+/** MongoDB's truth of an expression's value: all but false, null, missing and 0. */
+function truthy(v: unknown): boolean {
+  return !(v === false || v === null || v === undefined || (isNumeric(v) && valueOf(v) === 0));
+}

@@ -23,20 +23,11 @@
  */
 import * as accumulatorOperators from "mingo/operators/accumulator";
 import * as expressionOperators from "mingo/operators/expression";
-import * as pipelineOperators from "mingo/operators/pipeline";
 import { evalExpr } from "mingo/core";
 import type { Options } from "mingo/types";
 import type { Doc } from "../types.ts";
 import { compareValues } from "./compare.ts";
-import {
-  decimalAverage,
-  decimalProduct,
-  decimalQuotient,
-  decimalSum,
-  normalizedDecimal,
-} from "./decimal.ts";
-import type { Decimal128 } from "../bson.ts";
-import { isPlainObject } from "../../util/plain.ts";
+import { decimalAverage, decimalProduct, decimalQuotient, decimalSum } from "./decimal.ts";
 import { bsonType, isNumeric, valueOf } from "./numbers.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
@@ -168,51 +159,4 @@ export const arithmeticExpressions: Record<string, AnyFn> = {
     if (valueOf(b) === 0) throw new Error("$divide: can't divide by zero");
     return hasDecimal([a, b]) ? decimalQuotient(a, b) : valueOf(a) / valueOf(b);
   }),
-};
-
-/** The private expression operator {@link groupStage} puts around a `$group`'s `_id`. */
-const GROUP_KEY = "$__groupKey";
-
-/**
- * A `$group` key as MongoDB compares keys: a missing value is null (in a list or a document
- * too), a number is its value whatever its type (an `Int32` 24, a `Long` 24 and 24 are one
- * key; a `Decimal128` without trailing zeros: `10.50` and `10.5` are one).
- */
-function groupKey(v: unknown): unknown {
-  if (v === undefined) return null;
-  if (Array.isArray(v)) return v.map(groupKey);
-  if (isPlainObject(v)) {
-    const out: Doc = {};
-    for (const key of Object.keys(v)) out[key] = groupKey(v[key]);
-    return out;
-  }
-  switch (bsonType(v)) {
-    case "Int32":
-    case "Double":
-      return valueOf(v);
-    case "Long": {
-      const n = valueOf(v);
-      return Number.isSafeInteger(n) ? n : v;
-    }
-    case "Decimal128":
-      return normalizedDecimal(v as Decimal128);
-  }
-  return v;
-}
-
-const MINGO_GROUP = (pipelineOperators as unknown as Record<string, AnyFn>).$group;
-
-/**
- * `$group` with its keys compared as MongoDB compares them ({@link groupKey}; mingo's took
- * `10.50` and `10.5`, or `[null, null]` from missing and from null fields, for other keys).
- */
-export const groupStage: AnyFn = (coll: unknown, spec: unknown, options: Options) =>
-  isPlainObject(spec) && Object.hasOwn(spec, "_id")
-    ? MINGO_GROUP(coll, { ...spec, _id: { [GROUP_KEY]: spec._id } }, options)
-    : MINGO_GROUP(coll, spec, options);
-
-/** The expression operator behind {@link groupStage}. */
-export const groupKeyExpression: Record<string, AnyFn> = {
-  [GROUP_KEY]: (obj: Doc, expr: unknown, options: Options) =>
-    groupKey(evalExpr(obj as never, expr as never, options)),
 };

@@ -24,13 +24,8 @@ import { $elemMatch } from "./elem-match.ts";
 import { logicalOperators } from "./logical.ts";
 import { $size } from "./size-operator.ts";
 import { $mod } from "./mod-operator.ts";
-import {
-  arithmeticExpressions,
-  groupKeyExpression,
-  groupStage,
-  numericAccumulators,
-  numericExpressions,
-} from "./accumulators.ts";
+import { arithmeticExpressions, numericAccumulators, numericExpressions } from "./accumulators.ts";
+import { groupKeyExpression, pipelineStages } from "./stages.ts";
 import {
   caseExpressions,
   checkedConditionals,
@@ -57,69 +52,6 @@ type AnyFn = (...args: any[]) => any;
 const sortStage: AnyFn = (coll: { transform(fn: (docs: Doc[]) => unknown): unknown }, spec: Sort) =>
   coll.transform((docs) => Lazy(sortDocs(docs, spec)));
 
-/**
- * `$count` as MongoDB runs it: no document at all for no input (mingo's gave a count of 0),
- * and a name that is a plain field name other than `_id`.
- */
-const countStage: AnyFn = (
-  coll: { transform(fn: (docs: Doc[]) => unknown): unknown },
-  name: unknown,
-) => {
-  if (
-    typeof name !== "string" || name === "" || name === "_id" || name[0] === "$" ||
-    name.includes(".") || name.includes("\0")
-  ) {
-    throw new Error("$count needs a field name: not empty, not _id, no '$' first, no '.'");
-  }
-  return coll.transform((docs) => Lazy(docs.length === 0 ? [] : [{ [name]: docs.length }]));
-};
-
-/**
- * `$project` with its output's fields in MongoDB's order: `_id` first, then the fields kept
- * from the document in the document's order, then the computed ones in the stage's order
- * (mingo's put kept and computed fields in the order of their names and `_id` last).
- */
-const projectStage: AnyFn = (
-  coll: { transform(fn: (docs: Doc[]) => unknown): unknown },
-  spec: Doc,
-  options: Options,
-) =>
-  coll.transform((docs) => {
-    const projected = (pipelineOperators.$project as AnyFn)(Lazy(docs), spec, options).collect();
-    const order = projectionOrder(spec);
-    return Lazy(projected.map((out: Doc, i: number) => inFieldOrder(out, docs[i], order)));
-  });
-
-/** The top-level fields a `$project` keeps and those it computes, in the stage's order. */
-function projectionOrder(spec: Doc): { kept: Set<string>; computed: string[] } {
-  const kept = new Set<string>();
-  const computed: string[] = [];
-  for (const [path, value] of Object.entries(spec)) {
-    const top = path.split(".")[0];
-    const keeps = value === true || value === false || typeof value === "number" ||
-      (isPlainObject(value) && !Object.keys(value).some((key) => key.startsWith("$")));
-    if (keeps) kept.add(top);
-    else if (!computed.includes(top)) computed.push(top);
-  }
-  return { kept, computed };
-}
-
-/** `out`'s fields reordered (see {@link projectStage}); `input` is the document it came from. */
-function inFieldOrder(out: Doc, input: Doc, order: { kept: Set<string>; computed: string[] }) {
-  const keys = Object.keys(out);
-  if (keys.length < 2) return out;
-  const result: Doc = {};
-  if (Object.hasOwn(out, "_id")) result._id = out._id;
-  for (const key of Object.keys(input)) {
-    if (Object.hasOwn(out, key) && !Object.hasOwn(result, key) && !order.computed.includes(key)) {
-      result[key] = out[key];
-    }
-  }
-  for (const key of order.computed) if (Object.hasOwn(out, key)) result[key] = out[key];
-  for (const key of keys) if (!Object.hasOwn(result, key)) result[key] = out[key];
-  return result;
-}
-
 type Ops = Record<`$${string}`, AnyFn>;
 
 /**
@@ -145,9 +77,7 @@ const CONTEXT = Context.init({
   pipeline: {
     ...pipelineOperators,
     $sort: sortStage,
-    $count: countStage,
-    $project: projectStage,
-    $group: groupStage,
+    ...pipelineStages,
   } as unknown as Ops,
   projection: projectionOperators as unknown as Ops,
   query: {

@@ -1,0 +1,140 @@
+/**
+ * The engine's pipeline stages that mingo runs otherwise than MongoDB, as MongoDB runs them:
+ * `$count` (no document for no input, a plain field name), `$project` (MongoDB's field order)
+ * and `$group` (keys equal as MongoDB compares them). Each says what mingo's did.
+ *
+ * @example
+ * ```ts
+ * import { Aggregator } from "mingo/aggregator";
+ * import { engineOptions } from "./engine.ts";
+ *
+ * new Aggregator([{ $count: "n" }], engineOptions()).run([]); // []
+ * ```
+ */
+import { Lazy } from "mingo/lazy";
+import * as pipelineOperators from "mingo/operators/pipeline";
+import { evalExpr } from "mingo/core";
+import type { Options } from "mingo/types";
+import type { Decimal128 } from "../bson.ts";
+import type { Doc } from "../types.ts";
+import { isPlainObject } from "../../util/plain.ts";
+import { normalizedDecimal } from "./decimal.ts";
+import { bsonType, valueOf } from "./numbers.ts";
+
+// deno-lint-ignore no-explicit-any -- mingo's operator signatures
+type AnyFn = (...args: any[]) => any;
+
+const MINGO = pipelineOperators as unknown as Record<string, AnyFn>;
+
+/**
+ * `$count` as MongoDB runs it: no document at all for no input (mingo's gave a count of 0),
+ * and a name that is a plain field name other than `_id`.
+ */
+const countStage: AnyFn = (
+  coll: { transform(fn: (docs: Doc[]) => unknown): unknown },
+  name: unknown,
+) => {
+  if (
+    typeof name !== "string" || name === "" || name === "_id" || name[0] === "$" ||
+    name.includes(".") || name.includes("\0")
+  ) {
+    throw new Error("$count needs a field name: not empty, not _id, no '$' first, no '.'");
+  }
+  return coll.transform((docs) => Lazy(docs.length === 0 ? [] : [{ [name]: docs.length }]));
+};
+
+/**
+ * `$project` with its output's fields in MongoDB's order: `_id` first, then the fields kept
+ * from the document in the document's order, then the computed ones in the stage's order
+ * (mingo's put kept and computed fields in the order of their names and `_id` last).
+ */
+const projectStage: AnyFn = (
+  coll: { transform(fn: (docs: Doc[]) => unknown): unknown },
+  spec: Doc,
+  options: Options,
+) =>
+  coll.transform((docs) => {
+    const projected = MINGO.$project(Lazy(docs), spec, options).collect();
+    const computed = computedFields(spec);
+    return Lazy(projected.map((out: Doc, i: number) => inFieldOrder(out, docs[i], computed)));
+  });
+
+/** The top-level fields a `$project` computes (rather than keeps), in the stage's order. */
+function computedFields(spec: Doc): string[] {
+  const computed: string[] = [];
+  for (const [path, value] of Object.entries(spec)) {
+    const top = path.split(".")[0];
+    const keeps = value === true || value === false || typeof value === "number" ||
+      (isPlainObject(value) && !Object.keys(value).some((key) => key.startsWith("$")));
+    if (!keeps && !computed.includes(top)) computed.push(top);
+  }
+  return computed;
+}
+
+/** `out`'s fields reordered (see {@link projectStage}); `input` is the document it came from. */
+function inFieldOrder(out: Doc, input: Doc, computed: string[]): Doc {
+  const keys = Object.keys(out);
+  if (keys.length < 2) return out;
+  const result: Doc = {};
+  if (Object.hasOwn(out, "_id")) result._id = out._id;
+  for (const key of Object.keys(input)) {
+    if (Object.hasOwn(out, key) && !Object.hasOwn(result, key) && !computed.includes(key)) {
+      result[key] = out[key];
+    }
+  }
+  for (const key of computed) if (Object.hasOwn(out, key)) result[key] = out[key];
+  for (const key of keys) if (!Object.hasOwn(result, key)) result[key] = out[key];
+  return result;
+}
+
+/** The private expression operator {@link groupStage} puts around a `$group`'s `_id`. */
+const GROUP_KEY = "$__groupKey";
+
+/**
+ * A `$group` key as MongoDB compares keys: a missing value is null (in a list or a document
+ * too), a number is its value whatever its type (an `Int32` 24, a `Long` 24 and 24 are one
+ * key; a `Decimal128` without trailing zeros: `10.50` and `10.5` are one).
+ */
+function groupKey(v: unknown): unknown {
+  if (v === undefined) return null;
+  if (Array.isArray(v)) return v.map(groupKey);
+  if (isPlainObject(v)) {
+    const out: Doc = {};
+    for (const key of Object.keys(v)) out[key] = groupKey(v[key]);
+    return out;
+  }
+  switch (bsonType(v)) {
+    case "Int32":
+    case "Double":
+      return valueOf(v);
+    case "Long": {
+      const n = valueOf(v);
+      return Number.isSafeInteger(n) ? n : v;
+    }
+    case "Decimal128":
+      return normalizedDecimal(v as Decimal128);
+  }
+  return v;
+}
+
+/**
+ * `$group` with its keys compared as MongoDB compares them ({@link groupKey}; mingo's took
+ * `10.50` and `10.5`, or `[null, null]` from missing and from null fields, for other keys).
+ */
+const groupStage: AnyFn = (coll: unknown, spec: unknown, options: Options) =>
+  isPlainObject(spec) && Object.hasOwn(spec, "_id")
+    ? MINGO.$group(coll, { ...spec, _id: { [GROUP_KEY]: spec._id } }, options)
+    : MINGO.$group(coll, spec, options);
+
+/** The expression operator behind {@link groupStage}. */
+export const groupKeyExpression: Record<string, AnyFn> = {
+  [GROUP_KEY]: (obj: Doc, expr: unknown, options: Options) =>
+    groupKey(evalExpr(obj as never, expr as never, options)),
+};
+
+/** The stages above, by name. */
+export const pipelineStages: Record<string, AnyFn> = {
+  $count: countStage,
+  $project: projectStage,
+  $group: groupStage,
+};

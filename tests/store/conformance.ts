@@ -1171,8 +1171,21 @@ const CASES: Case[] = [
         n: "35",
         types: ["objectId", "double", "int", "missing"],
       });
+      const [lists] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          m: { $mod: ["$d", 0.5] },
+          mn: { $mod: ["$missing", 3] },
+          s: { $split: ["a,b", null] },
+          e: { $arrayElemAt: [[1, 2, 3], -1] },
+        },
+      }]);
+      assert.deepEqual({ ...lists, m: String(lists.m) }, { m: "0.005", mn: null, s: null, e: 3 });
       for (
         const bad of [
+          { $mod: [10, 0] },
+          { $split: ["abc", ""] },
+          { $size: "$missing" },
           { $switch: { branches: [{ case: { $eq: ["$x", 0] }, then: 1 }] } },
           { $switch: { branches: [] } },
           { $cond: { if: true, then: 1 } },

@@ -186,6 +186,20 @@ export function normalizedDecimal(value: Decimal128): Decimal128 {
   return toDecimal({ coefficient, exponent });
 }
 
+/**
+ * The remainder of `dividend` / `divisor` (numbers of any type, the divisor not 0), truncated
+ * division (the sign of the dividend), as a `Decimal128`, exact.
+ */
+export function decimalRemainder(dividend: unknown, divisor: unknown): Decimal128 {
+  const a = exactOf(decimalText(dividend) ?? "");
+  const b = exactOf(decimalText(divisor) ?? "");
+  if (a === null || b === null) {
+    return Decimal128.fromString(String(Number(String(dividend)) % Number(String(divisor))));
+  }
+  const exponent = Math.min(a.exponent, b.exponent);
+  return toDecimal({ coefficient: scaled(a, exponent) % scaled(b, exponent), exponent });
+}
+
 /** The exact sum, or the JavaScript sum when a value is NaN or infinite. */
 function exactSum(values: unknown[]): Exact | number {
   const parts: Exact[] = [];

@@ -30,6 +30,7 @@ import {
   caseExpressions,
   checkedConditionals,
   conversionExpressions,
+  listAndTextExpressions,
   roundingExpressions,
   typeExpression,
   zonedDateExpressions,
@@ -73,6 +74,7 @@ const CONTEXT = Context.init({
     ...groupKeyExpression,
     ...typeExpression,
     ...checkedConditionals,
+    ...listAndTextExpressions,
   } as unknown as Ops,
   pipeline: {
     ...pipelineOperators,

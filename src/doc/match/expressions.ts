@@ -16,10 +16,10 @@
 import * as expressionOperators from "mingo/operators/expression";
 import { evalExpr } from "mingo/core";
 import type { Options } from "mingo/types";
-import { ObjectId } from "../bson.ts";
+import { Long, ObjectId } from "../bson.ts";
 import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
-import { fromExact, roundedAt } from "./decimal.ts";
+import { decimalRemainder, fromExact, roundedAt } from "./decimal.ts";
 import { bsonType, isNumeric, valueOf } from "./numbers.ts";
 import { typeName } from "./type-operator.ts";
 
@@ -293,3 +293,65 @@ export const checkedConditionals: Record<string, AnyFn> = {
 function truthy(v: unknown): boolean {
   return !(v === false || v === null || v === undefined || (isNumeric(v) && valueOf(v) === 0));
 }
+
+/** The arguments of an expression taking a list of `n`, evaluated; throws for another count. */
+function argumentsOf(op: string, n: number, obj: Doc, expr: unknown, options: Options): unknown[] {
+  if (!Array.isArray(expr) || expr.length !== n) {
+    throw new Error(`${op} takes ${n} arguments`);
+  }
+  return expr.map((e) => evalExpr(obj as never, e as never, options));
+}
+
+/**
+ * Array and string expressions with MongoDB's answers where mingo's differ: `$mod` (null for a
+ * null or missing argument, numbers of every type, a zero divisor refused: mingo's gave NaN),
+ * `$split` (null for a null or missing argument, an empty separator refused: mingo's split into
+ * characters), `$size` (refuses what is no list: mingo's gave null), `$arrayElemAt` (an index
+ * of any numeric type, far past the end leaving the field out: mingo's refused it).
+ */
+export const listAndTextExpressions: Record<string, AnyFn> = {
+  $mod: (obj: Doc, expr: unknown, options: Options) => {
+    const [a, b] = argumentsOf("$mod", 2, obj, expr, options);
+    if (a === null || a === undefined || b === null || b === undefined) return null;
+    if (!isNumeric(a) || !isNumeric(b)) throw new Error("$mod only supports numeric types");
+    if (valueOf(b) === 0) throw new Error("$mod: can't divide by zero");
+    if (bsonType(a) === "Decimal128" || bsonType(b) === "Decimal128") {
+      return decimalRemainder(a, b);
+    }
+    if (bsonType(a) === "Long" && bsonType(b) === "Long") {
+      const remainder = BigInt(String(a)) % BigInt(String(b));
+      return Number.isSafeInteger(Number(remainder))
+        ? Number(remainder)
+        : Long.fromBigInt(remainder);
+    }
+    return valueOf(a) % valueOf(b);
+  },
+  $split: (obj: Doc, expr: unknown, options: Options) => {
+    const [text, separator] = argumentsOf("$split", 2, obj, expr, options);
+    if (text === null || text === undefined || separator === null || separator === undefined) {
+      return null;
+    }
+    if (typeof text !== "string" || typeof separator !== "string") {
+      throw new Error("$split needs a string to split and a string separator");
+    }
+    if (separator === "") throw new Error("$split needs a non-empty separator");
+    return text.split(separator);
+  },
+  $size: (obj: Doc, expr: unknown, options: Options) => {
+    const value = evalExpr(obj as never, (Array.isArray(expr) ? expr[0] : expr) as never, options);
+    if (!Array.isArray(value)) throw new Error("$size needs a list");
+    return value.length;
+  },
+  $arrayElemAt: (obj: Doc, expr: unknown, options: Options) => {
+    const [list, index] = argumentsOf("$arrayElemAt", 2, obj, expr, options);
+    if (list === null || list === undefined || index === null || index === undefined) {
+      return null;
+    }
+    if (!Array.isArray(list)) throw new Error("$arrayElemAt needs a list");
+    const n = isNumeric(index) ? valueOf(index) : Number.NaN;
+    if (!Number.isInteger(n) || n < -(2 ** 31) || n > 2 ** 31 - 1) {
+      throw new Error("$arrayElemAt needs a whole number of 32 bits as its index");
+    }
+    return n < 0 ? list[list.length + n] : list[n];
+  },
+};

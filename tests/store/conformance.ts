@@ -1181,6 +1181,25 @@ const CASES: Case[] = [
         },
       }]);
       assert.deepEqual({ ...lists, m: String(lists.m) }, { m: "0.005", mn: null, s: null, e: 3 });
+      const [converted] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          at: { $toDate: 1767225600000 },
+          born: { $toDate: "$_id" },
+          dec: { $toDecimal: "2.50" },
+          yes: { $convert: { input: 0.5, to: "bool" } },
+          whole: { $convert: { input: -1.9, to: "int" } },
+          bad: { $convert: { input: true, to: "date", onError: "no" } },
+        },
+      }]);
+      assert.deepEqual({ ...converted, dec: String(converted.dec) }, {
+        at: new Date("2026-01-01T00:00:00Z"),
+        born: id.getTimestamp(),
+        dec: "2.50",
+        yes: true,
+        whole: -1,
+        bad: "no",
+      });
       for (
         const bad of [
           { $mod: [10, 0] },

@@ -1,7 +1,7 @@
 /**
  * The engine's expression operators that mingo computes otherwise than MongoDB, as MongoDB
  * computes them: `$round` (half to even) and `$trunc` with one or two arguments, `$toString`,
- * `$toObjectId` and `$convert` to a string or an ObjectId, date operators with every time zone
+ * `$toObjectId`, `$toDate`, `$toDecimal` and `$convert`, date operators with every time zone
  * name, `$toUpper` and `$toLower` (ASCII letters only). Each section says what mingo's did.
  *
  * @example
@@ -16,7 +16,7 @@
 import * as expressionOperators from "mingo/operators/expression";
 import { evalExpr } from "mingo/core";
 import type { Options } from "mingo/types";
-import { Long, ObjectId } from "../bson.ts";
+import { Decimal128, Long, ObjectId } from "../bson.ts";
 import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
 import { decimalRemainder, fromExact, roundedAt } from "./decimal.ts";
@@ -80,8 +80,99 @@ function objectIdOf(v: unknown): unknown {
 
 /** A conversion `$convert`'s `to` names that is computed here (string or objectId). */
 function ownConversion(to: unknown): ((v: unknown) => unknown) | undefined {
-  if (to === "string" || to === 2) return stringOf;
-  if (to === "objectId" || to === 7) return objectIdOf;
+  switch (to) {
+    case "string":
+    case 2:
+      return stringOf;
+    case "objectId":
+    case 7:
+      return objectIdOf;
+    case "date":
+    case 9:
+      return dateOf;
+    case "decimal":
+    case 19:
+      return decimalOf;
+    case "bool":
+    case 8:
+      return boolOf;
+    case "int":
+    case 16:
+      return (v) => wholeOf(v, 2 ** 31);
+    case "long":
+    case 18:
+      return (v) => wholeOf(v, 2 ** 63);
+    case "double":
+    case 1:
+      return doubleOf;
+  }
+  return undefined;
+}
+
+/**
+ * A value as `$toDate` gives it: a long, double or decimal is milliseconds since the epoch
+ * (mingo's read a number as text: `1.5` was in the year 2001), an ObjectId its creation time,
+ * text a date's text; undefined when MongoDB cannot convert it (a boolean, a 32-bit integer).
+ */
+function dateOf(v: unknown): Date | undefined {
+  if (v instanceof Date) return v;
+  // As MongoDB: a 32-bit integer is no date; a long, double or decimal is milliseconds.
+  if (typeName(v) === "int") return undefined;
+  if (isNumeric(v)) {
+    const ms = Math.trunc(valueOf(v));
+    return Number.isFinite(ms) ? new Date(ms) : undefined;
+  }
+  if (isObjectId(v)) return (v as { getTimestamp(): Date }).getTimestamp();
+  if (typeof v === "string") {
+    const date = new Date(v);
+    return Number.isNaN(date.getTime()) ? undefined : date;
+  }
+  return undefined;
+}
+
+/** A value as `$toDecimal` gives it (a number of any type, numeric text, a boolean, a date's ms). */
+function decimalOf(v: unknown): Decimal128 | undefined {
+  if (bsonType(v) === "Decimal128") return v as Decimal128;
+  const text = typeof v === "boolean"
+    ? (v ? "1" : "0")
+    : v instanceof Date
+    ? String(v.getTime())
+    : isNumeric(v)
+    ? String(v)
+    : typeof v === "string" && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(v)
+    ? v.trim()
+    : undefined;
+  return text === undefined ? undefined : Decimal128.fromStringWithRounding(text);
+}
+
+/** A value as `$toBool` gives it: false for false and every zero, true for anything else. */
+function boolOf(v: unknown): boolean {
+  if (typeof v === "boolean") return v;
+  if (isNumeric(v)) return valueOf(v) !== 0;
+  return true;
+}
+
+/**
+ * A value as `$toInt` (`limit` 2^31) or `$toLong` (2^63) gives it: a number truncated toward
+ * zero, a boolean 0 or 1, whole-number text, a date's milliseconds for a long; undefined beyond
+ * the limit and for what MongoDB cannot convert.
+ */
+function wholeOf(v: unknown, limit: number): number | undefined {
+  let n: number;
+  if (typeof v === "boolean") n = v ? 1 : 0;
+  else if (isNumeric(v)) n = Math.trunc(valueOf(v));
+  else if (v instanceof Date && limit > 2 ** 31) n = v.getTime();
+  else if (typeof v === "string" && /^\s*[+-]?\d+\s*$/.test(v)) n = Number(v);
+  else return undefined;
+  return Number.isFinite(n) && n >= -limit && n < limit ? n : undefined;
+}
+
+/** A value as `$toDouble` gives it: a number, a boolean 0 or 1, numeric text, a date's ms. */
+function doubleOf(v: unknown): number | undefined {
+  if (typeof v === "boolean") return v ? 1 : 0;
+  if (isNumeric(v)) return valueOf(v);
+  if (v instanceof Date) return v.getTime();
+  if (typeof v === "string" && v.trim() !== "" && !Number.isNaN(Number(v))) return Number(v);
   return undefined;
 }
 
@@ -95,6 +186,10 @@ export const conversionExpressions: Record<string, AnyFn> = {
     convertOne(evalExpr(obj as never, expr as never, options), stringOf, "$toString"),
   $toObjectId: (obj: Doc, expr: unknown, options: Options) =>
     convertOne(evalExpr(obj as never, expr as never, options), objectIdOf, "$toObjectId"),
+  $toDate: (obj: Doc, expr: unknown, options: Options) =>
+    convertOne(evalExpr(obj as never, expr as never, options), dateOf, "$toDate"),
+  $toDecimal: (obj: Doc, expr: unknown, options: Options) =>
+    convertOne(evalExpr(obj as never, expr as never, options), decimalOf, "$toDecimal"),
   $convert: (obj: Doc, expr: unknown, options: Options) => {
     const spec = expr as { input?: unknown; to?: unknown; onError?: unknown; onNull?: unknown };
     const to = evalExpr(obj as never, spec?.to as never, options);

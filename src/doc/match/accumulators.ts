@@ -28,7 +28,7 @@ import type { Options } from "mingo/types";
 import type { Doc } from "../types.ts";
 import { compareValues } from "./compare.ts";
 import { decimalAverage, decimalProduct, decimalQuotient, decimalSum } from "./decimal.ts";
-import { bsonType, isNumeric, valueOf } from "./numbers.ts";
+import { bsonType, isBsonNumber, isNumeric, valueOf } from "./numbers.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
@@ -112,8 +112,7 @@ export const numericExpressions: Record<string, AnyFn> = {
 const EXPRESSIONS = expressionOperators as unknown as Record<string, AnyFn>;
 
 /** Whether a number of a BSON type is among `values`. */
-const holdsBsonNumber = (values: unknown[]) =>
-  values.some((v) => typeof v === "object" && isNumeric(v));
+const holdsBsonNumber = (values: unknown[]) => values.some(isBsonNumber);
 
 /** Whether every one of `values` is a number of any type. */
 const allNumbers = (values: unknown[]) => values.every(isNumeric);

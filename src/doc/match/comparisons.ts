@@ -48,17 +48,11 @@ import type { Options } from "mingo/types";
 import type { Doc } from "../types.ts";
 import { compareValues, pathValues } from "./compare.ts";
 import { operatorTest, type Test } from "./fastmatch.ts";
+import { isBsonNumber } from "./numbers.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signature
 type AnyFn = (...args: any[]) => any;
-
-const NUMERIC = new Set(["Decimal128", "Long", "Int32", "Double"]);
-
-function isBsonNumber(v: unknown): boolean {
-  return v !== null && typeof v === "object" &&
-    NUMERIC.has((v as { _bsontype?: string })._bsontype ?? "");
-}
 
 const MINGO = queryOperators as unknown as Record<string, AnyFn>;
 

@@ -13,6 +13,7 @@
  * ```
  */
 import { Decimal128 } from "../bson.ts";
+import { isNumeric } from "./numbers.ts";
 
 /** A finite decimal: `coefficient` × 10^`exponent`. */
 export interface Exact {
@@ -58,15 +59,7 @@ function toDecimal(value: Exact): Decimal128 {
 
 /** A number of any type as decimal text, or null when it is no number. */
 function decimalText(v: unknown): string | null {
-  if (typeof v === "number") return String(v);
-  if (typeof v === "bigint") return v.toString();
-  const type = v !== null && typeof v === "object"
-    ? (v as { _bsontype?: string })._bsontype
-    : undefined;
-  if (type === "Decimal128" || type === "Long" || type === "Int32" || type === "Double") {
-    return String(v);
-  }
-  return null;
+  return isNumeric(v) ? String(v) : null;
 }
 
 /** The exact sum of `values` (numbers of any type); NaN/infinity: a `Decimal128` of it. */

@@ -1,7 +1,7 @@
 /**
- * Numbers of any BSON numeric type as whole numbers, for the operators that read them so
- * (`$size`, `$mod`): a JavaScript number, a `bigint`, or a BSON `Int32`, `Long`, `Double` or
- * `Decimal128`.
+ * Numbers of any BSON numeric type, for the engine's operators that read them: a JavaScript
+ * number, a `bigint`, or a BSON `Int32`, `Long`, `Double` or `Decimal128`; their value, and
+ * their whole part (`$size`, `$mod`).
  */
 
 /** A value's BSON type name (`Decimal128`, `ObjectId`...), undefined for others. */
@@ -10,12 +10,15 @@ export const bsonType = (v: unknown): string | undefined =>
 
 const BSON_NUMBERS = new Set(["Decimal128", "Long", "Int32", "Double"]);
 
+/** Whether `v` is a number of a BSON type (`Decimal128`, `Long`, `Int32`, `Double`). */
+export const isBsonNumber = (v: unknown): boolean => BSON_NUMBERS.has(bsonType(v) ?? "");
+
 /** Whether `v` is a number of any type. */
 export const isNumeric = (v: unknown): boolean =>
-  typeof v === "number" || typeof v === "bigint" || BSON_NUMBERS.has(bsonType(v) ?? "");
+  typeof v === "number" || typeof v === "bigint" || isBsonNumber(v);
 
-/** The value of a number of any type as a JavaScript number. */
-export const valueOf = (v: unknown): number => typeof v === "number" ? v : Number(String(v));
+/** The value of a number of any type as a JavaScript number (NaN for what is none). */
+export const valueOf = (v: unknown): number => numberValue(v) ?? Number.NaN;
 
 /** The value of a number of any numeric type, as a JavaScript number; undefined for others. */
 export function numberValue(v: unknown): number | undefined {

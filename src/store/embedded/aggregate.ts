@@ -11,6 +11,7 @@ import { cloneValue } from "../../doc/clone.ts";
 import { valueKey } from "./codec.ts";
 import { arrayMembersAsEqualities, compileFilter } from "../../doc/match/engine.ts";
 import { simpleConditions, type Test } from "../../doc/match/fastmatch.ts";
+import { isBsonNumber } from "../../doc/match/numbers.ts";
 import { isColumnField, MAX_COLUMNS, type Timeout } from "./columns.ts";
 import type { Change } from "./indexes.ts";
 import { DuplicateKeyError, QueryTimeoutError } from "../store.ts";
@@ -462,13 +463,6 @@ function groupRows(groups: Groups, input: {
     }
   }
   return true;
-}
-
-/** A number of a BSON type (`Decimal128`, `Long`...): the engine's sums read it (accumulators.ts). */
-function isBsonNumber(value: unknown): boolean {
-  if (value === null || typeof value !== "object") return false;
-  const type = (value as { _bsontype?: string })._bsontype;
-  return type === "Decimal128" || type === "Long" || type === "Int32" || type === "Double";
 }
 
 function isEmptyObject(value: unknown): boolean {

@@ -26,6 +26,8 @@ class MongoStore implements Store {
   private readonly transactions: boolean;
   private readonly maxTimeMS?: number;
   private readonly writeConcerns: Record<string, Record<string, unknown>>;
+  /** The database without a write concern, for reads (see `MongoContext.reads`). */
+  private readonly reads: Db;
 
   /**
    * `secret`: the password, scrubbed from error messages; `transactions`: whether the
@@ -42,6 +44,7 @@ class MongoStore implements Store {
     },
   ) {
     this.writeConcerns = options.writeConcerns ?? {};
+    this.reads = client.db(db.databaseName, { writeConcern: undefined });
     this.secret = options.secret;
     this.transactions = options.transactions;
     this.maxTimeMS = options.maxTimeMS;
@@ -57,6 +60,7 @@ class MongoStore implements Store {
       coll = new MongoCollection(this.db.collection(name, { writeConcern }), this.secret, {
         client: this.client,
         db: this.db,
+        reads: this.reads.collection(name),
         transactions: this.transactions,
         maxTimeMS: this.maxTimeMS,
       });

@@ -1,40 +1,47 @@
 /**
- * The MongoDB comparison point for `deno task bench --mongo`: the same reads the service makes
- * for GET item and GET page (find by id; a page of 25 with its total), done with the raw driver
- * behind a Hono app on `Deno.serve`, with no validation, links, ETags or envelopes beyond the
- * page's items and total.
+ * The MongoDB comparison point for `deno task bench --mongo` and `bench/in_process_mongo.ts`:
+ * the same reads the service makes for GET item and GET page (find by id; a page of 25 with
+ * its total), done with the raw driver behind a Hono app on `Deno.serve`, with no
+ * validation, links, ETags or envelopes beyond the page's items and total.
  *
  *   deno run -A bench/raw_driver.ts PORT MONGO_URI   # the URI names the database
  */
 import { Hono } from "hono";
-import { MongoClient, ObjectId } from "mongodb";
+import { type Collection, MongoClient, ObjectId } from "mongodb";
 
-const [port, uri] = Deno.args;
-const client = new MongoClient(uri);
-await client.connect();
-const people = client.db().collection("people");
 const PAGE = 25;
 
-const app = new Hono();
-app.get("/people/:id", async (c) => {
-  const doc = await people.findOne({ _id: new ObjectId(c.req.param("id")) });
-  return doc ? c.json(doc) : c.json({ _status: "ERR" }, 404);
-});
-app.get("/people", async (c) => {
-  const page = Math.max(1, Number(c.req.query("page") ?? 1));
-  const [items, total] = await Promise.all([
-    people.find({}).skip((page - 1) * PAGE).limit(PAGE).toArray(),
-    people.countDocuments({}),
-  ]);
-  return c.json({ _items: items, _meta: { page, max_results: PAGE, total } });
-});
-const server = Deno.serve(
-  { hostname: "127.0.0.1", port: Number(port), onListen: () => console.error("serving raw") },
-  app.fetch,
-);
-// A clean exit on SIGTERM (as the service has), so that a `--cpu-prof` profile is written.
-Deno.addSignalListener("SIGTERM", async () => {
-  await server.shutdown();
-  await client.close();
-  Deno.exit(0);
-});
+/** The Hono app answering GET `/people/:id` and GET `/people?page=N` from `people`. */
+export function rawApp(people: Collection): Hono {
+  const app = new Hono();
+  app.get("/people/:id", async (c) => {
+    const doc = await people.findOne({ _id: new ObjectId(c.req.param("id")) });
+    return doc ? c.json(doc) : c.json({ _status: "ERR" }, 404);
+  });
+  app.get("/people", async (c) => {
+    const page = Math.max(1, Number(c.req.query("page") ?? 1));
+    const [items, total] = await Promise.all([
+      people.find({}).skip((page - 1) * PAGE).limit(PAGE).toArray(),
+      people.countDocuments({}),
+    ]);
+    return c.json({ _items: items, _meta: { page, max_results: PAGE, total } });
+  });
+  return app;
+}
+
+if (import.meta.main) {
+  const [port, uri] = Deno.args;
+  const client = new MongoClient(uri);
+  await client.connect();
+  const app = rawApp(client.db().collection("people"));
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: Number(port), onListen: () => console.error("serving raw") },
+    app.fetch,
+  );
+  // A clean exit on SIGTERM (as the service has), so that a `--cpu-prof` profile is written.
+  Deno.addSignalListener("SIGTERM", async () => {
+    await server.shutdown();
+    await client.close();
+    Deno.exit(0);
+  });
+}

@@ -230,3 +230,63 @@ Deno.test("mongo store: MONGO_WRITE_CONCERN reaches the driver", async () => {
     await store.close();
   }
 });
+
+Deno.test("mongo store: writes carry the write concern, reads carry none", async () => {
+  const { openStore } = await import("../../src/store/open.ts");
+  const { checkSettings } = await import("../../src/settings/check.ts");
+  const { settings } = checkSettings({
+    MONGO_URI: target.uri,
+    MONGO_WRITE_CONCERN: { w: 1, j: true },
+    MONGO_OPTIONS: { monitorCommands: true },
+  });
+  const name = `concerns_${crypto.randomUUID().slice(0, 8)}`;
+  const own = `${name}_own`;
+  const store = await openStore(settings, false, { [own]: { w: 1, j: false } });
+  const seen: Array<{ name: string; collection: unknown; writeConcern: unknown }> = [];
+  const client = (store as unknown as {
+    client: { on(event: string, listener: (e: CommandEvent) => void): void };
+  }).client;
+  client.on("commandStarted", (e) => {
+    const command = e.command as Record<string, unknown>;
+    seen.push({
+      name: e.commandName,
+      collection: command[e.commandName],
+      writeConcern: command.writeConcern,
+    });
+  });
+  try {
+    for (const collectionName of [name, own]) {
+      const c = store.collection(collectionName);
+      await c.insertMany([{ _id: "a", n: 1 }, { _id: "b", n: 2 }]);
+      assert.equal((await c.findOne({ _id: "a" }))?.n, 1);
+      assert.equal((await c.find({ n: { $gt: 0 } }, { sort: { n: 1 } })).length, 2);
+      assert.equal(await c.count({}), 2);
+      assert.deepEqual((await c.distinct("n")).sort(), [1, 2]);
+      await c.deleteMany({});
+    }
+    const of = (collection: string, command: string) =>
+      seen.filter((s) => s.collection === collection && s.name === command);
+    for (const command of ["insert", "delete"]) {
+      assert.deepEqual(of(name, command).map((s) => s.writeConcern), [{ w: 1, j: true }]);
+      assert.deepEqual(of(own, command).map((s) => s.writeConcern), [{ w: 1, j: false }]);
+    }
+    for (const collection of [name, own]) {
+      // The driver handle reads go through has no concern to drop from each read's options.
+      const reader = (store.collection(collection) as unknown as {
+        reader: { writeConcern?: unknown };
+      }).reader;
+      assert.equal(reader.writeConcern, undefined);
+      const reads = ["find", "aggregate", "distinct"].flatMap((command) => of(collection, command));
+      // findOne and find, the count's aggregation, distinct.
+      assert.equal(reads.length, 4);
+      for (const read of reads) assert.equal(read.writeConcern, undefined, read.name);
+    }
+  } finally {
+    await store.close();
+  }
+});
+
+interface CommandEvent {
+  commandName: string;
+  command: unknown;
+}

@@ -222,3 +222,83 @@ scenario(
   },
   { gaps: ["decimal-sums", "$avg", "$project-expressions"] },
 );
+
+scenario(
+  "an aggregation groups by ISO week and writes dates as MongoDB's $dateToString does",
+  {
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      visits: { schema: { at: { type: "datetime" } } },
+      by_week: {
+        datasource: {
+          source: "visits",
+          aggregation: {
+            pipeline: [
+              {
+                $group: {
+                  _id: { $dateToString: { date: "$at", format: "%G-W%V" } },
+                  n: { $sum: 1 },
+                },
+              },
+              { $sort: { _id: 1 } },
+            ],
+          },
+        },
+      },
+      weekdays: {
+        datasource: {
+          source: "visits",
+          aggregation: {
+            pipeline: [
+              { $sort: { at: 1 } },
+              {
+                $project: {
+                  _id: 0,
+                  day: { $dateToString: { date: "$at", format: "%w %u %U %%" } },
+                },
+              },
+            ],
+          },
+        },
+      },
+      misformatted: {
+        datasource: {
+          source: "visits",
+          aggregation: {
+            pipeline: [{ $project: { day: { $dateToString: { date: "$at", format: "%Y %x" } } } }],
+          },
+        },
+      },
+    },
+  },
+  async (api) => {
+    const posted = await api.post("visits", [
+      { at: "Thu, 31 Dec 2020 10:00:00 GMT" },
+      { at: "Fri, 01 Jan 2021 10:00:00 GMT" },
+      { at: "Sun, 03 Jan 2021 10:00:00 GMT" },
+      { at: "Mon, 04 Jan 2021 10:00:00 GMT" },
+    ]);
+    assert.equal(posted.status, 201, posted.text);
+    // Days of the week from 1 (Sunday), ISO days from 1 (Monday), weeks from the first Sunday.
+    const days = await api.get("weekdays");
+    assert.equal(days.status, 200, days.text);
+    assert.deepEqual(days.body._items.map((d: Json) => d.day), [
+      "5 4 52 %",
+      "6 5 00 %",
+      "1 7 01 %",
+      "2 1 01 %",
+    ]);
+    // Three days of ISO week 53 of 2020, one of week 1 of 2021.
+    const weeks = await api.get("by_week");
+    assert.equal(weeks.status, 200, weeks.text);
+    assert.deepEqual(weeks.body._items.map((d: Json) => [d._id, d.n]), [
+      ["2020-W53", 3],
+      ["2021-W01", 1],
+    ]);
+    // A format MongoDB refuses is refused here too: a 400, as for any query the database refuses.
+    const refused = await api.get("misformatted");
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body._error.code, 400);
+  },
+  { gaps: ["date-operators"] },
+);

@@ -1250,6 +1250,78 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $dateToString numbers days and weeks as MongoDB does (%w, %U, %G, %V, %u)",
+    needs: ["date-operators"],
+    async fn({ coll }) {
+      const c = coll("date_format");
+      const days = ["2021-01-01", "2021-01-03", "2020-12-31", "2024-12-30", "2023-01-01"];
+      await c.insertMany(days.map((day, i) => ({ _id: i, at: new Date(`${day}T00:00:00Z`) })));
+      const out = await c.aggregate([
+        { $sort: { _id: 1 } },
+        {
+          $project: {
+            _id: 0,
+            d: { $dateToString: { date: "$at", format: "%G-W%V-%u %w %U %j %%" } },
+          },
+        },
+      ]);
+      assert.deepEqual(out.map((o) => o.d), [
+        "2020-W53-5 6 00 001 %",
+        "2020-W53-7 1 01 003 %",
+        "2020-W53-4 5 52 366 %",
+        "2025-W01-1 2 52 365 %",
+        "2022-W52-7 1 01 001 %",
+      ]);
+    },
+  },
+  {
+    name: "aggregate: $dateToString writes offsets, ObjectId times and onNull as MongoDB does",
+    needs: ["date-operators"],
+    async fn({ coll }) {
+      const c = coll("date_offsets");
+      await c.insertMany([{
+        _id: 1,
+        at: new Date("2021-06-01T12:00:00Z"),
+        id: new ObjectId("5f0000000000000000000000"),
+      }]);
+      const [out] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          india: { $dateToString: { date: "$at", format: "%H:%M %z %Z", timezone: "+05:30" } },
+          west: { $dateToString: { date: "$at", format: "%H:%M %z %Z", timezone: "-05:30" } },
+          ny: { $dateToString: { date: "$at", format: "%H %z", timezone: "America/New_York" } },
+          created: { $dateToString: { date: "$id", format: "%Y-%m-%d" } },
+          none: { $dateToString: { date: "$missing", onNull: "no date" } },
+          nothing: { $dateToString: { date: "$missing" } },
+          unformatted: { $dateToString: { date: "$at", format: null } },
+        },
+      }]);
+      assert.deepEqual(out, {
+        india: "17:30 +0530 330",
+        west: "06:30 -0530 -330",
+        ny: "08 -0400",
+        created: "2020-07-04",
+        none: "no date",
+        nothing: null,
+        unformatted: null,
+      });
+    },
+  },
+  {
+    name: "aggregate: $dateToString refuses an unknown specifier and a lone % at the end",
+    needs: ["date-operators"],
+    async fn({ coll }) {
+      const c = coll("date_format_refused");
+      await c.insertMany([{ _id: 1, at: new Date("2021-06-01T12:00:00Z") }]);
+      for (const format of ["%Y %x", "100%"]) {
+        await assert.rejects(
+          c.aggregate([{ $project: { d: { $dateToString: { date: "$at", format } } } }]),
+          format,
+        );
+      }
+    },
+  },
+  {
     name: "aggregate: $group keys equal as MongoDB compares them (decimal scale, missing as null)",
     needs: ["decimal-scale"],
     async fn({ coll }) {

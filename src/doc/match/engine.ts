@@ -35,6 +35,7 @@ import {
   typeExpression,
   zonedDateExpressions,
 } from "./expressions.ts";
+import { $dateToString } from "./date-to-string.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -70,6 +71,7 @@ const CONTEXT = Context.init({
     ...roundingExpressions,
     ...conversionExpressions,
     ...zonedDateExpressions,
+    $dateToString,
     ...caseExpressions,
     ...groupKeyExpression,
     ...typeExpression,

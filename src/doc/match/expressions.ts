@@ -22,6 +22,7 @@ import type { Doc } from "../types.ts";
 import { decimalRemainder, fromExact, roundedAt } from "./decimal.ts";
 import { bsonType, isNumeric, valueOf } from "./numbers.ts";
 import { typeName } from "./type-operator.ts";
+import { zoneOffsetSeconds } from "./date-to-string.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
@@ -223,31 +224,7 @@ const MINGO_ZONE = /^(?:[a-zA-Z_]+\/[a-zA-Z_]+|[+-]\d{2}(?::?\d{2})?)$/;
 
 /** The UTC offset, in minutes, of time zone `zone` at `date`; throws for an unknown zone. */
 function offsetMinutes(date: Date, zone: string): number {
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    parts = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    }).formatToParts(date);
-  } catch {
-    throw new Error(`unrecognized time zone identifier: ${zone}`);
-  }
-  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  const local = Date.UTC(
-    part("year"),
-    part("month") - 1,
-    part("day"),
-    part("hour"),
-    part("minute"),
-    part("second"),
-  );
-  return Math.round((local - Math.floor(date.getTime() / 1000) * 1000) / 60_000);
+  return Math.round(zoneOffsetSeconds(date, zone) / 60);
 }
 
 /** An offset in minutes as mingo reads one (`+0530`). */
@@ -279,7 +256,6 @@ function zoned(op: string): AnyFn {
 /** Date expressions with MongoDB's time zones (see {@link zoned}). */
 export const zonedDateExpressions: Record<string, AnyFn> = Object.fromEntries(
   [
-    "$dateToString",
     "$dateToParts",
     "$year",
     "$month",

@@ -1,0 +1,202 @@
+/**
+ * `$dateToString` as MongoDB computes it, and the UTC offset of a time zone at a date.
+ *
+ * mingo's numbered the days of the week (`%w`) from 0 where MongoDB numbers them from 1
+ * (Sunday), gave the calendar year for the ISO week-numbering year (`%G`), counted weeks
+ * (`%U`) from the ISO week, dropped `%%`, left an unknown specifier (`%x`) or a lone `%` in
+ * the text where MongoDB refuses the format, wrote a negative offset of a half hour as
+ * `-0630` for `-0530` (`%z`), and read time zones to the minute (a historical offset such as
+ * New York's `-04:56:02` before 1883 has seconds).
+ *
+ * @example
+ * ```ts
+ * import { Aggregator } from "mingo/aggregator";
+ * import { engineOptions } from "./engine.ts";
+ *
+ * new Aggregator(
+ *   [{ $project: { _id: 0, d: { $dateToString: { date: "$at", format: "%G-W%V-%u %w %U" } } } }],
+ *   engineOptions(),
+ * ).run([{ at: new Date("2021-01-03T00:00:00Z") }]); // [{ d: "2020-W53-7 1 01" }]
+ * ```
+ * @module
+ */
+import { evalExpr } from "mingo/core";
+import type { Options } from "mingo/types";
+import { isPlainObject } from "../../util/plain.ts";
+import type { Doc } from "../types.ts";
+import { bsonType } from "./numbers.ts";
+
+/** The format when none is given. */
+const DEFAULT_FORMAT = "%Y-%m-%dT%H:%M:%S.%LZ";
+
+const ARGUMENTS = new Set(["date", "format", "timezone", "onNull"]);
+
+/** What each specifier writes, from the date's parts in its time zone (see {@link Parts}). */
+const SPECIFIERS: Record<string, (p: Parts) => string> = {
+  "%": () => "%",
+  Y: (p) => padded(p.date.getUTCFullYear(), 4),
+  m: (p) => padded(p.date.getUTCMonth() + 1, 2),
+  d: (p) => padded(p.date.getUTCDate(), 2),
+  H: (p) => padded(p.date.getUTCHours(), 2),
+  M: (p) => padded(p.date.getUTCMinutes(), 2),
+  S: (p) => padded(p.date.getUTCSeconds(), 2),
+  L: (p) => padded(p.date.getUTCMilliseconds(), 3),
+  j: (p) => padded(dayOfYear(p.date), 3),
+  w: (p) => padded(p.date.getUTCDay() + 1, 1),
+  U: (p) => padded(Math.floor((dayOfYear(p.date) - 1 + 7 - p.date.getUTCDay()) / 7), 2),
+  G: (p) => padded(isoWeek(p.date).year, 4),
+  V: (p) => padded(isoWeek(p.date).week, 2),
+  u: (p) => padded(p.date.getUTCDay() || 7, 1),
+  z: (p) => {
+    const minutes = Math.trunc(Math.abs(p.offset) / 60);
+    return `${p.offset < 0 ? "-" : "+"}${padded(Math.trunc(minutes / 60), 2)}${
+      padded(minutes % 60, 2)
+    }`;
+  },
+  Z: (p) => String(Math.trunc(p.offset / 60)),
+  b: (p) => MONTHS[p.date.getUTCMonth()].slice(0, 3),
+  B: (p) => MONTHS[p.date.getUTCMonth()],
+};
+
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
+
+/** A date shifted by its zone's offset (read with the UTC getters), and the offset in seconds. */
+interface Parts {
+  date: Date;
+  offset: number;
+}
+
+/** `n` with leading zeros to `width` digits; MongoDB refuses a part outside 0-9999. */
+function padded(n: number, width: number): string {
+  if (n < 0 || n > 9999) {
+    throw new Error(
+      `$dateToString could not convert the date: a part (${n}) is outside the range 0-9999`,
+    );
+  }
+  return String(n).padStart(width, "0");
+}
+
+/** The day of the year of a date read with the UTC getters, 1 to 366. */
+function dayOfYear(date: Date): number {
+  const start = Date.UTC(date.getUTCFullYear(), 0, 1);
+  const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+  return (day - start) / 86_400_000 + 1;
+}
+
+/** The ISO 8601 week (1-53) and its year: weeks start on Monday; week 1 holds a Thursday. */
+function isoWeek(date: Date): { week: number; year: number } {
+  const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+  // The Thursday of the date's week decides the year; week 1 is the one holding January 4th.
+  const thursday = new Date(day + (4 - (date.getUTCDay() || 7)) * 86_400_000);
+  const year = thursday.getUTCFullYear();
+  const week = Math.floor((dayOfYear(thursday) - 1) / 7) + 1;
+  return { week, year };
+}
+
+/** Checks a format as MongoDB does: every `%` followed by a specifier it knows. */
+function checkFormat(format: string): void {
+  for (let i = 0; i < format.length; i++) {
+    if (format[i] !== "%") continue;
+    if (i === format.length - 1) {
+      throw new Error("$dateToString: unmatched '%' at the end of the format");
+    }
+    const specifier = format[++i];
+    if (!Object.hasOwn(SPECIFIERS, specifier)) {
+      throw new Error(`$dateToString: invalid format character '%${specifier}' in the format`);
+    }
+  }
+}
+
+/** The date a value stands for: a date, an ObjectId's creation time, a Timestamp's seconds. */
+function dateOf(value: unknown): Date {
+  if (value instanceof Date) return value;
+  const type = bsonType(value);
+  if (type === "ObjectId") return (value as { getTimestamp(): Date }).getTimestamp();
+  if (type === "Timestamp") {
+    return new Date((value as { getHighBits(): number }).getHighBits() * 1000);
+  }
+  throw new Error("$dateToString needs a date, a Timestamp or an ObjectId");
+}
+
+/** A UTC offset as MongoDB reads one: `+HH`, `+HHMM` or `+HH:MM` (or `-`); in seconds. */
+const OFFSET = /^([+-])(\d{2})(?::?(\d{2}))?$/;
+
+/**
+ * The UTC offset, in seconds, of time zone `zone` (an Olson name, `UTC`, or an offset such
+ * as `+05:30`) at `date`; throws for a zone it does not know.
+ */
+export function zoneOffsetSeconds(date: Date, zone: string): number {
+  const offset = OFFSET.exec(zone);
+  if (offset) {
+    const seconds = Number(offset[2]) * 3600 + Number(offset[3] ?? 0) * 60;
+    return offset[1] === "-" ? -seconds : seconds;
+  }
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      era: "short",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    }).formatToParts(date);
+  } catch {
+    throw new Error(`unrecognized time zone identifier: ${zone}`);
+  }
+  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  const bc = parts.find((p) => p.type === "era")?.value === "BC";
+  const local = new Date(0);
+  local.setUTCFullYear(bc ? 1 - part("year") : part("year"), part("month") - 1, part("day"));
+  local.setUTCHours(part("hour"), part("minute"), part("second"));
+  return Math.round((local.getTime() - Math.floor(date.getTime() / 1000) * 1000) / 1000);
+}
+
+/**
+ * `$dateToString: {date, format, timezone, onNull}`: null when the time zone or the format
+ * is null, `onNull` (else null) when the date is null or missing.
+ */
+export function $dateToString(obj: Doc, expr: unknown, options: Options): unknown {
+  if (!isPlainObject(expr)) throw new Error("$dateToString takes a document of arguments");
+  for (const key of Object.keys(expr)) {
+    if (!ARGUMENTS.has(key)) throw new Error(`$dateToString does not take '${key}'`);
+  }
+  if (!Object.hasOwn(expr, "date")) throw new Error("$dateToString needs a 'date'");
+  const evaluate = (key: string) => evalExpr(obj as never, expr[key] as never, options);
+  const format = Object.hasOwn(expr, "format") ? evaluate("format") : DEFAULT_FORMAT;
+  const date = evaluate("date");
+  const zone = Object.hasOwn(expr, "timezone") ? evaluate("timezone") : "UTC";
+  if (zone === null || zone === undefined) return null;
+  if (typeof zone !== "string") throw new Error("$dateToString: the timezone must be a string");
+  if (format === null || format === undefined) return null;
+  if (typeof format !== "string") throw new Error("$dateToString: the format must be a string");
+  checkFormat(format);
+  if (date === null || date === undefined) {
+    return Object.hasOwn(expr, "onNull") ? evaluate("onNull") : null;
+  }
+  const at = dateOf(date);
+  const offset = zone === "UTC" ? 0 : zoneOffsetSeconds(at, zone);
+  const parts: Parts = { date: new Date(at.getTime() + offset * 1000), offset };
+  let out = "";
+  for (let i = 0; i < format.length; i++) {
+    const c = format[i];
+    out += c === "%" ? SPECIFIERS[format[++i]](parts) : c;
+  }
+  return out;
+}

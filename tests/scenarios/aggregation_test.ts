@@ -224,7 +224,7 @@ scenario(
 );
 
 scenario(
-  "an aggregation groups by ISO week and writes dates as MongoDB's $dateToString does",
+  "an aggregation groups by ISO week and numbers days and weeks as MongoDB does",
   {
     RESOURCE_METHODS: ["GET", "POST"],
     DOMAIN: {
@@ -255,6 +255,8 @@ scenario(
                 $project: {
                   _id: 0,
                   day: { $dateToString: { date: "$at", format: "%w %u %U %%" } },
+                  week: { $week: "$at" },
+                  isoYear: { $isoWeekYear: "$at" },
                 },
               },
             ],
@@ -287,6 +289,12 @@ scenario(
       "6 5 00 %",
       "1 7 01 %",
       "2 1 01 %",
+    ]);
+    assert.deepEqual(days.body._items.map((d: Json) => [d.week, d.isoYear]), [
+      [52, 2020],
+      [0, 2020],
+      [1, 2020],
+      [1, 2021],
     ]);
     // Three days of ISO week 53 of 2020, one of week 1 of 2021.
     const weeks = await api.get("by_week");

@@ -1250,7 +1250,7 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "aggregate: $dateToString numbers days and weeks as MongoDB does (%w, %U, %G, %V, %u)",
+    name: "aggregate: $dateToString, $week and $isoWeekYear number days and weeks as MongoDB does",
     needs: ["date-operators"],
     async fn({ coll }) {
       const c = coll("date_format");
@@ -1262,8 +1262,17 @@ const CASES: Case[] = [
           $project: {
             _id: 0,
             d: { $dateToString: { date: "$at", format: "%G-W%V-%u %w %U %j %%" } },
+            week: { $week: "$at" },
+            isoYear: { $isoWeekYear: { date: "$at", timezone: "UTC" } },
           },
         },
+      ]);
+      assert.deepEqual(out.map((o) => [o.week, o.isoYear]), [
+        [0, 2020],
+        [1, 2020],
+        [52, 2020],
+        [52, 2025],
+        [1, 2022],
       ]);
       assert.deepEqual(out.map((o) => o.d), [
         "2020-W53-5 6 00 001 %",

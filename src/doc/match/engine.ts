@@ -35,7 +35,7 @@ import {
   typeExpression,
   zonedDateExpressions,
 } from "./expressions.ts";
-import { $dateToString } from "./date-to-string.ts";
+import { $dateToString, weekExpressions } from "./dates.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -72,6 +72,7 @@ const CONTEXT = Context.init({
     ...conversionExpressions,
     ...zonedDateExpressions,
     $dateToString,
+    ...weekExpressions,
     ...caseExpressions,
     ...groupKeyExpression,
     ...typeExpression,

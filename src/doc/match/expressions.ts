@@ -22,7 +22,7 @@ import type { Doc } from "../types.ts";
 import { decimalRemainder, fromExact, roundedAt } from "./decimal.ts";
 import { bsonType, isNumeric, valueOf } from "./numbers.ts";
 import { typeName } from "./type-operator.ts";
-import { zoneOffsetSeconds } from "./date-to-string.ts";
+import { zoneOffsetSeconds } from "./dates.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
@@ -266,9 +266,7 @@ export const zonedDateExpressions: Record<string, AnyFn> = Object.fromEntries(
     "$minute",
     "$second",
     "$millisecond",
-    "$week",
     "$isoWeek",
-    "$isoWeekYear",
     "$isoDayOfWeek",
   ].map((op) => [op, zoned(op)]),
 );

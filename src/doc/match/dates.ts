@@ -1,7 +1,10 @@
 /**
- * `$dateToString` as MongoDB computes it, and the UTC offset of a time zone at a date.
+ * `$dateToString`, `$week` and `$isoWeekYear` as MongoDB computes them, and the UTC offset of a
+ * time zone at a date.
  *
- * mingo's numbered the days of the week (`%w`) from 0 where MongoDB numbers them from 1
+ * mingo's `$week` counted weeks from the ISO week (60% of dates one week off) and its
+ * `$isoWeekYear` gave the calendar year around New Year (2021-01-03 is in 2020's week 53).
+ * Its `$dateToString` numbered the days of the week (`%w`) from 0 where MongoDB numbers them from 1
  * (Sunday), gave the calendar year for the ISO week-numbering year (`%G`), counted weeks
  * (`%U`) from the ISO week, dropped `%%`, left an unknown specifier (`%x`) or a lone `%` in
  * the text where MongoDB refuses the format, wrote a negative offset of a half hour as
@@ -43,7 +46,7 @@ const SPECIFIERS: Record<string, (p: Parts) => string> = {
   L: (p) => padded(p.date.getUTCMilliseconds(), 3),
   j: (p) => padded(dayOfYear(p.date), 3),
   w: (p) => padded(p.date.getUTCDay() + 1, 1),
-  U: (p) => padded(Math.floor((dayOfYear(p.date) - 1 + 7 - p.date.getUTCDay()) / 7), 2),
+  U: (p) => padded(week(p.date), 2),
   G: (p) => padded(isoWeek(p.date).year, 4),
   V: (p) => padded(isoWeek(p.date).week, 2),
   u: (p) => padded(p.date.getUTCDay() || 7, 1),
@@ -96,6 +99,11 @@ function dayOfYear(date: Date): number {
   return (day - start) / 86_400_000 + 1;
 }
 
+/** The week of the year (0-53): weeks start on Sunday; days before the first Sunday are week 0. */
+function week(date: Date): number {
+  return Math.floor((dayOfYear(date) - 1 + 7 - date.getUTCDay()) / 7);
+}
+
 /** The ISO 8601 week (1-53) and its year: weeks start on Monday; week 1 holds a Thursday. */
 function isoWeek(date: Date): { week: number; year: number } {
   const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
@@ -121,14 +129,14 @@ function checkFormat(format: string): void {
 }
 
 /** The date a value stands for: a date, an ObjectId's creation time, a Timestamp's seconds. */
-function dateOf(value: unknown): Date {
+function dateOf(value: unknown, op: string): Date {
   if (value instanceof Date) return value;
   const type = bsonType(value);
   if (type === "ObjectId") return (value as { getTimestamp(): Date }).getTimestamp();
   if (type === "Timestamp") {
     return new Date((value as { getHighBits(): number }).getHighBits() * 1000);
   }
-  throw new Error("$dateToString needs a date, a Timestamp or an ObjectId");
+  throw new Error(`${op} needs a date, a Timestamp or an ObjectId`);
 }
 
 /** A UTC offset as MongoDB reads one: `+HH`, `+HHMM` or `+HH:MM` (or `-`); in seconds. */
@@ -168,6 +176,12 @@ export function zoneOffsetSeconds(date: Date, zone: string): number {
   return Math.round((local.getTime() - Math.floor(date.getTime() / 1000) * 1000) / 1000);
 }
 
+/** A date's {@link Parts} in time zone `zone`. */
+function partsOf(at: Date, zone: string): Parts {
+  const offset = zone === "UTC" ? 0 : zoneOffsetSeconds(at, zone);
+  return { date: new Date(at.getTime() + offset * 1000), offset };
+}
+
 /**
  * `$dateToString: {date, format, timezone, onNull}`: null when the time zone or the format
  * is null, `onNull` (else null) when the date is null or missing.
@@ -190,9 +204,7 @@ export function $dateToString(obj: Doc, expr: unknown, options: Options): unknow
   if (date === null || date === undefined) {
     return Object.hasOwn(expr, "onNull") ? evaluate("onNull") : null;
   }
-  const at = dateOf(date);
-  const offset = zone === "UTC" ? 0 : zoneOffsetSeconds(at, zone);
-  const parts: Parts = { date: new Date(at.getTime() + offset * 1000), offset };
+  const parts = partsOf(dateOf(date, "$dateToString"), zone);
   let out = "";
   for (let i = 0; i < format.length; i++) {
     const c = format[i];
@@ -200,3 +212,37 @@ export function $dateToString(obj: Doc, expr: unknown, options: Options): unknow
   }
   return out;
 }
+
+/**
+ * A date operator giving one number of a date: `{op: date}`, `{op: [date]}` or
+ * `{op: {date, timezone}}`; null for a null or missing date or time zone.
+ */
+function datePart(op: string, part: (date: Date) => number) {
+  return (obj: Doc, expr: unknown, options: Options): unknown => {
+    let date = expr;
+    let zone: unknown = "UTC";
+    if (Array.isArray(date)) {
+      if (date.length !== 1) throw new Error(`${op} takes one argument`);
+      date = date[0];
+    }
+    if (isPlainObject(date) && Object.hasOwn(date, "date")) {
+      for (const key of Object.keys(date)) {
+        if (key !== "date" && key !== "timezone") throw new Error(`${op} does not take '${key}'`);
+      }
+      if (Object.hasOwn(date, "timezone")) {
+        zone = evalExpr(obj as never, date.timezone as never, options);
+      }
+      date = date.date;
+    }
+    const value = evalExpr(obj as never, date as never, options);
+    if (zone === null || zone === undefined || value === null || value === undefined) return null;
+    if (typeof zone !== "string") throw new Error(`${op}: the timezone must be a string`);
+    return part(partsOf(dateOf(value, op), zone).date);
+  };
+}
+
+/** `$week` and `$isoWeekYear` (see the module doc). */
+export const weekExpressions = {
+  $week: datePart("$week", week),
+  $isoWeekYear: datePart("$isoWeekYear", (date) => isoWeek(date).year),
+};

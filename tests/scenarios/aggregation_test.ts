@@ -310,3 +310,69 @@ scenario(
   },
   { gaps: ["date-operators"] },
 );
+
+scenario(
+  "an aggregation counts per local day with $dateTrunc and reads texts with $dateFromString",
+  {
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      calls: { schema: { at: { type: "datetime" }, logged: { type: "string" } } },
+      per_day: {
+        datasource: {
+          source: "calls",
+          aggregation: {
+            pipeline: [
+              {
+                $group: {
+                  _id: { $dateTrunc: { date: "$at", unit: "day", timezone: "America/New_York" } },
+                  n: { $sum: 1 },
+                },
+              },
+              { $sort: { _id: 1 } },
+            ],
+          },
+        },
+      },
+      parsed: {
+        datasource: {
+          source: "calls",
+          aggregation: {
+            pipeline: [
+              { $sort: { at: 1 } },
+              {
+                $project: {
+                  _id: 0,
+                  same: {
+                    $eq: [
+                      "$at",
+                      { $dateFromString: { dateString: "$logged", onError: null } },
+                    ],
+                  },
+                },
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+  async (api) => {
+    // 03:00 GMT on the 5th is 22:00 on the 4th in New York.
+    const posted = await api.post("calls", [
+      { at: "Mon, 04 Jan 2021 15:00:00 GMT", logged: "2021-01-04T10:00:00-05:00" },
+      { at: "Tue, 05 Jan 2021 03:00:00 GMT", logged: "2021-01-05 03:00:00Z" },
+      { at: "Tue, 05 Jan 2021 15:00:00 GMT", logged: "2021-01-05T15:00" },
+    ]);
+    assert.equal(posted.status, 201, posted.text);
+    const days = await api.get("per_day");
+    assert.equal(days.status, 200, days.text);
+    assert.deepEqual(days.body._items.map((d: Json) => [d._id, d.n]), [
+      ["Mon, 04 Jan 2021 05:00:00 GMT", 2],
+      ["Tue, 05 Jan 2021 05:00:00 GMT", 1],
+    ]);
+    const parsed = await api.get("parsed");
+    assert.equal(parsed.status, 200, parsed.text);
+    assert.deepEqual(parsed.body._items.map((d: Json) => d.same), [true, true, true]);
+  },
+  { gaps: ["date-operators"] },
+);

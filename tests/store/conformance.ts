@@ -1331,6 +1331,122 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $dateAdd, $dateDiff and $dateTrunc count in the time zone given",
+    needs: ["date-operators"],
+    async fn({ coll }) {
+      const c = coll("date_arithmetic");
+      await c.insertMany([{
+        _id: 1,
+        jan31: new Date("2021-01-31T00:00:00Z"),
+        // Midnight in New York on the day daylight saving time starts there.
+        dst: new Date("2021-03-14T05:00:00Z"),
+        late: new Date("2021-01-06T03:00:00Z"),
+        fri: new Date("2021-01-01T23:00:00Z"),
+        mon: new Date("2021-01-04T01:00:00Z"),
+      }]);
+      const ny = "America/New_York";
+      const [out] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          month: { $dateAdd: { startDate: "$jan31", unit: "month", amount: 1 } },
+          back: { $dateSubtract: { startDate: "$jan31", unit: "quarter", amount: 1 } },
+          day: { $dateAdd: { startDate: "$dst", unit: "day", amount: 1, timezone: ny } },
+          hours: { $dateAdd: { startDate: "$dst", unit: "hour", amount: 24, timezone: ny } },
+          days: { $dateDiff: { startDate: "$fri", endDate: "$mon", unit: "day" } },
+          weeks: { $dateDiff: { startDate: "$fri", endDate: "$mon", unit: "week" } },
+          mondays: {
+            $dateDiff: { startDate: "$fri", endDate: "$mon", unit: "week", startOfWeek: "mon" },
+          },
+          nyDay: { $dateTrunc: { date: "$late", unit: "day", timezone: ny } },
+          week: { $dateTrunc: { date: "$late", unit: "week" } },
+          twoMonths: { $dateTrunc: { date: "$dst", unit: "month", binSize: 2 } },
+          none: { $dateAdd: { startDate: "$missing", unit: "day", amount: 1 } },
+        },
+      }]);
+      assert.deepEqual(out, {
+        month: new Date("2021-02-28T00:00:00Z"),
+        back: new Date("2020-10-31T00:00:00Z"),
+        day: new Date("2021-03-15T04:00:00Z"),
+        hours: new Date("2021-03-15T05:00:00Z"),
+        days: 3,
+        weeks: 1,
+        mondays: 1,
+        nyDay: new Date("2021-01-05T05:00:00Z"),
+        week: new Date("2021-01-03T00:00:00Z"),
+        twoMonths: new Date("2021-03-01T00:00:00Z"),
+        none: null,
+      });
+    },
+  },
+  {
+    name: "aggregate: $dateToParts and $dateFromParts read ISO week dates and carry overflows",
+    needs: ["date-operators"],
+    async fn({ coll }) {
+      const c = coll("date_parts");
+      await c.insertMany([{ _id: 1, at: new Date("2021-01-03T10:20:30.040Z") }]);
+      const [out] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          iso: { $dateToParts: { date: "$at", iso8601: true } },
+          oslo: { $dateToParts: { date: "$at", timezone: "Europe/Oslo" } },
+          fromIso: { $dateFromParts: { isoWeekYear: 2020, isoWeek: 53, isoDayOfWeek: 7 } },
+          carried: { $dateFromParts: { year: 2020, month: 14, day: 0, hour: 25 } },
+          zoned: { $dateFromParts: { year: 2021, month: 7, day: 4, timezone: "America/New_York" } },
+        },
+      }]);
+      assert.deepEqual(out, {
+        iso: {
+          isoWeekYear: 2020,
+          isoWeek: 53,
+          isoDayOfWeek: 7,
+          hour: 10,
+          minute: 20,
+          second: 30,
+          millisecond: 40,
+        },
+        oslo: { year: 2021, month: 1, day: 3, hour: 11, minute: 20, second: 30, millisecond: 40 },
+        fromIso: new Date("2021-01-03T00:00:00Z"),
+        carried: new Date("2021-02-01T01:00:00Z"),
+        zoned: new Date("2021-07-04T04:00:00Z"),
+      });
+    },
+  },
+  {
+    name: "aggregate: $dateFromString reads ISO 8601 texts, formats and offsets as MongoDB does",
+    needs: ["date-operators"],
+    async fn({ coll }) {
+      const c = coll("date_from_string");
+      await c.insertMany([{ _id: 1 }]);
+      const read = (args: Doc) => ({ $dateFromString: args });
+      const [out] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          day: read({ dateString: "2021-06-01" }),
+          offset: read({ dateString: "2021-06-01T12:30:00.250+02:00" }),
+          spaced: read({ dateString: "2021-06-01 12:30" }),
+          zoned: read({ dateString: "2021-06-01T12:00", timezone: "America/New_York" }),
+          formatted: read({ dateString: "15-Jun-2021 7:05", format: "%d-%b-%Y %H:%M" }),
+          isoWeek: read({ dateString: "2020-W53-7", format: "%G-W%V-%u" }),
+          bad: read({ dateString: "2021-02-30", onError: "not a date" }),
+          none: read({ dateString: "$missing", onNull: "no text" }),
+        },
+      }]);
+      assert.deepEqual(out, {
+        day: new Date("2021-06-01T00:00:00Z"),
+        offset: new Date("2021-06-01T10:30:00.250Z"),
+        spaced: new Date("2021-06-01T12:30:00Z"),
+        zoned: new Date("2021-06-01T16:00:00Z"),
+        formatted: new Date("2021-06-15T07:05:00Z"),
+        isoWeek: new Date("2021-01-03T00:00:00Z"),
+        bad: "not a date",
+        none: "no text",
+      });
+      for (const args of [{ dateString: "June" }, { dateString: "2021-06-01", format: "%Q" }]) {
+        await assert.rejects(c.aggregate([{ $project: { d: read(args) } }]), JSON.stringify(args));
+      }
+    },
+  },
+  {
     name: "aggregate: $group keys equal as MongoDB compares them (decimal scale, missing as null)",
     needs: ["decimal-scale"],
     async fn({ coll }) {

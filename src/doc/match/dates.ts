@@ -77,7 +77,7 @@ const MONTHS = [
 ];
 
 /** A date shifted by its zone's offset (read with the UTC getters), and the offset in seconds. */
-interface Parts {
+export interface Parts {
   date: Date;
   offset: number;
 }
@@ -93,19 +93,19 @@ function padded(n: number, width: number): string {
 }
 
 /** The day of the year of a date read with the UTC getters, 1 to 366. */
-function dayOfYear(date: Date): number {
+export function dayOfYear(date: Date): number {
   const start = Date.UTC(date.getUTCFullYear(), 0, 1);
   const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
   return (day - start) / 86_400_000 + 1;
 }
 
 /** The week of the year (0-53): weeks start on Sunday; days before the first Sunday are week 0. */
-function week(date: Date): number {
+export function week(date: Date): number {
   return Math.floor((dayOfYear(date) - 1 + 7 - date.getUTCDay()) / 7);
 }
 
 /** The ISO 8601 week (1-53) and its year: weeks start on Monday; week 1 holds a Thursday. */
-function isoWeek(date: Date): { week: number; year: number } {
+export function isoWeek(date: Date): { week: number; year: number } {
   const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
   // The Thursday of the date's week decides the year; week 1 is the one holding January 4th.
   const thursday = new Date(day + (4 - (date.getUTCDay() || 7)) * 86_400_000);
@@ -129,7 +129,7 @@ function checkFormat(format: string): void {
 }
 
 /** The date a value stands for: a date, an ObjectId's creation time, a Timestamp's seconds. */
-function dateOf(value: unknown, op: string): Date {
+export function dateOf(value: unknown, op: string): Date {
   if (value instanceof Date) return value;
   const type = bsonType(value);
   if (type === "ObjectId") return (value as { getTimestamp(): Date }).getTimestamp();
@@ -152,9 +152,25 @@ export function zoneOffsetSeconds(date: Date, zone: string): number {
     const seconds = Number(offset[2]) * 3600 + Number(offset[3] ?? 0) * 60;
     return offset[1] === "-" ? -seconds : seconds;
   }
-  let parts: Intl.DateTimeFormatPart[];
+  const parts = formatterOf(zone).formatToParts(date);
+  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  const bc = parts.find((p) => p.type === "era")?.value === "BC";
+  const local = new Date(0);
+  local.setUTCFullYear(bc ? 1 - part("year") : part("year"), part("month") - 1, part("day"));
+  local.setUTCHours(part("hour"), part("minute"), part("second"));
+  return Math.round((local.getTime() - Math.floor(date.getTime() / 1000) * 1000) / 1000);
+}
+
+/** Formatters by time zone name (making one costs far more than using it). */
+const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
+const MAX_FORMATTERS = 64;
+
+/** The formatter giving a date's local parts in time zone `zone`; throws for an unknown one. */
+function formatterOf(zone: string): Intl.DateTimeFormat {
+  let formatter = FORMATTERS.get(zone);
+  if (formatter !== undefined) return formatter;
   try {
-    parts = new Intl.DateTimeFormat("en-US", {
+    formatter = new Intl.DateTimeFormat("en-US", {
       timeZone: zone,
       hourCycle: "h23",
       era: "short",
@@ -164,20 +180,30 @@ export function zoneOffsetSeconds(date: Date, zone: string): number {
       hour: "numeric",
       minute: "numeric",
       second: "numeric",
-    }).formatToParts(date);
+    });
   } catch {
     throw new Error(`unrecognized time zone identifier: ${zone}`);
   }
-  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  const bc = parts.find((p) => p.type === "era")?.value === "BC";
-  const local = new Date(0);
-  local.setUTCFullYear(bc ? 1 - part("year") : part("year"), part("month") - 1, part("day"));
-  local.setUTCHours(part("hour"), part("minute"), part("second"));
-  return Math.round((local.getTime() - Math.floor(date.getTime() / 1000) * 1000) / 1000);
+  if (FORMATTERS.size >= MAX_FORMATTERS) FORMATTERS.clear();
+  FORMATTERS.set(zone, formatter);
+  return formatter;
 }
 
-/** A date's {@link Parts} in time zone `zone`. */
-function partsOf(at: Date, zone: string): Parts {
+/**
+ * The instant whose local time in `zone` is `local` (milliseconds of a clock that reads
+ * local time as UTC). A local time a daylight-saving change skips or repeats gets one of
+ * the offsets around it.
+ */
+export function instantOf(local: number, zone: string): number {
+  if (zone === "UTC") return local;
+  const first = zoneOffsetSeconds(new Date(local), zone);
+  const instant = local - first * 1000;
+  const second = zoneOffsetSeconds(new Date(instant), zone);
+  return second === first ? instant : local - second * 1000;
+}
+
+/** A date's {@link Parts} in time zone `zone`: its local time, read with the UTC getters. */
+export function partsOf(at: Date, zone: string): Parts {
   const offset = zone === "UTC" ? 0 : zoneOffsetSeconds(at, zone);
   return { date: new Date(at.getTime() + offset * 1000), offset };
 }

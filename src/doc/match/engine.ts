@@ -36,6 +36,8 @@ import {
   zonedDateExpressions,
 } from "./expressions.ts";
 import { $dateToString, weekExpressions } from "./dates.ts";
+import { dateArithmetic } from "./date-arithmetic.ts";
+import { $dateFromString } from "./date-from-string.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -73,6 +75,8 @@ const CONTEXT = Context.init({
     ...zonedDateExpressions,
     $dateToString,
     ...weekExpressions,
+    ...dateArithmetic,
+    $dateFromString,
     ...caseExpressions,
     ...groupKeyExpression,
     ...typeExpression,

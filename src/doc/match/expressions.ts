@@ -256,7 +256,6 @@ function zoned(op: string): AnyFn {
 /** Date expressions with MongoDB's time zones (see {@link zoned}). */
 export const zonedDateExpressions: Record<string, AnyFn> = Object.fromEntries(
   [
-    "$dateToParts",
     "$year",
     "$month",
     "$dayOfMonth",

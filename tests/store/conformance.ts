@@ -1331,6 +1331,46 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: date part operators read ObjectIds, lists of one, nulls and old offsets",
+    needs: ["date-operators"],
+    async fn({ coll }) {
+      const c = coll("date_parts_of");
+      await c.insertMany([{
+        _id: new ObjectId("5f0000000000000000000000"),
+        at: new Date("2021-01-03T10:20:30.040Z"),
+        // New York kept its local mean time (-04:56:02) until 1883.
+        old: new Date("1850-01-01T12:00:00Z"),
+      }]);
+      const [out] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          created: { $year: "$_id" },
+          listed: { $dayOfWeek: ["$at"] },
+          missing: { $month: "$nothing" },
+          noZone: { $hour: { date: "$at", timezone: "$nothing" } },
+          kolkata: { $minute: { date: "$at", timezone: "Asia/Kolkata" } },
+          lmt: {
+            $concat: [
+              { $toString: { $hour: { date: "$old", timezone: "America/New_York" } } },
+              ":",
+              { $toString: { $minute: { date: "$old", timezone: "America/New_York" } } },
+              ":",
+              { $toString: { $second: { date: "$old", timezone: "America/New_York" } } },
+            ],
+          },
+        },
+      }]);
+      assert.deepEqual(out, {
+        created: 2020,
+        listed: 1,
+        missing: null,
+        noZone: null,
+        kolkata: 50,
+        lmt: "7:3:58",
+      });
+    },
+  },
+  {
     name: "aggregate: $dateAdd, $dateDiff and $dateTrunc count in the time zone given",
     needs: ["date-operators"],
     async fn({ coll }) {

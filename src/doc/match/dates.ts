@@ -1,10 +1,12 @@
 /**
- * `$dateToString`, `$week` and `$isoWeekYear` as MongoDB computes them, and the UTC offset of a
- * time zone at a date.
+ * `$dateToString` and the operators giving one part of a date (`$year` ... `$isoWeekYear`) as
+ * MongoDB computes them, and a date's local time in a time zone and back.
  *
- * mingo's `$week` counted weeks from the ISO week (60% of dates one week off) and its
- * `$isoWeekYear` gave the calendar year around New Year (2021-01-03 is in 2020's week 53).
- * Its `$dateToString` numbered the days of the week (`%w`) from 0 where MongoDB numbers them from 1
+ * mingo's part operators read Olson time zones to the minute and only `Area/City` names
+ * (`UTC` and `Etc/GMT-2` failed), refused a null or missing date (MongoDB: null), an ObjectId
+ * and the one-element list form (`{$year: ["$at"]}`); its `$week` counted weeks from the ISO
+ * week (60% of dates one week off) and its `$isoWeekYear` gave the calendar year around New
+ * Year (2021-01-03 is in 2020's week 53). Its `$dateToString` numbered the days of the week (`%w`) from 0 where MongoDB numbers them from 1
  * (Sunday), gave the calendar year for the ISO week-numbering year (`%G`), counted weeks
  * (`%U`) from the ISO week, dropped `%%`, left an unknown specifier (`%x`) or a lone `%` in
  * the text where MongoDB refuses the format, wrote a negative offset of a half hour as
@@ -267,8 +269,23 @@ function datePart(op: string, part: (date: Date) => number) {
   };
 }
 
-/** `$week` and `$isoWeekYear` (see the module doc). */
-export const weekExpressions = {
+/**
+ * The date operators giving one number of a date, in its time zone: `$year` ... `$millisecond`,
+ * `$dayOfYear`, `$dayOfWeek` (1 for Sunday), `$isoDayOfWeek` (1 for Monday), `$week`,
+ * `$isoWeek` and `$isoWeekYear`.
+ */
+export const datePartExpressions = {
+  $year: datePart("$year", (d) => d.getUTCFullYear()),
+  $month: datePart("$month", (d) => d.getUTCMonth() + 1),
+  $dayOfMonth: datePart("$dayOfMonth", (d) => d.getUTCDate()),
+  $hour: datePart("$hour", (d) => d.getUTCHours()),
+  $minute: datePart("$minute", (d) => d.getUTCMinutes()),
+  $second: datePart("$second", (d) => d.getUTCSeconds()),
+  $millisecond: datePart("$millisecond", (d) => d.getUTCMilliseconds()),
+  $dayOfYear: datePart("$dayOfYear", dayOfYear),
+  $dayOfWeek: datePart("$dayOfWeek", (d) => d.getUTCDay() + 1),
+  $isoDayOfWeek: datePart("$isoDayOfWeek", (d) => d.getUTCDay() || 7),
   $week: datePart("$week", week),
-  $isoWeekYear: datePart("$isoWeekYear", (date) => isoWeek(date).year),
+  $isoWeek: datePart("$isoWeek", (d) => isoWeek(d).week),
+  $isoWeekYear: datePart("$isoWeekYear", (d) => isoWeek(d).year),
 };

@@ -33,9 +33,8 @@ import {
   listAndTextExpressions,
   roundingExpressions,
   typeExpression,
-  zonedDateExpressions,
 } from "./expressions.ts";
-import { $dateToString, weekExpressions } from "./dates.ts";
+import { $dateToString, datePartExpressions } from "./dates.ts";
 import { dateArithmetic } from "./date-arithmetic.ts";
 import { $dateFromString } from "./date-from-string.ts";
 import { cloneValue } from "../clone.ts";
@@ -72,9 +71,8 @@ const CONTEXT = Context.init({
     ...arithmeticExpressions,
     ...roundingExpressions,
     ...conversionExpressions,
-    ...zonedDateExpressions,
     $dateToString,
-    ...weekExpressions,
+    ...datePartExpressions,
     ...dateArithmetic,
     $dateFromString,
     ...caseExpressions,

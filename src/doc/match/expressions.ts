@@ -1,8 +1,8 @@
 /**
  * The engine's expression operators that mingo computes otherwise than MongoDB, as MongoDB
  * computes them: `$round` (half to even) and `$trunc` with one or two arguments, `$toString`,
- * `$toObjectId`, `$toDate`, `$toDecimal` and `$convert`, date operators with every time zone
- * name, `$toUpper` and `$toLower` (ASCII letters only). Each section says what mingo's did.
+ * `$toObjectId`, `$toDate`, `$toDecimal` and `$convert`, `$toUpper` and `$toLower` (ASCII
+ * letters only). Each section says what mingo's did.
  *
  * @example
  * ```ts
@@ -22,7 +22,6 @@ import type { Doc } from "../types.ts";
 import { decimalRemainder, fromExact, roundedAt } from "./decimal.ts";
 import { bsonType, isNumeric, valueOf } from "./numbers.ts";
 import { typeName } from "./type-operator.ts";
-import { zoneOffsetSeconds } from "./dates.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
@@ -218,57 +217,6 @@ function convertOne(v: unknown, convert: (v: unknown) => unknown, op: string): u
   if (out === undefined) throw new Error(`${op} cannot convert this value`);
   return out;
 }
-
-/** Time zones mingo reads itself: `Area/City` names and offsets (`+05:30`). */
-const MINGO_ZONE = /^(?:[a-zA-Z_]+\/[a-zA-Z_]+|[+-]\d{2}(?::?\d{2})?)$/;
-
-/** The UTC offset, in minutes, of time zone `zone` at `date`; throws for an unknown zone. */
-function offsetMinutes(date: Date, zone: string): number {
-  return Math.round(zoneOffsetSeconds(date, zone) / 60);
-}
-
-/** An offset in minutes as mingo reads one (`+0530`). */
-function offsetText(minutes: number): string {
-  const abs = Math.abs(minutes);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${minutes < 0 ? "-" : "+"}${pad(Math.floor(abs / 60))}${pad(abs % 60)}`;
-}
-
-/**
- * A date expression taking `{date, timezone}` that reads every time zone MongoDB does (`UTC`,
- * `Etc/GMT+5`, `America/Argentina/Buenos_Aires`: mingo's read `Area/City` names and offsets
- * only): such a zone is handed to mingo's as its offset at that date. A null time zone gives
- * null, as in MongoDB.
- */
-function zoned(op: string): AnyFn {
-  const mingo = EXPRESSIONS[op];
-  return (obj: Doc, expr: unknown, options: Options) => {
-    if (!isPlainObject(expr) || !Object.hasOwn(expr, "timezone")) return mingo(obj, expr, options);
-    const zone = evalExpr(obj as never, expr.timezone as never, options);
-    if (zone === null || zone === undefined) return null;
-    if (typeof zone !== "string" || MINGO_ZONE.test(zone)) return mingo(obj, expr, options);
-    const date = evalExpr(obj as never, expr.date as never, options);
-    if (!(date instanceof Date)) return mingo(obj, expr, options);
-    return mingo(obj, { ...expr, timezone: offsetText(offsetMinutes(date, zone)) }, options);
-  };
-}
-
-/** Date expressions with MongoDB's time zones (see {@link zoned}). */
-export const zonedDateExpressions: Record<string, AnyFn> = Object.fromEntries(
-  [
-    "$year",
-    "$month",
-    "$dayOfMonth",
-    "$dayOfWeek",
-    "$dayOfYear",
-    "$hour",
-    "$minute",
-    "$second",
-    "$millisecond",
-    "$isoWeek",
-    "$isoDayOfWeek",
-  ].map((op) => [op, zoned(op)]),
-);
 
 /**
  * `$toUpper` or `$toLower` as MongoDB computes them: null or a missing value gives `""`, a

@@ -24,7 +24,7 @@ import { evalExpr } from "mingo/core";
 import type { Options } from "mingo/types";
 import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
-import { instantOf } from "./dates.ts";
+import { checkFormat, instantOf, MONTHS } from "./dates.ts";
 
 const ARGUMENTS = new Set(["dateString", "format", "timezone", "onError", "onNull"]);
 
@@ -50,20 +50,7 @@ class Unreadable extends Error {}
 const ISO =
   /^(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
-const MONTHS = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-];
+const MONTH_NAMES = MONTHS.map((name) => name.toLowerCase());
 
 /** An offset as text (`Z`, `+02`, `+0200`, `+02:00`) in seconds. */
 function offsetOf(text: string): number {
@@ -107,28 +94,14 @@ const READERS: Record<string, { re: RegExp; set: (f: Fields, text: string) => vo
   Z: { re: /^[+-]\d{1,4}/, set: (f, t) => f.offset = Number(t) * 60 },
   b: {
     re: /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i,
-    set: (f, t) => f.month = MONTHS.findIndex((m) => m.startsWith(t.toLowerCase())) + 1,
+    set: (f, t) => f.month = MONTH_NAMES.findIndex((m) => m.startsWith(t.toLowerCase())) + 1,
   },
   B: {
     re:
       /^(?:january|february|march|april|may|june|july|august|september|october|november|december)/i,
-    set: (f, t) => f.month = MONTHS.indexOf(t.toLowerCase()) + 1,
+    set: (f, t) => f.month = MONTH_NAMES.indexOf(t.toLowerCase()) + 1,
   },
 };
-
-/** Checks a format as MongoDB does: every `%` followed by a specifier it reads. */
-function checkFormat(format: string): void {
-  for (let i = 0; i < format.length; i++) {
-    if (format[i] !== "%") continue;
-    if (i === format.length - 1) {
-      throw new Error("$dateFromString: unmatched '%' at the end of the format");
-    }
-    const specifier = format[++i];
-    if (specifier !== "%" && !Object.hasOwn(READERS, specifier)) {
-      throw new Error(`$dateFromString: invalid format character '%${specifier}' in the format`);
-    }
-  }
-}
 
 /** The fields of `text` read with `format` (checked), every character of both used. */
 function readFormatted(text: string, format: string): Fields {
@@ -221,7 +194,9 @@ export function $dateFromString(obj: Doc, expr: unknown, options: Options): unkn
   if (zone !== undefined && typeof zone !== "string") {
     throw new Error(`${op}: the timezone must be a string`);
   }
-  if (format !== undefined) checkFormat(format);
+  if (format !== undefined) {
+    checkFormat(op, format, (c) => c === "%" || Object.hasOwn(READERS, c));
+  }
   const text = evaluate("dateString");
   if (text === null || text === undefined) {
     return Object.hasOwn(expr, "onNull") ? evaluate("onNull") : null;

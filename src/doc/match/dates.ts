@@ -63,7 +63,8 @@ const SPECIFIERS: Record<string, (p: Parts) => string> = {
   B: (p) => MONTHS[p.date.getUTCMonth()],
 };
 
-const MONTHS = [
+/** The months' names. */
+export const MONTHS = [
   "January",
   "February",
   "March",
@@ -116,16 +117,14 @@ export function isoWeek(date: Date): { week: number; year: number } {
   return { week, year };
 }
 
-/** Checks a format as MongoDB does: every `%` followed by a specifier it knows. */
-function checkFormat(format: string): void {
+/** Checks a format of `op` as MongoDB does: every `%` followed by a specifier it `knows`. */
+export function checkFormat(op: string, format: string, knows: (c: string) => boolean): void {
   for (let i = 0; i < format.length; i++) {
     if (format[i] !== "%") continue;
-    if (i === format.length - 1) {
-      throw new Error("$dateToString: unmatched '%' at the end of the format");
-    }
+    if (i === format.length - 1) throw new Error(`${op}: unmatched '%' at the end of the format`);
     const specifier = format[++i];
-    if (!Object.hasOwn(SPECIFIERS, specifier)) {
-      throw new Error(`$dateToString: invalid format character '%${specifier}' in the format`);
+    if (!knows(specifier)) {
+      throw new Error(`${op}: invalid format character '%${specifier}' in the format`);
     }
   }
 }
@@ -228,7 +227,7 @@ export function $dateToString(obj: Doc, expr: unknown, options: Options): unknow
   if (typeof zone !== "string") throw new Error("$dateToString: the timezone must be a string");
   if (format === null || format === undefined) return null;
   if (typeof format !== "string") throw new Error("$dateToString: the format must be a string");
-  checkFormat(format);
+  checkFormat("$dateToString", format, (c) => Object.hasOwn(SPECIFIERS, c));
   if (date === null || date === undefined) {
     return Object.hasOwn(expr, "onNull") ? evaluate("onNull") : null;
   }

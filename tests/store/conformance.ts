@@ -1432,6 +1432,7 @@ const CASES: Case[] = [
           fromIso: { $dateFromParts: { isoWeekYear: 2020, isoWeek: 53, isoDayOfWeek: 7 } },
           carried: { $dateFromParts: { year: 2020, month: 14, day: 0, hour: 25 } },
           zoned: { $dateFromParts: { year: 2021, month: 7, day: 4, timezone: "America/New_York" } },
+          epoch: { $dateFromParts: { year: 1970, millisecond: 1502095918551 } },
         },
       }]);
       assert.deepEqual(out, {
@@ -1448,11 +1449,13 @@ const CASES: Case[] = [
         fromIso: new Date("2021-01-03T00:00:00Z"),
         carried: new Date("2021-02-01T01:00:00Z"),
         zoned: new Date("2021-07-04T04:00:00Z"),
+        epoch: new Date(1502095918551),
       });
     },
   },
   {
-    name: "aggregate: $dateFromString reads ISO 8601 texts, formats and offsets as MongoDB does",
+    name:
+      "aggregate: $dateFromString reads ISO 8601 and free texts, formats and zones as MongoDB does",
     needs: ["date-operators"],
     async fn({ coll }) {
       const c = coll("date_from_string");
@@ -1467,6 +1470,12 @@ const CASES: Case[] = [
           zoned: read({ dateString: "2021-06-01T12:00", timezone: "America/New_York" }),
           formatted: read({ dateString: "15-Jun-2021 7:05", format: "%d-%b-%Y %H:%M" }),
           isoWeek: read({ dateString: "2020-W53-7", format: "%G-W%V-%u" }),
+          rfc: read({ dateString: "Tue, 01 Jun 2021 12:00:00 GMT" }),
+          named: read({ dateString: "June 1, 2021" }),
+          us: read({ dateString: "6/1/21" }),
+          spoken: read({ dateString: "July 4th, 2017 11am" }),
+          gmt: read({ dateString: "2017-07-04 12:48:07 GMT+0545" }),
+          utc: read({ dateString: "2021-06-01 12:00:00 UTC" }),
           bad: read({ dateString: "2021-02-30", onError: "not a date" }),
           none: read({ dateString: "$missing", onNull: "no text" }),
         },
@@ -1478,6 +1487,12 @@ const CASES: Case[] = [
         zoned: new Date("2021-06-01T16:00:00Z"),
         formatted: new Date("2021-06-15T07:05:00Z"),
         isoWeek: new Date("2021-01-03T00:00:00Z"),
+        rfc: new Date("2021-06-01T12:00:00Z"),
+        named: new Date("2021-06-01T00:00:00Z"),
+        us: new Date("2021-06-01T00:00:00Z"),
+        spoken: new Date("2017-07-04T11:00:00Z"),
+        gmt: new Date("2017-07-04T07:03:07Z"),
+        utc: new Date("2021-06-01T12:00:00Z"),
         bad: "not a date",
         none: "no text",
       });

@@ -293,7 +293,9 @@ function $dateFromParts(obj: Doc, expr: unknown, options: Options): unknown {
   const year = part(first, 1970, 1, 9999);
   const second = part(a, 1, -32768, 32767);
   const third = part(b, 1, -32768, 32767);
-  const [hour, minute, sec, ms] = TIME_PARTS.map((name) => part(name, 0, -32768, 32767));
+  // Seconds and milliseconds are 64-bit there (a count of milliseconds since 1970 is one).
+  const [hour, minute] = ["hour", "minute"].map((name) => part(name, 0, -32768, 32767));
+  const [sec, ms] = ["second", "millisecond"].map((name) => part(name, 0, -MAX_MS, MAX_MS));
   const local = new Date(0);
   if (iso) {
     // Monday of ISO week 1: the week holding January 4th.

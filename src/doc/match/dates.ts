@@ -6,12 +6,12 @@
  * (`UTC` and `Etc/GMT-2` failed), refused a null or missing date (MongoDB: null), an ObjectId
  * and the one-element list form (`{$year: ["$at"]}`); its `$week` counted weeks from the ISO
  * week (60% of dates one week off) and its `$isoWeekYear` gave the calendar year around New
- * Year (2021-01-03 is in 2020's week 53). Its `$dateToString` numbered the days of the week (`%w`) from 0 where MongoDB numbers them from 1
- * (Sunday), gave the calendar year for the ISO week-numbering year (`%G`), counted weeks
- * (`%U`) from the ISO week, dropped `%%`, left an unknown specifier (`%x`) or a lone `%` in
- * the text where MongoDB refuses the format, wrote a negative offset of a half hour as
- * `-0630` for `-0530` (`%z`), and read time zones to the minute (a historical offset such as
- * New York's `-04:56:02` before 1883 has seconds).
+ * Year (2021-01-03 is in 2020's week 53). Its `$dateToString` numbered the days of the week
+ * (`%w`) from 0 where MongoDB numbers them from 1 (Sunday), gave the calendar year for the ISO
+ * week-numbering year (`%G`), counted weeks (`%U`) from the ISO week, dropped `%%`, left an
+ * unknown specifier (`%x`) or a lone `%` in the text where MongoDB refuses the format, and
+ * wrote a negative offset of a half hour as `-0630` for `-0530` (`%z`). A historical offset
+ * such as New York's `-04:56:02` before 1883 is read to the second here.
  *
  * @example
  * ```ts
@@ -95,11 +95,16 @@ function padded(n: number, width: number): string {
   return String(n).padStart(width, "0");
 }
 
+const DAY_MS = 86_400_000;
+
+/** The start of the day of a date read with the UTC getters (any year, 0-99 included). */
+const dayStart = (date: Date) => Math.floor(date.getTime() / DAY_MS) * DAY_MS;
+
 /** The day of the year of a date read with the UTC getters, 1 to 366. */
 export function dayOfYear(date: Date): number {
-  const start = Date.UTC(date.getUTCFullYear(), 0, 1);
-  const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
-  return (day - start) / 86_400_000 + 1;
+  const start = new Date(0);
+  start.setUTCFullYear(date.getUTCFullYear(), 0, 1);
+  return (dayStart(date) - start.getTime()) / DAY_MS + 1;
 }
 
 /** The week of the year (0-53): weeks start on Sunday; days before the first Sunday are week 0. */
@@ -109,9 +114,8 @@ export function week(date: Date): number {
 
 /** The ISO 8601 week (1-53) and its year: weeks start on Monday; week 1 holds a Thursday. */
 export function isoWeek(date: Date): { week: number; year: number } {
-  const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
   // The Thursday of the date's week decides the year; week 1 is the one holding January 4th.
-  const thursday = new Date(day + (4 - (date.getUTCDay() || 7)) * 86_400_000);
+  const thursday = new Date(dayStart(date) + (4 - (date.getUTCDay() || 7)) * DAY_MS);
   const year = thursday.getUTCFullYear();
   const week = Math.floor((dayOfYear(thursday) - 1) / 7) + 1;
   return { week, year };

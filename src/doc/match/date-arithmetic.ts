@@ -14,7 +14,8 @@
  * import { Aggregator } from "mingo/aggregator";
  * import { engineOptions } from "./engine.ts";
  *
- * new Aggregator([{ $project: { _id: 0, d: { $dateAdd: { startDate: "$at", unit: "month", amount: 1 } } } }], engineOptions())
+ * const month = { $dateAdd: { startDate: "$at", unit: "month", amount: 1 } };
+ * new Aggregator([{ $project: { _id: 0, d: month } }], engineOptions())
  *   .run([{ at: new Date("2021-01-31T00:00:00Z") }]); // [{ d: 2021-02-28T00:00:00Z }]
  * ```
  * @module

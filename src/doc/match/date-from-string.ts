@@ -13,10 +13,9 @@
  * import { Aggregator } from "mingo/aggregator";
  * import { engineOptions } from "./engine.ts";
  *
- * new Aggregator(
- *   [{ $project: { _id: 0, d: { $dateFromString: { dateString: "2021-06-01T12:00:00+02:00" } } } }],
- *   engineOptions(),
- * ).run([{}]); // [{ d: 2021-06-01T10:00:00Z }]
+ * const read = { $dateFromString: { dateString: "2021-06-01T12:00:00+02:00" } };
+ * new Aggregator([{ $project: { _id: 0, d: read } }], engineOptions())
+ *   .run([{}]); // [{ d: 2021-06-01T10:00:00Z }]
  * ```
  * @module
  */

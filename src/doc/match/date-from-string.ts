@@ -104,7 +104,7 @@ function zoneSeconds(text: string, military = false): number | undefined {
 const TRAILING_ZONE =
   /(?<=\d:\d{2}(?:[:.]\d{2}(?:[.,]\d+)?)?(?:\s*[ap]\.?m\.?)?)\s*((?:GMT|UTC|UT)?\s*[+-]\d{1,2}(?::?\d{2})?|[A-Za-z]{1,4})$/i;
 
-/** The date forms read without a format: a pattern at the text's start, and its year, month, day. */
+/** The date forms read without a format: a pattern at the text's start; its year, day, month. */
 const DATES: Array<
   { re: RegExp; read: (m: RegExpExecArray) => [number, number, string | number] }
 > = [

@@ -131,14 +131,15 @@ export function decimalQuotient(dividend: unknown, divisor: unknown): Decimal128
 
 /**
  * `value` (a number of any type, finite) rounded to `place` digits after the point (before it
- * when negative): half to even (`round`), or toward zero (`trunc`), on its decimal value (a
+ * when negative): half to even (`round`), toward zero (`trunc`), down (`floor`) or up
+ * (`ceil`), on its decimal value (a
  * plain number's shortest decimal text, as MongoDB reads one: 1.35 is 1.35). Undefined for
  * NaN and the infinities, which round to themselves.
  */
 export function roundedAt(
   value: unknown,
   place: number,
-  mode: "round" | "trunc",
+  mode: "round" | "trunc" | "floor" | "ceil",
 ): { exact: Exact; decimal: boolean } | undefined {
   const exact = exactOf(decimalText(value) ?? "");
   if (exact === null) return undefined;
@@ -149,10 +150,13 @@ export function roundedAt(
   const negative = exact.coefficient < 0n;
   const digits = negative ? -exact.coefficient : exact.coefficient;
   let kept = digits / unit;
+  const rest = digits % unit;
   if (mode === "round") {
-    const rest = digits % unit;
     const half = unit / 2n;
     if (rest > half || (rest === half && kept % 2n === 1n)) kept += 1n;
+  } else if (rest > 0n && (mode === "floor" ? negative : mode === "ceil" && !negative)) {
+    // Away from zero: down for a negative value, up for a positive one.
+    kept += 1n;
   }
   return { exact: { coefficient: negative ? -kept : kept, exponent: -place }, decimal };
 }

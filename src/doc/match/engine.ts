@@ -37,6 +37,7 @@ import {
 import { $dateToString, datePartExpressions } from "./dates.ts";
 import { dateArithmetic } from "./date-arithmetic.ts";
 import { $dateFromString } from "./date-from-string.ts";
+import { mathExpressions } from "./math.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -75,6 +76,7 @@ const CONTEXT = Context.init({
     ...datePartExpressions,
     ...dateArithmetic,
     $dateFromString,
+    ...mathExpressions,
     ...caseExpressions,
     ...groupKeyExpression,
     ...typeExpression,

@@ -1,0 +1,193 @@
+/**
+ * The one-number math operators (`$abs`, `$ceil`, `$floor`, `$sqrt`, `$exp`, `$ln`, `$log10`,
+ * the trigonometric ones), `$log`, `$pow`, `$atan2` and `$isNumber` as MongoDB computes them,
+ * over numbers of every BSON type: a `Decimal128` gives a `Decimal128` (exact for `$abs`,
+ * `$ceil` and `$floor`), a 64-bit integer stays whole.
+ *
+ * mingo's refused a `Long` or a `Decimal128` ("must resolve to number": `$floor` of a `decimal`
+ * field was an error), refused the one-element list form (`{$log10: [10]}`) and a null `$pow`
+ * operand (MongoDB: null), gave NaN or an infinity where MongoDB refuses the operand (`$ln` of
+ * 0, `$acos` of 2, `$sin` of an infinity), and `$isNumber` was false for a `Long`, an `Int32`
+ * and a `Decimal128`.
+ *
+ * @example
+ * ```ts
+ * import { Aggregator } from "mingo/aggregator";
+ * import { Decimal128 } from "mongodb";
+ * import { engineOptions } from "./engine.ts";
+ *
+ * new Aggregator([{ $project: { _id: 0, f: { $floor: "$p" } } }], engineOptions())
+ *   .run([{ p: Decimal128.fromString("-1.5") }]); // [{ f: Decimal128("-2") }]
+ * ```
+ * @module
+ */
+import { evalExpr } from "mingo/core";
+import type { Options } from "mingo/types";
+import { Decimal128, Long } from "../bson.ts";
+import type { Doc } from "../types.ts";
+import { fromExact, roundedAt } from "./decimal.ts";
+import { bsonType, isNumeric, numberValue } from "./numbers.ts";
+
+// deno-lint-ignore no-explicit-any -- mingo's operator signatures
+type AnyFn = (...args: any[]) => any;
+
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+
+/** The operands of `op`, evaluated: `count` of them, a lone one also without its list. */
+function operands(op: string, count: number, args: { obj: Doc; expr: unknown; options: Options }) {
+  const { obj, expr, options } = args;
+  const list = Array.isArray(expr) ? expr : [expr];
+  if (list.length !== count) {
+    throw new Error(`${op} takes exactly ${count} argument${count === 1 ? "" : "s"}`);
+  }
+  return list.map((e) => evalExpr(obj as never, e as never, options));
+}
+
+/** A numeric operand's value as a JavaScript number; an error for what is no number. */
+function valueOf(op: string, v: unknown): number {
+  const n = numberValue(v);
+  if (n === undefined) throw new Error(`${op} only supports numeric types`);
+  return n;
+}
+
+const isDecimal = (v: unknown) => bsonType(v) === "Decimal128";
+
+/** A whole operand as a `bigint` (an `Int32`, a `Long`, a `bigint`), else undefined. */
+function wholeOf(v: unknown): bigint | undefined {
+  if (typeof v === "bigint") return v;
+  const type = bsonType(v);
+  if (type === "Long") return BigInt(String(v));
+  if (type === "Int32") return BigInt(Number((v as { valueOf(): unknown }).valueOf()));
+  return undefined;
+}
+
+/** A whole result: a plain number while exact, else a `Long`; an error past 64 bits. */
+function wholeResult(op: string, n: bigint): number | Long {
+  if (n > INT64_MAX || n < INT64_MIN) throw new Error(`${op}: the result overflows 64 bits`);
+  return n >= -(2n ** 53n) && n <= 2n ** 53n ? Number(n) : Long.fromBigInt(n);
+}
+
+/** A computed result in the operand's type: a `Decimal128` for a decimal operand. */
+const inKind = (like: unknown, n: number) => isDecimal(like) ? Decimal128.fromString(String(n)) : n;
+
+/**
+ * A one-number operator: null for null or missing, `compute` of the value otherwise, after
+ * `check` (a domain error) when given.
+ */
+function unary(
+  op: string,
+  compute: (n: number) => number,
+  check?: (n: number) => string | undefined,
+): AnyFn {
+  return (obj: Doc, expr: unknown, options: Options) => {
+    const [v] = operands(op, 1, { obj, expr, options });
+    if (v === null || v === undefined) return null;
+    const n = valueOf(op, v);
+    if (Number.isNaN(n)) return v;
+    const problem = check?.(n);
+    if (problem) throw new Error(`${op}: ${problem}`);
+    return inKind(v, compute(n));
+  };
+}
+
+/** `$abs`, `$ceil` or `$floor`: exact on every type; a whole operand stays whole. */
+function exactUnary(op: "$abs" | "$ceil" | "$floor"): AnyFn {
+  return (obj: Doc, expr: unknown, options: Options) => {
+    const [v] = operands(op, 1, { obj, expr, options });
+    if (v === null || v === undefined) return null;
+    const n = valueOf(op, v);
+    const whole = wholeOf(v);
+    if (whole !== undefined) return wholeResult(op, op === "$abs" && whole < 0n ? -whole : whole);
+    if (isDecimal(v)) {
+      if (!Number.isFinite(n)) {
+        return op === "$abs" && n < 0 ? Decimal128.fromString("Infinity") : v;
+      }
+      if (op === "$abs") return Decimal128.fromString(String(v).replace(/^-/, ""));
+      return fromExact(roundedAt(v, 0, op === "$ceil" ? "ceil" : "floor")!);
+    }
+    return op === "$abs" ? Math.abs(n) : op === "$ceil" ? Math.ceil(n) : Math.floor(n);
+  };
+}
+
+const infinite = (n: number) => Number.isFinite(n) ? undefined : "cannot take an infinity";
+const unit = (n: number) => n < -1 || n > 1 ? "the operand must be within -1 and 1" : undefined;
+const positive = (n: number) => n <= 0 ? "the operand must be a positive number" : undefined;
+
+/** `$log: [number, base]`: both positive, the base not 1. */
+function $log(obj: Doc, expr: unknown, options: Options): unknown {
+  const [v, base] = operands("$log", 2, { obj, expr, options });
+  if (v === null || v === undefined || base === null || base === undefined) return null;
+  const n = valueOf("$log", v);
+  const b = valueOf("$log", base);
+  if (Number.isNaN(n) || Number.isNaN(b)) return isDecimal(v) || isDecimal(base) ? v : NaN;
+  if (n <= 0) throw new Error("$log: the number must be positive");
+  if (b <= 0 || b === 1) throw new Error("$log: the base must be positive and not 1");
+  return inKind(isDecimal(v) ? v : base, Math.log(n) / Math.log(b));
+}
+
+/**
+ * `$pow: [base, exponent]`: whole operands with an exponent of 0 or more give a whole result
+ * (a plain number while exact, else a `Long`; past 64 bits a double, as in MongoDB); 0 to a
+ * negative power is refused.
+ */
+function $pow(obj: Doc, expr: unknown, options: Options): unknown {
+  const [base, exponent] = operands("$pow", 2, { obj, expr, options });
+  if (base === null || base === undefined || exponent === null || exponent === undefined) {
+    return null;
+  }
+  const b = valueOf("$pow", base);
+  const e = valueOf("$pow", exponent);
+  if (b === 0 && e < 0) throw new Error("$pow cannot raise 0 to a negative exponent");
+  const result = Math.pow(b, e);
+  if (isDecimal(base) || isDecimal(exponent)) return Decimal128.fromString(String(result));
+  const wb = wholeOf(base) ?? (Number.isInteger(b) ? BigInt(b) : undefined);
+  const we = wholeOf(exponent) ?? (Number.isInteger(e) ? BigInt(e) : undefined);
+  if (wb === undefined || we === undefined || we < 0n) return result;
+  let exact: bigint | undefined;
+  if (wb >= -1n && wb <= 1n) exact = wb === -1n ? (we % 2n === 0n ? 1n : -1n) : we === 0n ? 1n : wb;
+  else if (we <= 64n) exact = wb ** we;
+  return exact !== undefined && exact <= INT64_MAX && exact >= INT64_MIN
+    ? wholeResult("$pow", exact)
+    : result;
+}
+
+/** `$atan2: [y, x]`. */
+function $atan2(obj: Doc, expr: unknown, options: Options): unknown {
+  const [y, x] = operands("$atan2", 2, { obj, expr, options });
+  if (y === null || y === undefined || x === null || x === undefined) return null;
+  const result = Math.atan2(valueOf("$atan2", y), valueOf("$atan2", x));
+  return isDecimal(y) || isDecimal(x) ? Decimal128.fromString(String(result)) : result;
+}
+
+/** The operators of this module, by name. */
+export const mathExpressions: Record<string, AnyFn> = {
+  $abs: exactUnary("$abs"),
+  $ceil: exactUnary("$ceil"),
+  $floor: exactUnary("$floor"),
+  $sqrt: unary("$sqrt", Math.sqrt, (n) => n < 0 ? "the operand must not be negative" : undefined),
+  $exp: unary("$exp", Math.exp),
+  $ln: unary("$ln", Math.log, positive),
+  $log10: unary("$log10", Math.log10, positive),
+  $log,
+  $pow,
+  $sin: unary("$sin", Math.sin, infinite),
+  $cos: unary("$cos", Math.cos, infinite),
+  $tan: unary("$tan", Math.tan, infinite),
+  $asin: unary("$asin", Math.asin, unit),
+  $acos: unary("$acos", Math.acos, unit),
+  $atan: unary("$atan", Math.atan),
+  $atan2,
+  $sinh: unary("$sinh", Math.sinh),
+  $cosh: unary("$cosh", Math.cosh),
+  $tanh: unary("$tanh", Math.tanh),
+  $asinh: unary("$asinh", Math.asinh),
+  $acosh: unary("$acosh", Math.acosh, (n) => n < 1 ? "the operand must be 1 or more" : undefined),
+  $atanh: unary("$atanh", Math.atanh, unit),
+  $degreesToRadians: unary("$degreesToRadians", (n) => n * Math.PI / 180),
+  $radiansToDegrees: unary("$radiansToDegrees", (n) => n * 180 / Math.PI),
+  $isNumber: (obj: Doc, expr: unknown, options: Options) => {
+    const [v] = operands("$isNumber", 1, { obj, expr, options });
+    return isNumeric(v);
+  },
+};

@@ -38,6 +38,8 @@ import { $dateToString, datePartExpressions } from "./dates.ts";
 import { dateArithmetic } from "./date-arithmetic.ts";
 import { $dateFromString } from "./date-from-string.ts";
 import { mathExpressions } from "./math.ts";
+import { stringExpressions } from "./strings.ts";
+import { arrayExpressions } from "./arrays.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -77,6 +79,8 @@ const CONTEXT = Context.init({
     ...dateArithmetic,
     $dateFromString,
     ...mathExpressions,
+    ...stringExpressions,
+    ...arrayExpressions,
     ...caseExpressions,
     ...groupKeyExpression,
     ...typeExpression,

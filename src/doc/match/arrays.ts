@@ -1,0 +1,139 @@
+/**
+ * List and document operators as MongoDB computes them: `$first` and `$last` (an empty list
+ * gives nothing), `$concatArrays` (one operand that is not a list literal is one list),
+ * `$indexOfArray` (a start past the end finds nothing; numbers equal across types),
+ * `$mergeObjects` (documents only), `$const`, `$tsSecond` and `$tsIncrement`.
+ *
+ * mingo's `$last` of an empty list was an error, `$concatArrays: "$list"` read the list's
+ * members as its operands, `$indexOfArray` ignored a start past the end, `$mergeObjects`
+ * merged a string's characters and skipped a number, and `$const`, `$tsSecond` and
+ * `$tsIncrement` did not exist.
+ *
+ * @example
+ * ```ts
+ * import { Aggregator } from "mingo/aggregator";
+ * import { engineOptions } from "./engine.ts";
+ *
+ * new Aggregator([{ $project: { _id: 0, l: { $last: "$a" } } }], engineOptions())
+ *   .run([{ a: [] }]); // [{}]
+ * ```
+ * @module
+ */
+import { evalExpr } from "mingo/core";
+import * as expressionOperators from "mingo/operators/expression";
+import type { Options } from "mingo/types";
+import { isPlainObject } from "../../util/plain.ts";
+import type { Doc } from "../types.ts";
+import { compareValues } from "./compare.ts";
+import { bsonType, numberValue } from "./numbers.ts";
+
+// deno-lint-ignore no-explicit-any -- mingo's operator signatures
+type AnyFn = (...args: any[]) => any;
+
+const MINGO = expressionOperators as unknown as Record<string, AnyFn>;
+
+/**
+ * `expression`, or mingo's operator of that name in a `$group`, where mingo looks an operator
+ * up among the expressions first, with the group's documents for a document (its operator
+ * then accumulates).
+ */
+function orAccumulator(op: string, expression: AnyFn): AnyFn {
+  const mingo = MINGO[op];
+  return (obj: Doc | Doc[], expr: unknown, options: Options) =>
+    Array.isArray(obj) ? mingo(obj, expr, options) : expression(obj, expr, options);
+}
+
+/** The one operand of `op`, evaluated; `[x]` is `x`. */
+function oneOperand(op: string, obj: Doc, expr: unknown, options: Options): unknown {
+  if (Array.isArray(expr) && expr.length !== 1) throw new Error(`${op} takes one argument`);
+  return evalExpr(obj as never, (Array.isArray(expr) ? expr[0] : expr) as never, options);
+}
+
+/** `$first` or `$last` of a list: null for null or missing, nothing for an empty list. */
+function end(op: "$first" | "$last"): AnyFn {
+  return (obj: Doc, expr: unknown, options: Options) => {
+    const list = oneOperand(op, obj, expr, options);
+    if (list === null || list === undefined) return null;
+    if (!Array.isArray(list)) throw new Error(`${op} needs a list`);
+    return op === "$first" ? list[0] : list[list.length - 1];
+  };
+}
+
+/** `$concatArrays`: the lists joined; null when one is null or missing. */
+function $concatArrays(obj: Doc, expr: unknown, options: Options): unknown {
+  const lists = (Array.isArray(expr) ? expr : [expr]).map((e) =>
+    evalExpr(obj as never, e as never, options)
+  );
+  if (lists.some((l) => l === null || l === undefined)) return null;
+  if (lists.some((l) => !Array.isArray(l))) throw new Error("$concatArrays needs lists");
+  return (lists as unknown[][]).flat(1);
+}
+
+/** A position operand: a whole number of 0 or more. */
+function position(value: unknown): number {
+  const n = numberValue(value);
+  if (n === undefined || !Number.isInteger(n) || n < 0) {
+    throw new Error("$indexOfArray: a position must be a whole number of 0 or more");
+  }
+  return n;
+}
+
+/** `$indexOfArray: [list, value, start?, end?]`: the first position of an equal member, or -1. */
+function $indexOfArray(obj: Doc, expr: unknown, options: Options): unknown {
+  if (!Array.isArray(expr) || expr.length < 2 || expr.length > 4) {
+    throw new Error("$indexOfArray takes 2 to 4 arguments");
+  }
+  const [list, value, start, stop] = expr.map((e) => evalExpr(obj as never, e as never, options));
+  if (list === null || list === undefined) return null;
+  if (!Array.isArray(list)) throw new Error("$indexOfArray needs a list to search");
+  const from = start === undefined ? 0 : position(start);
+  const to = stop === undefined ? list.length : Math.min(position(stop), list.length);
+  for (let i = from; i < to; i++) {
+    if (compareValues(list[i], value ?? null) === 0) return i;
+  }
+  return -1;
+}
+
+/** `$mergeObjects`: the documents merged, later fields winning; null and missing skipped. */
+function $mergeObjects(obj: Doc, expr: unknown, options: Options): Doc {
+  const out: Doc = {};
+  for (const e of Array.isArray(expr) ? expr : [expr]) {
+    const doc = evalExpr(obj as never, e as never, options);
+    if (doc === null || doc === undefined) continue;
+    if (!isPlainObject(doc)) throw new Error("$mergeObjects needs documents");
+    for (const [key, value] of Object.entries(doc)) {
+      if (value !== undefined) {
+        Object.defineProperty(out, key, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** `$tsSecond` or `$tsIncrement` of a Timestamp. */
+function timestampPart(op: "$tsSecond" | "$tsIncrement"): AnyFn {
+  return (obj: Doc, expr: unknown, options: Options) => {
+    const ts = oneOperand(op, obj, expr, options);
+    if (ts === null || ts === undefined) return null;
+    if (bsonType(ts) !== "Timestamp") throw new Error(`${op} needs a Timestamp`);
+    const t = ts as { high: number; low: number };
+    return (op === "$tsSecond" ? t.high : t.low) >>> 0;
+  };
+}
+
+/** The operators of this module, by name. */
+export const arrayExpressions: Record<string, AnyFn> = {
+  $first: orAccumulator("$first", end("$first")),
+  $last: orAccumulator("$last", end("$last")),
+  $concatArrays,
+  $indexOfArray,
+  $mergeObjects: orAccumulator("$mergeObjects", $mergeObjects),
+  $const: (_obj: Doc, expr: unknown) => expr,
+  $tsSecond: timestampPart("$tsSecond"),
+  $tsIncrement: timestampPart("$tsIncrement"),
+};

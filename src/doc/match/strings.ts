@@ -1,0 +1,135 @@
+/**
+ * String operators as MongoDB computes them: `$indexOfBytes` (UTF-8 bytes), `$indexOfCP`
+ * (code points), `$strcasecmp` (numbers and dates as their text, ASCII letters folded only),
+ * `$replaceOne` and `$replaceAll` (an empty `find` matches before every character and at the
+ * end; an operand of the wrong type is an error even beside a null one).
+ *
+ * mingo's counted `$indexOfBytes` in UTF-16 units (`"a∫∫b"` has its `b` at byte 7, not 3),
+ * had no `$indexOfCP`, refused a number or a date in `$strcasecmp` and folded every letter's
+ * case (`ó` and `Ó` are not equal there), and replaced nothing for an empty `find`.
+ *
+ * @example
+ * ```ts
+ * import { Aggregator } from "mingo/aggregator";
+ * import { engineOptions } from "./engine.ts";
+ *
+ * new Aggregator([{ $project: { _id: 0, i: { $indexOfBytes: ["$s", "b"] } } }], engineOptions())
+ *   .run([{ s: "a∫∫b" }]); // [{ i: 7 }]
+ * ```
+ * @module
+ */
+import { evalExpr } from "mingo/core";
+import type { Options } from "mingo/types";
+import { isPlainObject } from "../../util/plain.ts";
+import type { Doc } from "../types.ts";
+import { bsonType, isNumeric, numberValue } from "./numbers.ts";
+
+// deno-lint-ignore no-explicit-any -- mingo's operator signatures
+type AnyFn = (...args: any[]) => any;
+
+const encoder = new TextEncoder();
+
+/** The evaluated list operands of `op`, between `min` and `max` of them. */
+function listOperands(op: string, range: [number, number], args: [Doc, unknown, Options]) {
+  const [obj, expr, options] = args;
+  if (!Array.isArray(expr) || expr.length < range[0] || expr.length > range[1]) {
+    throw new Error(`${op} takes ${range[0]} to ${range[1]} arguments`);
+  }
+  return expr.map((e) => evalExpr(obj as never, e as never, options));
+}
+
+/** A start or end position: a whole number of 0 or more. */
+function position(op: string, value: unknown): number {
+  const n = numberValue(value);
+  if (n === undefined || !Number.isInteger(n) || n < 0) {
+    throw new Error(`${op}: a position must be a whole number of 0 or more`);
+  }
+  return n;
+}
+
+/**
+ * `$indexOfBytes` or `$indexOfCP`: `[string, substring, start?, end?]`, positions counted in
+ * `units` of the string (UTF-8 bytes or code points); -1 when not found.
+ */
+function indexOf<T>(op: string, units: (s: string) => ArrayLike<T>): AnyFn {
+  return (obj: Doc, expr: unknown, options: Options) => {
+    const [text, sub, start, end] = listOperands(op, [2, 4], [obj, expr, options]);
+    if (text === null || text === undefined) return null;
+    if (typeof text !== "string") throw new Error(`${op} needs a string to search`);
+    if (typeof sub !== "string") throw new Error(`${op} needs a string to find`);
+    const hay = units(text);
+    const needle = units(sub);
+    const from = start === undefined ? 0 : position(op, start);
+    const to = end === undefined ? hay.length : Math.min(position(op, end), hay.length);
+    for (let i = from; i + needle.length <= to; i++) {
+      let j = 0;
+      while (j < needle.length && hay[i + j] === needle[j]) j++;
+      if (j === needle.length) return i;
+    }
+    return -1;
+  };
+}
+
+/** A `$strcasecmp` operand as text: null or missing is `""`, a number or date its text. */
+function textOf(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "string") return value;
+  if (isNumeric(value)) return String(value);
+  if (value instanceof Date) return value.toISOString();
+  if (bsonType(value) === "Timestamp") return String(value);
+  throw new Error("$strcasecmp needs strings, numbers or dates");
+}
+
+/** `$strcasecmp`: -1, 0 or 1, comparing code points with ASCII letters folded only. */
+function $strcasecmp(obj: Doc, expr: unknown, options: Options): number {
+  const [a, b] = listOperands("$strcasecmp", [2, 2], [obj, expr, options]).map((v) =>
+    textOf(v).replace(/[A-Z]+/g, (s) => s.toLowerCase())
+  );
+  const x = Array.from(a, (c) => c.codePointAt(0)!);
+  const y = Array.from(b, (c) => c.codePointAt(0)!);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+  }
+  return Math.sign(x.length - y.length);
+}
+
+/** `$replaceOne` or `$replaceAll: {input, find, replacement}`. */
+function replace(op: "$replaceOne" | "$replaceAll"): AnyFn {
+  return (obj: Doc, expr: unknown, options: Options) => {
+    if (!isPlainObject(expr)) throw new Error(`${op} takes a document of arguments`);
+    for (const key of Object.keys(expr)) {
+      if (key !== "input" && key !== "find" && key !== "replacement") {
+        throw new Error(`${op} does not take '${key}'`);
+      }
+    }
+    const values = ["input", "find", "replacement"].map((key) => {
+      if (!Object.hasOwn(expr, key)) throw new Error(`${op} needs '${key}'`);
+      return evalExpr(obj as never, expr[key] as never, options);
+    });
+    // The type of every operand is checked before a null one gives null, as in MongoDB.
+    for (const v of values) {
+      if (v !== null && v !== undefined && typeof v !== "string") {
+        throw new Error(`${op} needs strings`);
+      }
+    }
+    if (values.some((v) => v === null || v === undefined)) return null;
+    const [input, find, replacement] = values as string[];
+    if (find !== "") {
+      return op === "$replaceAll"
+        ? input.split(find).join(replacement)
+        : input.replace(find, () => replacement);
+    }
+    // An empty string is found before every character and at the end.
+    if (op === "$replaceOne") return replacement + input;
+    return Array.from(input, (c) => replacement + c).join("") + replacement;
+  };
+}
+
+/** The operators of this module, by name. */
+export const stringExpressions: Record<string, AnyFn> = {
+  $indexOfBytes: indexOf("$indexOfBytes", (s) => encoder.encode(s)),
+  $indexOfCP: indexOf("$indexOfCP", (s) => Array.from(s)),
+  $strcasecmp,
+  $replaceOne: replace("$replaceOne"),
+  $replaceAll: replace("$replaceAll"),
+};

@@ -376,3 +376,52 @@ scenario(
   },
   { gaps: ["date-operators"] },
 );
+
+scenario(
+  "an aggregation's math, string and list operators take the API's decimals and texts",
+  {
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      items: {
+        schema: {
+          name: { type: "string" },
+          price: { type: "decimal" },
+          tags: { type: "list", schema: { type: "string" } },
+        },
+      },
+      summary: {
+        datasource: {
+          source: "items",
+          aggregation: {
+            pipeline: [
+              { $sort: { name: 1 } },
+              {
+                $project: {
+                  _id: 0,
+                  whole: { $floor: "$price" },
+                  at: { $indexOfCP: ["$name", "é"] },
+                  last: { $last: "$tags" },
+                },
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+  async (api) => {
+    const posted = await api.post("items", [
+      { name: "café", price: "4.75", tags: ["hot", "drink"] },
+      { name: "thé", price: "-1.25", tags: [] },
+    ]);
+    assert.equal(posted.status, 201, posted.text);
+    const res = await api.get("summary");
+    assert.equal(res.status, 200, res.text);
+    // An empty list has no last member: the field is left out, as MongoDB leaves it.
+    assert.deepEqual(res.body._items, [
+      { whole: "4", at: 3, last: "drink" },
+      { whole: "-2", at: 2 },
+    ]);
+  },
+  { gaps: ["$project-expressions"] },
+);

@@ -8,6 +8,7 @@ import type { Options } from "mingo/types";
 import type { Doc } from "../store.ts";
 import { ObjectId } from "../../doc/bson.ts";
 import { cloneValue } from "../../doc/clone.ts";
+import { isPlainObject } from "../../util/plain.ts";
 import { valueKey } from "./codec.ts";
 import { arrayMembersAsEqualities, compileFilter } from "../../doc/match/engine.ts";
 import { simpleConditions, type Test } from "../../doc/match/fastmatch.ts";
@@ -85,6 +86,7 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
         fields: body.length > 0 ? groupInputFields(body[0]) : null,
       }),
     );
+  for (const doc of results) dropMissing(doc);
   if (facets) return [facets(results)];
   if (!writes) return results;
   if ("$out" in last) {
@@ -94,6 +96,26 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
     merge(source, last.$merge as string | MergeSpec, results);
   }
   return [];
+}
+
+/**
+ * Leaves out, in place, the fields the engine computed as no value (`{$arrayElemAt: [[], 0]}`,
+ * `$$REMOVE`): MongoDB leaves them out of its results; in a list, no value is null there.
+ */
+function dropMissing(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (value[i] === undefined) value[i] = null;
+      else dropMissing(value[i]);
+    }
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  for (const key in value) {
+    const field = value[key];
+    if (field === undefined) delete value[key];
+    else if (typeof field === "object" && field !== null) dropMissing(field);
+  }
 }
 
 /** Fields read through columns at most by one aggregation (see columns.ts). */

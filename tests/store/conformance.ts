@@ -1577,6 +1577,42 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $regexFind and $regexFindAll count code points and check their arguments",
+    needs: ["$project-expressions"],
+    async fn({ coll }) {
+      const c = coll("regex_expressions");
+      await c.insertMany([{ _id: 1, text: "𝒳a𝒳b", bs: "bbbb", n: 5 }]);
+      const [out] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          at: { $regexFind: { input: "$text", regex: "b" } },
+          empties: { $size: { $regexFindAll: { input: "$bs", regex: "()" } } },
+          extended: { $regexMatch: { input: "foo", regex: "F o o # a comment", options: "ix" } },
+          noInput: { $regexFind: { input: "$missing", regex: "a" } },
+        },
+      }]);
+      assert.deepEqual(out, {
+        at: { match: "b", idx: 3, captures: [] },
+        empties: 4,
+        extended: true,
+        noInput: null,
+      });
+      for (
+        const spec of [
+          { input: "$n", regex: "a" },
+          { input: "$text", regex: "a", options: "q" },
+          { input: "$text", regex: "a", extra: 1 },
+          { regex: "[a-c" },
+        ]
+      ) {
+        await assert.rejects(
+          c.aggregate([{ $project: { v: { $regexMatch: spec } } }]),
+          JSON.stringify(spec),
+        );
+      }
+    },
+  },
+  {
     name: "aggregate: $group keys equal as MongoDB compares them (decimal scale, missing as null)",
     needs: ["decimal-scale"],
     async fn({ coll }) {

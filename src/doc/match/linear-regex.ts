@@ -63,30 +63,99 @@ interface SearchOptions {
   global: boolean;
 }
 
+const REGEX_ARGUMENTS = new Set(["input", "regex", "options"]);
+
+/**
+ * A pattern with extended syntax (`x`) taken out, as PCRE reads it: whitespace and `#`
+ * comments outside character classes dropped, escaped ones kept.
+ */
+function extended(source: string): string {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") {
+      out += c + (source[++i] ?? "");
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") inClass = false;
+      out += c;
+      continue;
+    }
+    if (c === "[") inClass = true;
+    else if (/\s/.test(c)) continue;
+    else if (c === "#") {
+      while (i < source.length && source[i] !== "\n") i++;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+/**
+ * A pattern's leading `(*UTF8)` or `(*UTF)`: patterns are Unicode here already. (`(*UCP)`,
+ * which widens `\d` and the POSIX classes to every script, is refused as unsupported.)
+ */
+const VERBS = /^(?:\(\*UTF8?\))+/;
+
 /**
  * The matches of a `$regex*` operator whose argument `expr` is evaluated on `obj` (the first
- * only unless `global`).
+ * only unless `global`), its arguments checked as MongoDB checks them: a document of `input`,
+ * `regex` and `options`; a string input (none when null or missing); a pattern as text or a
+ * regex (none when null or missing), valid even when there is no input, without a NUL
+ * character; options of `i`, `m`, `s`, `x` and `u`, given once (in the regex or in
+ * `options`). Positions count code points; an empty match at the end of a non-empty input is
+ * not one, as in MongoDB.
  */
-function search(obj: unknown, expr: unknown, { options, global }: SearchOptions): Found[] {
-  const val = evalExpr(obj as never, expr as never, options) as {
-    input?: unknown;
-    regex?: unknown;
-    options?: unknown;
-  };
-  if (typeof val?.input !== "string") return [];
-  const isRe = val.regex instanceof RegExp;
-  const source = isRe ? (val.regex as RegExp).source : String(val.regex);
-  const flags = typeof val.options === "string"
-    ? val.options
-    : isRe
-    ? (val.regex as RegExp).flags.replace(/[gy]/g, "")
-    : "";
-  const matcher = compileLinear(source, flags).matcher(val.input);
+function search(
+  obj: unknown,
+  expr: unknown,
+  { options, global, op }: SearchOptions & { op: string },
+): Found[] {
+  const val = evalExpr(obj as never, expr as never, options) as Record<string, unknown>;
+  if (val === null || typeof val !== "object" || Array.isArray(val) || val instanceof RegExp) {
+    throw new Error(`${op} takes a document of input, regex and options`);
+  }
+  for (const key of Object.keys(val)) {
+    if (!REGEX_ARGUMENTS.has(key)) throw new Error(`${op} does not take '${key}'`);
+  }
+  const { input, regex, options: given } = val;
+  if (input !== null && input !== undefined && typeof input !== "string") {
+    throw new Error(`${op} needs a string input`);
+  }
+  const pattern = patternOf(regex);
+  if (regex !== null && regex !== undefined && typeof regex !== "string" && pattern === null) {
+    throw new Error(`${op} needs a pattern as text or a regex`);
+  }
+  if (given !== null && given !== undefined && typeof given !== "string") {
+    throw new Error(`${op} needs its options as text`);
+  }
+  if (regex === null || regex === undefined) return [];
+  let source = pattern ? pattern.source : regex as string;
+  const ownFlags = pattern ? pattern.flags.replace(/[gyu]/g, "") : "";
+  if (ownFlags && given) throw new Error(`${op}: options given in the regex and in 'options'`);
+  let flags = (given as string | undefined) ?? ownFlags;
+  if (/[^imsxu]/.test(flags)) throw new Error(`${op}: invalid regex option in '${flags}'`);
+  if (source.includes("\0")) throw new Error(`${op}: a pattern cannot hold a NUL character`);
+  if (flags.includes("x")) {
+    source = extended(source);
+    flags = flags.replace(/x/g, "");
+  }
+  const compiled = compileLinear(source.replace(VERBS, ""), flags);
+  if (typeof input !== "string") return [];
+  const matcher = compiled.matcher(input);
+  // Positions count code points: a character beyond the BMP is one, not two.
+  const wide = /[\uD800-\uDFFF]/.test(input);
   const out: Found[] = [];
   while (matcher.find()) {
+    const start = matcher.start();
+    const match = matcher.group(0) ?? "";
+    if (match === "" && start === input.length && input.length > 0) break;
     const captures: (string | null)[] = [];
     for (let i = 1; i <= matcher.groupCount(); i++) captures.push(matcher.group(i) ?? null);
-    out.push({ match: matcher.group(0) ?? "", idx: matcher.start(), captures });
+    out.push({ match, idx: wide ? Array.from(input.slice(0, start)).length : start, captures });
     if (!global) break;
   }
   return out;
@@ -98,9 +167,9 @@ export const linearQueryOperators: Record<string, AnyFn> = { $regex };
 /** Expression operators that replace mingo's. */
 export const linearExpressionOperators: Record<string, AnyFn> = {
   $regexMatch: (obj: unknown, expr: unknown, options: Options) =>
-    search(obj, expr, { options, global: false }).length > 0,
+    search(obj, expr, { options, global: false, op: "$regexMatch" }).length > 0,
   $regexFind: (obj: unknown, expr: unknown, options: Options) =>
-    search(obj, expr, { options, global: false })[0] ?? null,
+    search(obj, expr, { options, global: false, op: "$regexFind" })[0] ?? null,
   $regexFindAll: (obj: unknown, expr: unknown, options: Options) =>
-    search(obj, expr, { options, global: true }),
+    search(obj, expr, { options, global: true, op: "$regexFindAll" }),
 };

@@ -1574,6 +1574,20 @@ const CASES: Case[] = [
         constant: "$notAPath",
       });
       await assert.rejects(c.aggregate([{ $project: { m: { $mergeObjects: ["$s"] } } }]));
+      const [pairs] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          o: { $arrayToObject: [[["a", 1], ["b", 2], ["a", 3]]] },
+          kv: { $arrayToObject: [[{ k: "x", v: true }]] },
+        },
+      }]);
+      assert.deepEqual(pairs, { o: { a: 3, b: 2 }, kv: { x: true } });
+      for (const list of [[[321, 12]], [["key", "value", "extra"]], [{ k: null, v: 1 }]]) {
+        await assert.rejects(
+          c.aggregate([{ $project: { o: { $arrayToObject: [list] } } }]),
+          JSON.stringify(list),
+        );
+      }
     },
   },
   {

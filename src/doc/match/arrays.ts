@@ -2,11 +2,13 @@
  * List and document operators as MongoDB computes them: `$first` and `$last` (an empty list
  * gives nothing), `$concatArrays` (one operand that is not a list literal is one list),
  * `$indexOfArray` (a start past the end finds nothing; numbers equal across types),
- * `$mergeObjects` (documents only), `$const`, `$tsSecond` and `$tsIncrement`.
+ * `$mergeObjects` (documents only), `$arrayToObject` (one form of member, string keys),
+ * `$const`, `$tsSecond` and `$tsIncrement`.
  *
  * mingo's `$last` of an empty list was an error, `$concatArrays: "$list"` read the list's
  * members as its operands, `$indexOfArray` ignored a start past the end, `$mergeObjects`
- * merged a string's characters and skipped a number, and `$const`, `$tsSecond` and
+ * merged a string's characters and skipped a number, `$arrayToObject` made keys of numbers
+ * and null and took pairs of one or three members, and `$const`, `$tsSecond` and
  * `$tsIncrement` did not exist.
  *
  * @example
@@ -115,6 +117,44 @@ function $mergeObjects(obj: Doc, expr: unknown, options: Options): Doc {
   return out;
 }
 
+/**
+ * `$arrayToObject`: a document from `[key, value]` pairs or `{k, v}` documents (one form for
+ * the whole list), each key a string without a NUL character; a later key wins.
+ */
+function $arrayToObject(obj: Doc, expr: unknown, options: Options): unknown {
+  const op = "$arrayToObject";
+  const list = oneOperand(op, obj, expr, options);
+  if (list === null || list === undefined) return null;
+  if (!Array.isArray(list)) throw new Error(`${op} needs a list`);
+  const out: Doc = {};
+  const pairs = Array.isArray(list[0]);
+  for (const member of list) {
+    let key: unknown;
+    let value: unknown;
+    if (pairs) {
+      if (!Array.isArray(member) || member.length !== 2) {
+        throw new Error(`${op} needs every member to be a [key, value] pair`);
+      }
+      [key, value] = member;
+    } else {
+      const keys = isPlainObject(member) ? Object.keys(member) : [];
+      if (keys.length !== 2 || !Object.hasOwn(member, "k") || !Object.hasOwn(member, "v")) {
+        throw new Error(`${op} needs every member to be a {k, v} document`);
+      }
+      ({ k: key, v: value } = member as Doc);
+    }
+    if (typeof key !== "string") throw new Error(`${op} needs string keys`);
+    if (key.includes("\0")) throw new Error(`${op}: a key cannot hold a NUL character`);
+    Object.defineProperty(out, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
 /** `$tsSecond` or `$tsIncrement` of a Timestamp. */
 function timestampPart(op: "$tsSecond" | "$tsIncrement"): AnyFn {
   return (obj: Doc, expr: unknown, options: Options) => {
@@ -133,6 +173,7 @@ export const arrayExpressions: Record<string, AnyFn> = {
   $concatArrays,
   $indexOfArray,
   $mergeObjects: orAccumulator("$mergeObjects", $mergeObjects),
+  $arrayToObject,
   $const: (_obj: Doc, expr: unknown) => expr,
   $tsSecond: timestampPart("$tsSecond"),
   $tsIncrement: timestampPart("$tsIncrement"),

@@ -61,6 +61,17 @@ function end(op: "$first" | "$last"): AnyFn {
   };
 }
 
+/** Sets a field of a result, `__proto__` too, as an own field (never a prototype change). */
+function setField(out: Doc, key: string, value: unknown): void {
+  if (key !== "__proto__") out[key] = value;
+  else {Object.defineProperty(out, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });}
+}
+
 /** `$concatArrays`: the lists joined; null when one is null or missing. */
 function $concatArrays(obj: Doc, expr: unknown, options: Options): unknown {
   const lists = (Array.isArray(expr) ? expr : [expr]).map((e) =>
@@ -105,12 +116,7 @@ function $mergeObjects(obj: Doc, expr: unknown, options: Options): Doc {
     if (!isPlainObject(doc)) throw new Error("$mergeObjects needs documents");
     for (const [key, value] of Object.entries(doc)) {
       if (value !== undefined) {
-        Object.defineProperty(out, key, {
-          value,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        setField(out, key, value);
       }
     }
   }
@@ -145,12 +151,7 @@ function $arrayToObject(obj: Doc, expr: unknown, options: Options): unknown {
     }
     if (typeof key !== "string") throw new Error(`${op} needs string keys`);
     if (key.includes("\0")) throw new Error(`${op}: a key cannot hold a NUL character`);
-    Object.defineProperty(out, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setField(out, key, value);
   }
   return out;
 }

@@ -1582,6 +1582,12 @@ const CASES: Case[] = [
         },
       }]);
       assert.deepEqual(pairs, { o: { a: 3, b: 2 }, kv: { x: true } });
+      // A key such as __proto__ is a field like any other, never the result's prototype.
+      const [proto] = await c.aggregate([{
+        $project: { _id: 0, p: { $arrayToObject: [[["__proto__", { polluted: 1 }], ["a", 1]]] } },
+      }]);
+      assert.deepEqual(Object.keys(proto.p as Doc), ["__proto__", "a"]);
+      assert.equal((proto.p as Doc).polluted, undefined);
       for (const list of [[[321, 12]], [["key", "value", "extra"]], [{ k: null, v: 1 }]]) {
         await assert.rejects(
           c.aggregate([{ $project: { o: { $arrayToObject: [list] } } }]),

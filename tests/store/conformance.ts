@@ -1477,6 +1477,8 @@ const CASES: Case[] = [
           gmt: read({ dateString: "2017-07-04 12:48:07 GMT+0545" }),
           utc: read({ dateString: "2021-06-01 12:00:00 UTC" }),
           bad: read({ dateString: "2021-02-30", onError: "not a date" }),
+          // A long text is no date, and costs no pattern's time.
+          long: read({ dateString: `1:11.${"1".repeat(200_000)} x`, onError: "too long" }),
           none: read({ dateString: "$missing", onNull: "no text" }),
         },
       }]);
@@ -1494,6 +1496,7 @@ const CASES: Case[] = [
         gmt: new Date("2017-07-04T07:03:07Z"),
         utc: new Date("2021-06-01T12:00:00Z"),
         bad: "not a date",
+        long: "too long",
         none: "no text",
       });
       for (const args of [{ dateString: "June" }, { dateString: "2021-06-01", format: "%Q" }]) {

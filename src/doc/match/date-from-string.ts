@@ -46,6 +46,9 @@ interface Fields {
 /** A text MongoDB would not read as a date (`onError` answers it when given). */
 class Unreadable extends Error {}
 
+/** The longest text read as a date: a longer one is none (and costs no pattern's time). */
+const MAX_TEXT = 256;
+
 const MONTH_NAMES = MONTHS.map((name) => name.toLowerCase());
 
 /** Zone abbreviations a text may end with, and their offsets in hours. */
@@ -343,6 +346,7 @@ export function $dateFromString(obj: Doc, expr: unknown, options: Options): unkn
     checkFormat(op, format, (c) => c === "%" || Object.hasOwn(READERS, c));
   }
   try {
+    if (text.length > MAX_TEXT) throw new Unreadable(`${op}: a date's text is not that long`);
     const fields = format === undefined ? readFree(text) : readFormatted(text, format);
     const local = localTime(fields);
     if (fields.offset !== undefined && zone !== undefined) {

@@ -148,6 +148,9 @@ function search(
   const matcher = compiled.matcher(input);
   // Positions count code points: a character beyond the BMP is one, not two.
   const wide = /[\uD800-\uDFFF]/.test(input);
+  // The code points before the last match, and its code unit: counted on from there.
+  let unit = 0;
+  let points = 0;
   const out: Found[] = [];
   while (matcher.find()) {
     const start = matcher.start();
@@ -155,7 +158,10 @@ function search(
     if (match === "" && start === input.length && input.length > 0) break;
     const captures: (string | null)[] = [];
     for (let i = 1; i <= matcher.groupCount(); i++) captures.push(matcher.group(i) ?? null);
-    out.push({ match, idx: wide ? Array.from(input.slice(0, start)).length : start, captures });
+    if (wide) {
+      for (; unit < start; points++) unit += input.codePointAt(unit)! > 0xffff ? 2 : 1;
+    }
+    out.push({ match, idx: wide ? points : start, captures });
     if (!global) break;
   }
   return out;

@@ -27,8 +27,6 @@ import { bsonType, isNumeric, numberValue } from "./numbers.ts";
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
 
-const encoder = new TextEncoder();
-
 /** The evaluated list operands of `op`, between `min` and `max` of them. */
 function listOperands(op: string, range: [number, number], args: [Doc, unknown, Options]) {
   const [obj, expr, options] = args;
@@ -47,26 +45,45 @@ function position(op: string, value: unknown): number {
   return n;
 }
 
+/** The UTF-8 bytes of the code point starting at `text[i]`. */
+function bytesAt(text: string, i: number): number {
+  const c = text.codePointAt(i)!;
+  return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+}
+
+/** The code units of the code point starting at `text[i]`. */
+const unitsAt = (text: string, i: number) => text.codePointAt(i)! > 0xffff ? 2 : 1;
+
 /**
  * `$indexOfBytes` or `$indexOfCP`: `[string, substring, start?, end?]`, positions counted in
- * `units` of the string (UTF-8 bytes or code points); -1 when not found.
+ * UTF-8 bytes or in code points (`size` gives a character's); -1 when not found. The search is
+ * the runtime's own (linear in practice); positions are converted in one walk of the text.
  */
-function indexOf<T>(op: string, units: (s: string) => ArrayLike<T>): AnyFn {
+function indexOf(op: string, size: (text: string, i: number) => number): AnyFn {
   return (obj: Doc, expr: unknown, options: Options) => {
     const [text, sub, start, end] = listOperands(op, [2, 4], [obj, expr, options]);
     if (text === null || text === undefined) return null;
     if (typeof text !== "string") throw new Error(`${op} needs a string to search`);
     if (typeof sub !== "string") throw new Error(`${op} needs a string to find`);
-    const hay = units(text);
-    const needle = units(sub);
     const from = start === undefined ? 0 : position(op, start);
-    const to = end === undefined ? hay.length : Math.min(position(op, end), hay.length);
-    for (let i = from; i + needle.length <= to; i++) {
-      let j = 0;
-      while (j < needle.length && hay[i + j] === needle[j]) j++;
-      if (j === needle.length) return i;
+    const to = end === undefined ? Infinity : position(op, end);
+    // Walk to the first character at or after `from` (a match cannot start inside one).
+    let i = 0;
+    let at = 0;
+    while (i < text.length && at < from) {
+      at += size(text, i);
+      i += unitsAt(text, i);
     }
-    return -1;
+    if (at < from) return -1;
+    const found = text.indexOf(sub, i);
+    if (found < 0) return -1;
+    while (i < found) {
+      at += size(text, i);
+      i += unitsAt(text, i);
+    }
+    let length = 0;
+    for (let j = 0; j < sub.length; j += unitsAt(sub, j)) length += size(sub, j);
+    return at + length <= to ? at : -1;
   };
 }
 
@@ -127,8 +144,8 @@ function replace(op: "$replaceOne" | "$replaceAll"): AnyFn {
 
 /** The operators of this module, by name. */
 export const stringExpressions: Record<string, AnyFn> = {
-  $indexOfBytes: indexOf("$indexOfBytes", (s) => encoder.encode(s)),
-  $indexOfCP: indexOf("$indexOfCP", (s) => Array.from(s)),
+  $indexOfBytes: indexOf("$indexOfBytes", bytesAt),
+  $indexOfCP: indexOf("$indexOfCP", () => 1),
   $strcasecmp,
   $replaceOne: replace("$replaceOne"),
   $replaceAll: replace("$replaceAll"),

@@ -1403,6 +1403,10 @@ const CASES: Case[] = [
           none: { $dateAdd: { startDate: "$missing", unit: "day", amount: 1 } },
         },
       }]);
+      // A unit is one of MongoDB's own, never a name the lookup table inherits.
+      await assert.rejects(c.aggregate([{
+        $project: { v: { $dateAdd: { startDate: "$jan31", unit: "constructor", amount: 1 } } },
+      }]));
       assert.deepEqual(out, {
         month: new Date("2021-02-28T00:00:00Z"),
         back: new Date("2020-10-31T00:00:00Z"),

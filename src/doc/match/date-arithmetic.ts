@@ -93,7 +93,9 @@ function whole(op: string, name: string, value: unknown): number {
 
 /** A unit MongoDB knows. */
 function unitOf(op: string, unit: unknown): string {
-  if (typeof unit !== "string" || !(unit in UNIT_MS || unit in UNIT_MONTHS)) {
+  if (
+    typeof unit !== "string" || !(Object.hasOwn(UNIT_MS, unit) || Object.hasOwn(UNIT_MONTHS, unit))
+  ) {
     throw new Error(`${op}: unknown unit ${JSON.stringify(unit)}`);
   }
   return unit;
@@ -146,11 +148,11 @@ function dateShift(op: "$dateAdd" | "$dateSubtract") {
     const unit = unitOf(op, args.unit);
     const amount = sign * whole(op, "amount", args.amount);
     const zone = zoneOf(op, args.timezone);
-    if (unit !== "day" && unit !== "week" && unit in UNIT_MS) {
+    if (unit !== "day" && unit !== "week" && Object.hasOwn(UNIT_MS, unit)) {
       return inRange(op, start.getTime() + amount * UNIT_MS[unit]);
     }
     const { date: local } = partsOf(start, zone);
-    const moved = unit in UNIT_MS
+    const moved = Object.hasOwn(UNIT_MS, unit)
       ? local.getTime() + amount * UNIT_MS[unit]
       : addMonths(local.getTime(), amount * UNIT_MONTHS[unit]);
     return inRange(op, instantOf(inRange(op, moved).getTime(), zone));
@@ -159,7 +161,7 @@ function dateShift(op: "$dateAdd" | "$dateSubtract") {
 
 /** The number of `unit` boundaries (in local time) from the local time `a` to `b`. */
 function boundaries(a: Date, b: Date, unit: string, startOfWeek: number): number {
-  if (unit in UNIT_MONTHS) {
+  if (Object.hasOwn(UNIT_MONTHS, unit)) {
     const months = (d: Date) => d.getUTCFullYear() * 12 + d.getUTCMonth();
     const size = UNIT_MONTHS[unit];
     return Math.floor(months(b) / size) - Math.floor(months(a) / size);
@@ -210,7 +212,7 @@ function $dateTrunc(obj: Doc, expr: unknown, options: Options): unknown {
   const zone = zoneOf(op, args.timezone);
   const local = partsOf(dateOf(args.date, op), zone).date.getTime();
   let start: number;
-  if (unit in UNIT_MONTHS) {
+  if (Object.hasOwn(UNIT_MONTHS, unit)) {
     const d = new Date(local);
     const months = (d.getUTCFullYear() - 2000) * 12 + d.getUTCMonth();
     const size = binSize * UNIT_MONTHS[unit];

@@ -1589,6 +1589,26 @@ const CASES: Case[] = [
         },
       }]);
       assert.deepEqual(pairs, { o: { a: 3, b: 2 }, kv: { x: true } });
+      // Variables are named as MongoDB names them; unknown arguments are refused.
+      const [bound] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          doubled: { $map: { input: "$list", as: "n", in: { $multiply: ["$$n", 2] } } },
+          big: { $filter: { input: "$list", as: "n", cond: { $gt: ["$$n", 1] } } },
+          sum: { $let: { vars: { a: 1, b2: 2 }, in: { $add: ["$$a", "$$b2"] } } },
+        },
+      }]);
+      assert.deepEqual(bound, { doubled: [2, 4, 6], big: [2, 3], sum: 3 });
+      for (
+        const expr of [
+          { $let: { vars: { ROOT: 1 }, in: "$$ROOT" } },
+          { $let: { vars: { FOO: 1 }, in: "$$FOO" } },
+          { $map: { input: "$list", as: "n", in: "$$n", extra: 1 } },
+          { $filter: { input: "$list", as: "$n", cond: true } },
+        ]
+      ) {
+        await assert.rejects(c.aggregate([{ $project: { v: expr } }]), JSON.stringify(expr));
+      }
       // A key such as __proto__ is a field like any other, never the result's prototype.
       const [proto] = await c.aggregate([{
         $project: { _id: 0, p: { $arrayToObject: [[["__proto__", { polluted: 1 }], ["a", 1]]] } },

@@ -40,6 +40,7 @@ import { $dateFromString } from "./date-from-string.ts";
 import { mathExpressions } from "./math.ts";
 import { stringExpressions } from "./strings.ts";
 import { arrayExpressions } from "./arrays.ts";
+import { variableExpressions } from "./variables.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -81,6 +82,7 @@ const CONTEXT = Context.init({
     ...mathExpressions,
     ...stringExpressions,
     ...arrayExpressions,
+    ...variableExpressions,
     ...caseExpressions,
     ...groupKeyExpression,
     ...typeExpression,

@@ -1609,6 +1609,35 @@ const CASES: Case[] = [
       ) {
         await assert.rejects(c.aggregate([{ $project: { v: expr } }]), JSON.stringify(expr));
       }
+      // Fields of any name, dots and dollars included, through $getField and $setField.
+      const [fields] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          dotted: { $getField: { field: "a.b", input: { $literal: { "a.b": 1 } } } },
+          dollar: {
+            $setField: { field: { $literal: "$x" }, input: { $literal: {} }, value: 2 },
+          },
+          zipped: { $zip: { inputs: [[1, 2], ["a"]], useLongestLength: true, defaults: [0, "z"] } },
+          trimmed: { $trim: { input: "  x  " } },
+        },
+      }]);
+      assert.deepEqual(fields, {
+        dotted: 1,
+        dollar: { $x: 2 },
+        zipped: [[1, "a"], [2, "z"]],
+        trimmed: "x",
+      });
+      for (
+        const expr of [
+          { $getField: { field: "$a", input: {} } },
+          { $setField: { field: "a", input: {}, value: 1, extra: 1 } },
+          { $zip: { inputs: [] } },
+          { $zip: { inputs: ["$list"], defaults: [1] } },
+          { $trim: " x " },
+        ]
+      ) {
+        await assert.rejects(c.aggregate([{ $project: { v: expr } }]), JSON.stringify(expr));
+      }
       // A key such as __proto__ is a field like any other, never the result's prototype.
       const [proto] = await c.aggregate([{
         $project: { _id: 0, p: { $arrayToObject: [[["__proto__", { polluted: 1 }], ["a", 1]]] } },

@@ -3,7 +3,8 @@
  * gives nothing), `$concatArrays` (one operand that is not a list literal is one list),
  * `$indexOfArray` (a start past the end finds nothing; numbers equal across types),
  * `$mergeObjects` (documents only), `$arrayToObject` (one form of member, string keys),
- * `$const`, `$tsSecond` and `$tsIncrement`.
+ * `$zip`, `$getField` and `$setField` (arguments checked as MongoDB checks them), `$const`,
+ * `$tsSecond` and `$tsIncrement`.
  *
  * mingo's `$last` of an empty list was an error, `$concatArrays: "$list"` read the list's
  * members as its operands, `$indexOfArray` ignored a start past the end, `$mergeObjects`
@@ -167,6 +168,84 @@ function timestampPart(op: "$tsSecond" | "$tsIncrement"): AnyFn {
   };
 }
 
+/** The keys of an operator's arguments document, checked: `allowed` only, `required` there. */
+function checkKeys(op: string, expr: unknown, allowed: string[], required: string[]): Doc {
+  if (!isPlainObject(expr)) throw new Error(`${op} takes a document of arguments`);
+  for (const key of Object.keys(expr)) {
+    if (!allowed.includes(key)) throw new Error(`${op} does not take '${key}'`);
+  }
+  for (const key of required) {
+    if (!Object.hasOwn(expr, key)) throw new Error(`${op} needs '${key}'`);
+  }
+  return expr;
+}
+
+/**
+ * `$zip: {inputs, useLongestLength, defaults}` checked as MongoDB checks it (a non-empty list
+ * of inputs, a boolean `useLongestLength`, `defaults` only with it and one per input), then
+ * mingo's.
+ */
+function $zip(obj: Doc, expr: unknown, options: Options): unknown {
+  const args = checkKeys("$zip", expr, ["inputs", "useLongestLength", "defaults"], ["inputs"]);
+  if (!Array.isArray(args.inputs) || args.inputs.length === 0) {
+    throw new Error("$zip needs a non-empty list of inputs");
+  }
+  const longest = args.useLongestLength;
+  if (longest !== undefined && typeof longest !== "boolean") {
+    throw new Error("$zip: 'useLongestLength' must be a boolean");
+  }
+  if (Object.hasOwn(args, "defaults")) {
+    if (longest !== true) throw new Error("$zip: 'defaults' needs 'useLongestLength: true'");
+    if (!Array.isArray(args.defaults) || args.defaults.length !== args.inputs.length) {
+      throw new Error("$zip: 'defaults' must be a list with one value per input");
+    }
+  }
+  return MINGO.$zip(obj, args, options);
+}
+
+/**
+ * The field name of `$getField` or `$setField`: a constant string not starting with `$`, or any
+ * constant string given as `{$literal: ...}`.
+ */
+function fieldName(op: string, field: unknown): string {
+  if (typeof field === "string" && !field.startsWith("$")) return field;
+  if (isPlainObject(field) && Object.keys(field).length === 1 && Object.hasOwn(field, "$literal")) {
+    if (typeof field.$literal === "string") return field.$literal;
+  }
+  throw new Error(`${op}: 'field' must be a constant string`);
+}
+
+/**
+ * `$getField: name` or `{field, input}`: the field of that exact name (dots included) of the
+ * input document (by default the current one); null for a null input, nothing for a missing
+ * one, a missing field or an input that is not a document.
+ */
+function $getField(obj: Doc, expr: unknown, options: Options): unknown {
+  let field: string;
+  let input: unknown = "$$CURRENT";
+  if (isPlainObject(expr) && !Object.hasOwn(expr, "$literal")) {
+    const args = checkKeys("$getField", expr, ["field", "input"], ["field"]);
+    field = fieldName("$getField", args.field);
+    if (Object.hasOwn(args, "input")) input = args.input;
+  } else {
+    field = fieldName("$getField", expr);
+  }
+  const doc = evalExpr(obj as never, input as never, options);
+  if (doc === null) return null;
+  return isPlainObject(doc) && Object.hasOwn(doc, field) ? doc[field] : undefined;
+}
+
+/** `$setField: {field, input, value}` checked (a constant field name), then mingo's. */
+function $setField(obj: Doc, expr: unknown, options: Options): unknown {
+  const args = checkKeys("$setField", expr, ["field", "input", "value"], [
+    "field",
+    "input",
+    "value",
+  ]);
+  const field = { $literal: fieldName("$setField", args.field) };
+  return MINGO.$setField(obj, { ...args, field }, options);
+}
+
 /** The operators of this module, by name. */
 export const arrayExpressions: Record<string, AnyFn> = {
   $first: orAccumulator("$first", end("$first")),
@@ -175,6 +254,9 @@ export const arrayExpressions: Record<string, AnyFn> = {
   $indexOfArray,
   $mergeObjects: orAccumulator("$mergeObjects", $mergeObjects),
   $arrayToObject,
+  $zip,
+  $getField,
+  $setField,
   $const: (_obj: Doc, expr: unknown) => expr,
   $tsSecond: timestampPart("$tsSecond"),
   $tsIncrement: timestampPart("$tsIncrement"),

@@ -19,6 +19,7 @@
  * @module
  */
 import { evalExpr } from "mingo/core";
+import * as expressionOperators from "mingo/operators/expression";
 import type { Options } from "mingo/types";
 import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
@@ -142,8 +143,24 @@ function replace(op: "$replaceOne" | "$replaceAll"): AnyFn {
   };
 }
 
+/** `$trim`, `$ltrim` or `$rtrim`: a document of `input` and `chars` (checked), then mingo's. */
+function trim(op: string): AnyFn {
+  const mingo = (expressionOperators as unknown as Record<string, AnyFn>)[op];
+  return (obj: Doc, expr: unknown, options: Options) => {
+    if (!isPlainObject(expr)) throw new Error(`${op} takes a document of input and chars`);
+    for (const key of Object.keys(expr)) {
+      if (key !== "input" && key !== "chars") throw new Error(`${op} does not take '${key}'`);
+    }
+    if (!Object.hasOwn(expr, "input")) throw new Error(`${op} needs 'input'`);
+    return mingo(obj, expr, options);
+  };
+}
+
 /** The operators of this module, by name. */
 export const stringExpressions: Record<string, AnyFn> = {
+  $trim: trim("$trim"),
+  $ltrim: trim("$ltrim"),
+  $rtrim: trim("$rtrim"),
   $indexOfBytes: indexOf("$indexOfBytes", bytesAt),
   $indexOfCP: indexOf("$indexOfCP", () => 1),
   $strcasecmp,

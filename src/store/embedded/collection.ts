@@ -27,6 +27,7 @@ import {
   idEqualityWithin,
   MATCH_ALL,
   onlyIdEquality,
+  plainOptions,
 } from "../../doc/match/engine.ts";
 import { type Change, checkUnique, indexName } from "./indexes.ts";
 import type { Database } from "./sqlite.ts";
@@ -537,7 +538,7 @@ export class EmbeddedCollection implements Collection {
       condition ?? {},
       modifier as Parameters<typeof mingoUpdateOne>[2],
       { cloneMode: "none" },
-      this.ctx.options,
+      plainOptions(this.ctx.options),
     );
     return result.modifiedCount > 0 ? docs[0] : null;
   }

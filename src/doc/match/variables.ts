@@ -18,7 +18,6 @@
  * ```
  * @module
  */
-import { evalExpr } from "mingo/core";
 import * as expressionOperators from "mingo/operators/expression";
 import type { Options } from "mingo/types";
 import { isPlainObject } from "../../util/plain.ts";

@@ -290,6 +290,32 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "sort: fields under one list take one member's values; two lists are refused",
+    needs: ["array-sort"],
+    async fn({ coll }) {
+      const c = coll("sortpaired");
+      await c.insertMany([
+        // Member by member: (2, 1) and (3, 0); the first in sort order is (2, 1).
+        { _id: 1, a: [{ b: 1, c: 2 }, { b: 0, c: 3 }] },
+        { _id: 2, a: [{ b: 0.5, c: 2 }] },
+        { _id: 3, a: { b: 9, c: 1 } },
+      ]);
+      const sorts: Record<string, 1 | -1>[] = [{ "a.c": 1, "a.b": 1 }, {
+        "a.c": 1,
+        "a.b": 1,
+        _id: 1,
+      }];
+      for (const sort of sorts) {
+        assert.deepEqual(ids(await c.find({}, { sort })), [3, 2, 1], JSON.stringify(sort));
+        assert.deepEqual(ids(await c.find({}, { sort, limit: 2 })), [3, 2], JSON.stringify(sort));
+      }
+      assert.deepEqual(ids(await c.find({}, { sort: { "a.c": -1, "a.b": 1 } })), [1, 2, 3]);
+      const lists = coll("sortparallel");
+      await lists.insertMany([{ _id: 1, x: [1, 2], y: [3, 4] }, { _id: 2, x: 0, y: 0 }]);
+      await assert.rejects(lists.find({}, { sort: { x: 1, y: 1 } }));
+    },
+  },
+  {
     // MongoDB's documented sort rules: an array sorts by its smallest element ascending and
     // its largest descending, an empty array below null and missing fields (which equal
     // null), and values of different types in BSON order (null < numbers < strings <

@@ -34,14 +34,29 @@ Deno.test("first sorted: the first documents of a sort are those a full sort put
     undefined,
   ];
   const pick = () => values[Math.floor(next() * values.length)];
-  const sorts: Sort[] = [{ a: 1 }, { a: -1 }, { a: 1, b: -1 }, { "c.d": 1 }, { b: -1, a: 1 }];
+  const sorts: Sort[] = [
+    { a: 1 },
+    { a: -1 },
+    { a: 1, b: -1 },
+    { "c.d": 1 },
+    { b: -1, a: 1 },
+    // Two fields under one list: one member's values (compare.ts, memberKeys).
+    { "c.d": 1, "c.e": -1 },
+    { "c.e": -1, a: 1, "c.d": 1 },
+  ];
   for (let round = 0; round < 60; round++) {
     const docs: Doc[] = Array.from({ length: Math.floor(next() * 80) }, (_, n) => {
       const doc: Doc = { n };
       const a = pick(), b = pick(), d = pick();
       if (a !== undefined) doc.a = a;
       if (b !== undefined) doc.b = b;
-      if (d !== undefined) doc.c = next() < 0.5 ? { d } : [{ d }, { d: pick() ?? 0 }];
+      let e = pick();
+      // c.d and c.e both lists of one plain c: two lists again.
+      if (Array.isArray(d) && Array.isArray(e)) e = 0;
+      if (d !== undefined) doc.c = next() < 0.5 ? { d, e } : [{ d, e }, { d: pick() ?? 0 }];
+      // Two lists in one document cannot be sorted on together (tested below).
+      const cLists = [doc.c, d, e].some(Array.isArray);
+      if (Array.isArray(doc.a) && (Array.isArray(doc.b) || cLists)) doc.a = 0;
       return doc;
     });
     const sort = sorts[round % sorts.length];
@@ -54,4 +69,16 @@ Deno.test("first sorted: the first documents of a sort are those a full sort put
       );
     }
   }
+});
+
+Deno.test("first sorted: two lists in one document cannot be sorted on together, as in a full sort", () => {
+  const docs: Doc[] = [{ n: 1, a: [1, 2], b: [3, 4] }, { n: 2, a: 0, b: 0 }];
+  assert.throws(() => sortDocs(docs, { a: 1, b: 1 }), /parallel arrays/);
+  assert.throws(() => firstSorted(docs, { a: 1, b: 1 }, 1), /parallel arrays/);
+  // One list and plain values sort as ever.
+  assert.deepEqual(
+    sortDocs([{ n: 1, a: [5, 1], b: 2 }, { n: 2, a: 3, b: 1 }], { a: 1, b: 1 })
+      .map((d) => d.n),
+    [1, 2],
+  );
 });

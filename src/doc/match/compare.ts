@@ -5,7 +5,7 @@
  * booleans < dates < timestamps < regular expressions. Strings compare by code point
  * (like MongoDB's UTF-8 byte order), numbers across JS/BSON numeric types by value.
  */
-import type { Doc, Sort } from "../types.ts";
+import { type Doc, InvalidQueryError, type Sort } from "../types.ts";
 
 const RANK_NULL = 2;
 const RANK_NUMBER = 3;
@@ -256,6 +256,81 @@ export function sortKey(doc: Doc, parts: string[], direction: 1 | -1): unknown {
   return best;
 }
 
+/** A field of a sort specification: its path's segments and its direction. */
+export interface SortField {
+  parts: string[];
+  dir: 1 | -1;
+}
+
+/**
+ * The sort keys of `doc` on `fields`, one per field, as MongoDB makes them: each field's
+ * smallest (ascending) or largest (descending) value, except that fields reaching into one
+ * list (`{"a.c": 1, "a.b": 1}` over a list `a`) take their values from one member of it, the
+ * member whose pair of values sorts first. Fields reaching into two different lists cannot
+ * be sorted on together, as in MongoDB.
+ */
+export function sortKeys(doc: Doc, fields: SortField[]): unknown[] {
+  return memberKeys(doc, fields) ?? fields.map((f) => sortKey(doc, f.parts, f.dir));
+}
+
+/** The length of the path prefix of `parts` at which `doc` holds a list; -1 when none. */
+function listAt(doc: Doc, parts: string[]): number {
+  let value: unknown = doc;
+  for (let i = 0; i < parts.length; i++) {
+    if (!hasFields(value)) return -1;
+    value = value[parts[i]];
+    if (Array.isArray(value)) return i + 1;
+  }
+  return -1;
+}
+
+/**
+ * {@link sortKeys} when two fields or more reach into one list: the keys of the member that
+ * sorts first. Undefined when fewer than two fields reach a list, the list is empty, or a
+ * path names a member by its position (the fields' own keys then).
+ */
+export function memberKeys(doc: Doc, fields: SortField[]): unknown[] | undefined {
+  if (fields.length < 2) return undefined;
+  const at = fields.map((f) => listAt(doc, f.parts));
+  let path: string | undefined;
+  let length = 0;
+  let count = 0;
+  for (let i = 0; i < fields.length; i++) {
+    if (at[i] < 0) continue;
+    const prefix = fields[i].parts.slice(0, at[i]).join(".");
+    if (path === undefined) [path, length] = [prefix, at[i]];
+    else if (prefix !== path) {
+      throw new InvalidQueryError("cannot sort with keys that are parallel arrays");
+    }
+    if (/^\d+$/.test(fields[i].parts[at[i]] ?? "")) return undefined;
+    count++;
+  }
+  if (count < 2) return undefined;
+  let list: unknown = doc;
+  for (const part of fields[at.findIndex((n) => n >= 0)].parts.slice(0, length)) {
+    list = (list as Doc)[part];
+  }
+  if (!Array.isArray(list) || list.length === 0) return undefined;
+  const own = fields.map((f, i) => at[i] < 0 ? sortKey(doc, f.parts, f.dir) : undefined);
+  let best: unknown[] | undefined;
+  for (const member of list) {
+    const keys = fields.map((f, i) =>
+      at[i] < 0 ? own[i] : sortKey({ member }, ["member", ...f.parts.slice(length)], f.dir)
+    );
+    if (best === undefined || compareKeys(keys, best, fields) < 0) best = keys;
+  }
+  return best;
+}
+
+/** Two documents' sort keys compared in the order of `fields`. */
+export function compareKeys(x: unknown[], y: unknown[], fields: SortField[]): number {
+  for (let i = 0; i < fields.length; i++) {
+    const c = sortCompare(x[i], y[i]);
+    if (c !== 0) return c * fields[i].dir;
+  }
+  return 0;
+}
+
 function sortCompare(a: unknown, b: unknown): number {
   if (a === EMPTY || b === EMPTY) return a === b ? 0 : a === EMPTY ? -1 : 1;
   return compareValues(a, b);
@@ -271,13 +346,7 @@ export function sortDocs<T extends Doc>(docs: T[], sort: Sort): T[] {
     dir: (sort[path] === -1 ? -1 : 1) as 1 | -1,
   }));
   if (fields.length === 0 || docs.length < 2) return docs;
-  const keyed = docs.map((doc) => ({ doc, keys: fields.map((f) => sortKey(doc, f.parts, f.dir)) }));
-  keyed.sort((x, y) => {
-    for (let i = 0; i < fields.length; i++) {
-      const c = sortCompare(x.keys[i], y.keys[i]);
-      if (c !== 0) return c * fields[i].dir;
-    }
-    return 0;
-  });
+  const keyed = docs.map((doc) => ({ doc, keys: sortKeys(doc, fields) }));
+  keyed.sort((x, y) => compareKeys(x.keys, y.keys, fields));
   return keyed.map((k) => k.doc);
 }

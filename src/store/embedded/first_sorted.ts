@@ -5,7 +5,13 @@
  * sorted all of them per request). Same order as `sortDocs`: ties keep their natural order.
  */
 import type { Doc, Sort } from "../store.ts";
-import { compareStrings, compareValues, EMPTY, sortKey } from "../../doc/match/compare.ts";
+import {
+  compareStrings,
+  compareValues,
+  EMPTY,
+  memberKeys,
+  sortKey,
+} from "../../doc/match/compare.ts";
 
 /** Pages up to this deep (`skip` + `limit`) are selected this way; deeper ones are sorted. */
 export const MAX_FIRST_SORTED = 1000;
@@ -38,8 +44,12 @@ export function firstSorted(docs: Iterable<Doc>, sort: Sort, count: number): Doc
     if (kept.length === count && compareOne(first, kept[count - 1].keys[0]) * lead.dir > 0) {
       continue;
     }
-    const keys = [first];
-    for (let i = 1; i < fields.length; i++) keys.push(keyOf(doc, fields[i]));
+    // Fields reaching into one list take their values from one member (compare.ts).
+    let keys = memberKeys(doc, fields);
+    if (keys === undefined) {
+      keys = [first];
+      for (let i = 1; i < fields.length; i++) keys.push(keyOf(doc, fields[i]));
+    }
     // A later document equal to the last one kept comes after it: not kept when full.
     if (kept.length === count && order(keys, kept[count - 1].keys) >= 0) continue;
     let lo = 0;

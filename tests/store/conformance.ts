@@ -1679,6 +1679,36 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: comparison expressions order values of every type as MongoDB does",
+    needs: ["$project-expressions"],
+    async fn({ coll }) {
+      const c = coll("comparison_expressions");
+      await c.insertMany([
+        { _id: 1, a: 5, n: Long.fromNumber(1), o: { x: 1, y: 2 } },
+        { _id: 2, a: null },
+        { _id: 3 },
+      ]);
+      const out = await c.aggregate([{ $sort: { _id: 1 } }, {
+        $project: {
+          _id: 0,
+          set: { $gt: ["$a", null] },
+          isNull: { $eq: ["$a", null] },
+          missing: { $eq: ["$a", "$nothing"] },
+          typed: [{ $gt: ["hello", 5] }, { $lt: [[1, 2], [1, 3]] }, { $cmp: [5, []] }],
+          longOne: { $eq: ["$n", 1] },
+          order: { $eq: ["$o", { y: 2, x: 1 }] },
+        },
+      }]);
+      assert.deepEqual(out.map((o) => [o.set, o.isNull, o.missing]), [
+        [true, false, false],
+        [false, true, false],
+        [false, false, true],
+      ]);
+      assert.deepEqual(out[0].typed, [true, true, -1]);
+      assert.deepEqual([out[0].longOne, out[0].order], [true, false]);
+    },
+  },
+  {
     name: "aggregate: $regexFind and $regexFindAll count code points and check their arguments",
     needs: ["$project-expressions"],
     async fn({ coll }) {

@@ -42,6 +42,7 @@ import { mathExpressions } from "./math.ts";
 import { stringExpressions } from "./strings.ts";
 import { arrayExpressions } from "./arrays.ts";
 import { variableExpressions } from "./variables.ts";
+import { comparisonExpressions } from "./order.ts";
 import { cloneValue } from "../clone.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -109,6 +110,7 @@ const CONTEXT = Context.init({
     ...stringExpressions,
     ...arrayExpressions,
     ...variableExpressions,
+    ...comparisonExpressions,
     ...caseExpressions,
     ...groupKeyExpression,
     ...typeExpression,

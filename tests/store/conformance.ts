@@ -1585,6 +1585,12 @@ const CASES: Case[] = [
           caseNumber: { $strcasecmp: ["1.5", 1.5] },
           caseAscii: { $strcasecmp: ["ó", "Ó"] },
           replaced: { $replaceAll: { input: "ab", find: "", replacement: "-" } },
+          substrings: [
+            { $substr: ["abcd", 2, -1] },
+            { $substrBytes: ["ab", 0, 5] },
+            { $substrBytes: [123, 0, 2] },
+            { $substrCP: ["$s", 1, 2] },
+          ],
           last: { $last: "$empty" },
           first: { $first: "$list" },
           joined: { $concatArrays: "$one" },
@@ -1600,6 +1606,7 @@ const CASES: Case[] = [
         caseNumber: 0,
         caseAscii: 1,
         replaced: "-a-b-",
+        substrings: ["cd", "ab", "12", "∫∫"],
         first: 1,
         joined: [null],
         past: -1,
@@ -1660,6 +1667,8 @@ const CASES: Case[] = [
           { $zip: { inputs: [] } },
           { $zip: { inputs: ["$list"], defaults: [1] } },
           { $trim: " x " },
+          { $substrBytes: ["$s", 2, 1] },
+          { $substrCP: ["$s", -1, 1] },
         ]
       ) {
         await assert.rejects(c.aggregate([{ $project: { v: expr } }]), JSON.stringify(expr));

@@ -2,11 +2,14 @@
  * String operators as MongoDB computes them: `$indexOfBytes` (UTF-8 bytes), `$indexOfCP`
  * (code points), `$strcasecmp` (numbers and dates as their text, ASCII letters folded only),
  * `$replaceOne` and `$replaceAll` (an empty `find` matches before every character and at the
- * end; an operand of the wrong type is an error even beside a null one).
+ * end; an operand of the wrong type is an error even beside a null one), `$substr`/`$substrBytes`
+ * (cut to the text's end, a negative length to the end) and `$substrCP`.
  *
  * mingo's counted `$indexOfBytes` in UTF-16 units (`"a∫∫b"` has its `b` at byte 7, not 3),
  * had no `$indexOfCP`, refused a number or a date in `$strcasecmp` and folded every letter's
- * case (`ó` and `Ó` are not equal there), and replaced nothing for an empty `find`.
+ * case (`ó` and `Ó` are not equal there), replaced nothing for an empty `find`, refused a
+ * `$substrBytes` past the end of the text and a number as its text, and took a negative
+ * `$substrCP` position.
  *
  * @example
  * ```ts
@@ -143,6 +146,64 @@ function replace(op: "$replaceOne" | "$replaceAll"): AnyFn {
   };
 }
 
+/** A substring operator's text: a string, null or missing as `""`, a number or date as text. */
+function substringText(op: string, value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "string") return value;
+  if (isNumeric(value)) return String(value);
+  if (value instanceof Date) return value.toISOString();
+  if (bsonType(value) === "Timestamp") return String(value);
+  throw new Error(`${op} needs a string, a number or a date`);
+}
+
+/** A substring operator's position or length: a number of any type (a fraction dropped). */
+function wholeArgument(op: string, value: unknown): number {
+  const n = typeof value === "boolean" ? undefined : numberValue(value);
+  if (n === undefined || Number.isNaN(n)) throw new Error(`${op} needs numeric positions`);
+  return Math.trunc(n);
+}
+
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+/**
+ * `$substrBytes` (and `$substr`): `[text, start, length]` in UTF-8 bytes; a negative length
+ * runs to the end, a start or length past the end is cut to it; a start or end inside a
+ * character is refused.
+ */
+function substrBytes(op: string): AnyFn {
+  return (obj: Doc, expr: unknown, options: Options) => {
+    const [text, start, length] = listOperands(op, [3, 3], [obj, expr, options]);
+    const bytes = utf8.encode(substringText(op, text));
+    const from = wholeArgument(op, start);
+    const count = wholeArgument(op, length);
+    if (from < 0) throw new Error(`${op}: the start must not be negative`);
+    if (from >= bytes.length) return "";
+    const to = count < 0 ? bytes.length : Math.min(bytes.length, from + count);
+    // A UTF-8 continuation byte (10xxxxxx) is inside a character.
+    const inside = (i: number) => i < bytes.length && (bytes[i] & 0xc0) === 0x80;
+    if (inside(from) || inside(to)) {
+      throw new Error(`${op}: the range starts or ends inside a UTF-8 character`);
+    }
+    return fromUtf8.decode(bytes.subarray(from, to));
+  };
+}
+
+/** `$substrCP`: `[text, start, count]` in code points, both whole and not negative. */
+function $substrCP(obj: Doc, expr: unknown, options: Options): string {
+  const op = "$substrCP";
+  const [text, start, count] = listOperands(op, [3, 3], [obj, expr, options]);
+  const points = Array.from(substringText(op, text));
+  const [from, n] = [start, count].map((v) => {
+    const value = numberValue(v);
+    if (value === undefined || !Number.isInteger(value) || value < 0 || value >= 2 ** 31) {
+      throw new Error(`${op}: the start and the count must be 32-bit whole numbers of 0 or more`);
+    }
+    return value;
+  });
+  return points.slice(from, from + n).join("");
+}
+
 /** `$trim`, `$ltrim` or `$rtrim`: a document of `input` and `chars` (checked), then mingo's. */
 function trim(op: string): AnyFn {
   const mingo = (expressionOperators as unknown as Record<string, AnyFn>)[op];
@@ -158,6 +219,9 @@ function trim(op: string): AnyFn {
 
 /** The operators of this module, by name. */
 export const stringExpressions: Record<string, AnyFn> = {
+  $substr: substrBytes("$substr"),
+  $substrBytes: substrBytes("$substrBytes"),
+  $substrCP,
   $trim: trim("$trim"),
   $ltrim: trim("$ltrim"),
   $rtrim: trim("$rtrim"),

@@ -1622,6 +1622,30 @@ const CASES: Case[] = [
         },
       }]);
       assert.deepEqual(pairs, { o: { a: 3, b: 2 }, kv: { x: true } });
+      // Set operators compare numbers across types; null gives null; $slice and $range take
+      // numbers of any type; a $range of millions of numbers is refused.
+      const [sets] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          union: { $setUnion: [[1, Long.fromNumber(1), 2], [2, 3]] },
+          nullUnion: { $setUnion: ["$list", "$nothing"] },
+          difference: { $setDifference: ["$list", [Long.fromNumber(2)]] },
+          equal: { $setEquals: [[1, 2], [2, 1, 1]] },
+          sliced: { $slice: ["$list", Long.fromNumber(2)] },
+          nullSlice: { $slice: [null, 2] },
+          ranged: { $range: [Long.fromNumber(0), 10, Decimal128.fromString("4")] },
+        },
+      }]);
+      assert.deepEqual(sets, {
+        union: [1, 2, 3],
+        nullUnion: null,
+        difference: [1, 3],
+        equal: true,
+        sliced: [1, 2],
+        nullSlice: null,
+        ranged: [0, 4, 8],
+      });
+      await assert.rejects(c.aggregate([{ $project: { r: { $range: [0, 2 ** 30] } } }]));
       // Variables are named as MongoDB names them; unknown arguments are refused.
       const [bound] = await c.aggregate([{
         $project: {

@@ -261,3 +261,111 @@ export const arrayExpressions: Record<string, AnyFn> = {
   $tsSecond: timestampPart("$tsSecond"),
   $tsIncrement: timestampPart("$tsIncrement"),
 };
+
+/** A list operand's members with equal values (numbers of any type alike) kept once, sorted. */
+function distinct(list: unknown[]): unknown[] {
+  const sorted = [...list].sort(compareValues);
+  return sorted.filter((v, i) => i === 0 || compareValues(v, sorted[i - 1]) !== 0);
+}
+
+/** Whether `list` holds a member equal to `value`. */
+const holds = (list: unknown[], value: unknown) => list.some((v) => compareValues(v, value) === 0);
+
+/**
+ * A set operator: its list operands evaluated (`nullGives`: a null or missing one gives null;
+ * otherwise it is refused), each a list, then `compute`d with values equal as MongoDB
+ * compares them.
+ */
+function setOperator(
+  op: string,
+  count: [number, number],
+  compute: (lists: unknown[][]) => unknown,
+  nullGives = true,
+): AnyFn {
+  return (obj: Doc, expr: unknown, options: Options) => {
+    const lists = (Array.isArray(expr) ? expr : [expr]).map((e) =>
+      evalExpr(obj as never, e as never, options)
+    );
+    if (lists.length < count[0] || lists.length > count[1]) {
+      throw new Error(`${op} takes ${count[0]} to ${count[1]} lists`);
+    }
+    if (nullGives && lists.some((l) => l === null || l === undefined)) return null;
+    if (lists.some((l) => !Array.isArray(l))) throw new Error(`${op} needs lists`);
+    return compute(lists as unknown[][]);
+  };
+}
+
+/** The set operators, as MongoDB computes them (see {@link setOperator}). */
+export const setExpressions: Record<string, AnyFn> = {
+  $setUnion: setOperator("$setUnion", [0, Infinity], (lists) => distinct(lists.flat(1))),
+  $setIntersection: setOperator(
+    "$setIntersection",
+    [0, Infinity],
+    (lists) =>
+      lists.length === 0 ? [] : distinct(lists[0]).filter((v) => lists.every((l) => holds(l, v))),
+  ),
+  $setDifference: setOperator(
+    "$setDifference",
+    [2, 2],
+    ([a, b]) => distinct(a).filter((v) => !holds(b, v)),
+  ),
+  $setEquals: setOperator("$setEquals", [2, Infinity], (lists) => {
+    const first = distinct(lists[0]);
+    return lists.every((l) => {
+      const d = distinct(l);
+      return d.length === first.length && d.every((v, i) => compareValues(v, first[i]) === 0);
+    });
+  }, false),
+  $setIsSubset: setOperator(
+    "$setIsSubset",
+    [2, 2],
+    ([a, b]) => a.every((v) => holds(b, v)),
+    false,
+  ),
+};
+
+/** A 32-bit whole operand of `op` (any numeric type), else an error. */
+function int32(op: string, value: unknown): number {
+  const n = numberValue(value);
+  if (n === undefined || !Number.isInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) {
+    throw new Error(`${op} needs 32-bit whole numbers`);
+  }
+  return n;
+}
+
+/** `$slice: [list, n]` or `[list, position, n]`: null for a null or missing operand. */
+function $slice(obj: Doc, expr: unknown, options: Options): unknown {
+  if (!Array.isArray(expr) || expr.length < 2 || expr.length > 3) {
+    throw new Error("$slice takes 2 or 3 arguments");
+  }
+  const values = expr.map((e) => evalExpr(obj as never, e as never, options));
+  if (values.some((v) => v === null || v === undefined)) return null;
+  const [list, ...numbers] = values;
+  if (!Array.isArray(list)) throw new Error("$slice needs a list");
+  return MINGO.$slice(
+    obj,
+    [{ $literal: list }, ...numbers.map((n) => int32("$slice", n))],
+    options,
+  );
+}
+
+/** The most numbers one `$range` makes (MongoDB's limit is 64 MiB of them). */
+const MAX_RANGE = 4_000_000;
+
+/** `$range: [start, end, step?]`: 32-bit whole numbers of any numeric type. */
+function $range(obj: Doc, expr: unknown, options: Options): unknown {
+  if (!Array.isArray(expr) || expr.length < 2 || expr.length > 3) {
+    throw new Error("$range takes 2 or 3 arguments");
+  }
+  const values = expr.map((e) => int32("$range", evalExpr(obj as never, e as never, options)));
+  const [start, end, step = 1] = values;
+  if (step === 0) throw new Error("$range needs a step other than 0");
+  // As MongoDB's memory limit for one $range: a list of millions of numbers is refused.
+  if (Math.ceil((end - start) / step) > MAX_RANGE) {
+    throw new Error(`$range would make more than ${MAX_RANGE} numbers`);
+  }
+  return MINGO.$range(obj, values, options);
+}
+
+/** `$slice` and `$range` (see each). */
+export const sliceExpressions: Record<string, AnyFn> = { $slice, $range };

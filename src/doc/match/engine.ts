@@ -40,7 +40,7 @@ import { dateArithmetic } from "./date-arithmetic.ts";
 import { $dateFromString } from "./date-from-string.ts";
 import { mathExpressions } from "./math.ts";
 import { stringExpressions } from "./strings.ts";
-import { arrayExpressions } from "./arrays.ts";
+import { arrayExpressions, setExpressions, sliceExpressions } from "./arrays.ts";
 import { variableExpressions } from "./variables.ts";
 import { comparisonExpressions } from "./order.ts";
 import { cloneValue } from "../clone.ts";
@@ -109,6 +109,8 @@ const CONTEXT = Context.init({
     ...mathExpressions,
     ...stringExpressions,
     ...arrayExpressions,
+    ...setExpressions,
+    ...sliceExpressions,
     ...variableExpressions,
     ...comparisonExpressions,
     ...caseExpressions,

@@ -1566,7 +1566,29 @@ const CASES: Case[] = [
         [out.log, out.pow, out.powNull, out.isNumber],
         [2, 1024, null, [true, true, false]],
       );
+      const stats = await c.aggregate([{
+        $project: {
+          _id: 0,
+          ends: { $percentile: { input: [10, 5, 27], p: [0, 1], method: "approximate" } },
+          median: { $median: { input: [3, 1, 2, 10], method: "approximate" } },
+          none: { $percentile: { input: ["x"], p: [0.5], method: "approximate" } },
+        },
+      }]);
+      assert.deepEqual(stats[0], { ends: [5, 27], median: 2, none: [null] });
+      const grouped = await c.aggregate([{
+        $group: { _id: null, m: { $median: { input: "$n", method: "approximate" } } },
+      }]);
+      assert.deepEqual(grouped, [{ _id: null, m: 100 }]);
       for (const expr of [{ $ln: 0 }, { $acos: 2 }, { $sin: Infinity }, { $sqrt: -1 }]) {
+        await assert.rejects(c.aggregate([{ $project: { v: expr } }]), JSON.stringify(expr));
+      }
+      for (
+        const expr of [
+          { $median: { input: [1], method: "fancy" } },
+          { $percentile: { input: [1], p: [], method: "approximate" } },
+          { $median: { input: [1], p: [0.5], method: "approximate" } },
+        ]
+      ) {
         await assert.rejects(c.aggregate([{ $project: { v: expr } }]), JSON.stringify(expr));
       }
     },

@@ -38,7 +38,7 @@ import {
 import { $dateToString, datePartExpressions } from "./dates.ts";
 import { dateArithmetic } from "./date-arithmetic.ts";
 import { $dateFromString } from "./date-from-string.ts";
-import { mathExpressions } from "./math.ts";
+import { mathExpressions, percentileExpressions } from "./math.ts";
 import { stringExpressions } from "./strings.ts";
 import { arrayExpressions, setExpressions, sliceExpressions } from "./arrays.ts";
 import { variableExpressions } from "./variables.ts";
@@ -107,6 +107,7 @@ const CONTEXT = Context.init({
     ...dateArithmetic,
     $dateFromString,
     ...mathExpressions,
+    ...percentileExpressions,
     ...stringExpressions,
     ...arrayExpressions,
     ...setExpressions,

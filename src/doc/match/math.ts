@@ -22,14 +22,18 @@
  * @module
  */
 import { evalExpr } from "mingo/core";
+import * as accumulatorOperators from "mingo/operators/accumulator";
 import type { Options } from "mingo/types";
 import { Decimal128, Long } from "../bson.ts";
 import type { Doc } from "../types.ts";
+import { isPlainObject } from "../../util/plain.ts";
 import { fromExact, roundedAt } from "./decimal.ts";
 import { bsonType, isNumeric, numberValue } from "./numbers.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
+
+const PUSH = (accumulatorOperators as unknown as Record<string, AnyFn>).$push;
 
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
@@ -159,6 +163,77 @@ function $atan2(obj: Doc, expr: unknown, options: Options): unknown {
   const result = Math.atan2(valueOf("$atan2", y), valueOf("$atan2", x));
   return isDecimal(y) || isDecimal(x) ? Decimal128.fromString(String(result)) : result;
 }
+
+/** The numbers among `values` (of any numeric type), sorted. */
+const sortedNumbers = (values: unknown[]) =>
+  values.filter(isNumeric).map((v) => numberValue(v)!).filter((n) => !Number.isNaN(n))
+    .sort((a, b) => a - b);
+
+/**
+ * The `p` percentile (0 to 1) of sorted numbers: the value of rank ⌈p·n⌉ (`approximate`, which
+ * is exact at the sizes a request holds, and `discrete`), or interpolated between the two
+ * nearest ranks (`continuous`).
+ */
+function percentileOf(sorted: number[], p: number, method: string): number {
+  if (method !== "continuous") return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)];
+  const at = p * (sorted.length - 1);
+  const low = Math.floor(at);
+  const high = Math.ceil(at);
+  return sorted[low] + (at - low) * (sorted[high] - sorted[low]);
+}
+
+const PERCENTILE_METHODS = new Set(["approximate", "discrete", "continuous"]);
+
+/**
+ * `$percentile: {input, p, method}` or `$median: {input, method}`, as an expression (the input
+ * a list, or one value) and as a `$group` accumulator (one value a document); numbers of any
+ * type count, other values do not; null for each percentile when there is none. The arguments are checked as
+ * MongoDB checks them.
+ */
+function percentile(op: "$percentile" | "$median"): AnyFn {
+  return (obj: Doc | Doc[], expr: unknown, options: Options) => {
+    if (!isPlainObject(expr)) throw new Error(`${op} takes a document of arguments`);
+    const allowed = op === "$percentile" ? ["input", "p", "method"] : ["input", "method"];
+    for (const key of Object.keys(expr)) {
+      if (!allowed.includes(key)) throw new Error(`${op} does not take '${key}'`);
+    }
+    for (const key of allowed) {
+      if (!Object.hasOwn(expr, key)) throw new Error(`${op} needs '${key}'`);
+    }
+    const method = expr.method;
+    if (typeof method !== "string" || !PERCENTILE_METHODS.has(method)) {
+      throw new Error(`${op}: 'method' must be "approximate", "discrete" or "continuous"`);
+    }
+    let ps = [0.5];
+    if (op === "$percentile") {
+      const given = Array.isArray(obj) ? expr.p : evalExpr(obj as never, expr.p as never, options);
+      if (
+        !Array.isArray(given) || given.length === 0 ||
+        given.some((p) => !isNumeric(p) || !(numberValue(p)! >= 0 && numberValue(p)! <= 1))
+      ) {
+        throw new Error("$percentile: 'p' must be a non-empty list of numbers from 0 to 1");
+      }
+      ps = given.map((p) => numberValue(p)!);
+    }
+    let values: unknown[];
+    if (Array.isArray(obj)) {
+      // mingo's $push evaluates the expression on each document of the group.
+      values = PUSH(obj, expr.input, options);
+    } else {
+      const input = evalExpr(obj as never, expr.input as never, options);
+      values = Array.isArray(input) ? input : [input];
+    }
+    const sorted = sortedNumbers(values);
+    const out = ps.map((p) => sorted.length === 0 ? null : percentileOf(sorted, p, method));
+    return op === "$median" ? out[0] : out;
+  };
+}
+
+/** `$percentile` and `$median`, as expressions and accumulators (see {@link percentile}). */
+export const percentileExpressions: Record<string, AnyFn> = {
+  $percentile: percentile("$percentile"),
+  $median: percentile("$median"),
+};
 
 /** The operators of this module, by name. */
 export const mathExpressions: Record<string, AnyFn> = {

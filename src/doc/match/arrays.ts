@@ -27,6 +27,7 @@ import * as expressionOperators from "mingo/operators/expression";
 import type { Options } from "mingo/types";
 import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
+import { checkKeys } from "./arguments.ts";
 import { compareValues } from "./compare.ts";
 import { bsonType, numberValue } from "./numbers.ts";
 
@@ -166,18 +167,6 @@ function timestampPart(op: "$tsSecond" | "$tsIncrement"): AnyFn {
     const t = ts as { high: number; low: number };
     return (op === "$tsSecond" ? t.high : t.low) >>> 0;
   };
-}
-
-/** The keys of an operator's arguments document, checked: `allowed` only, `required` there. */
-function checkKeys(op: string, expr: unknown, allowed: string[], required: string[]): Doc {
-  if (!isPlainObject(expr)) throw new Error(`${op} takes a document of arguments`);
-  for (const key of Object.keys(expr)) {
-    if (!allowed.includes(key)) throw new Error(`${op} does not take '${key}'`);
-  }
-  for (const key of required) {
-    if (!Object.hasOwn(expr, key)) throw new Error(`${op} needs '${key}'`);
-  }
-  return expr;
 }
 
 /**

@@ -24,9 +24,9 @@
 import { evalExpr } from "mingo/core";
 import * as expressionOperators from "mingo/operators/expression";
 import type { Options } from "mingo/types";
-import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
 import { bsonType, isNumeric, numberValue } from "./numbers.ts";
+import { checkKeys } from "./arguments.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
@@ -117,16 +117,9 @@ function $strcasecmp(obj: Doc, expr: unknown, options: Options): number {
 /** `$replaceOne` or `$replaceAll: {input, find, replacement}`. */
 function replace(op: "$replaceOne" | "$replaceAll"): AnyFn {
   return (obj: Doc, expr: unknown, options: Options) => {
-    if (!isPlainObject(expr)) throw new Error(`${op} takes a document of arguments`);
-    for (const key of Object.keys(expr)) {
-      if (key !== "input" && key !== "find" && key !== "replacement") {
-        throw new Error(`${op} does not take '${key}'`);
-      }
-    }
-    const values = ["input", "find", "replacement"].map((key) => {
-      if (!Object.hasOwn(expr, key)) throw new Error(`${op} needs '${key}'`);
-      return evalExpr(obj as never, expr[key] as never, options);
-    });
+    const keys = ["input", "find", "replacement"];
+    const args = checkKeys(op, expr, keys, keys);
+    const values = keys.map((key) => evalExpr(obj as never, args[key] as never, options));
     // The type of every operand is checked before a null one gives null, as in MongoDB.
     for (const v of values) {
       if (v !== null && v !== undefined && typeof v !== "string") {
@@ -208,12 +201,7 @@ function $substrCP(obj: Doc, expr: unknown, options: Options): string {
 function trim(op: string): AnyFn {
   const mingo = (expressionOperators as unknown as Record<string, AnyFn>)[op];
   return (obj: Doc, expr: unknown, options: Options) => {
-    if (!isPlainObject(expr)) throw new Error(`${op} takes a document of input and chars`);
-    for (const key of Object.keys(expr)) {
-      if (key !== "input" && key !== "chars") throw new Error(`${op} does not take '${key}'`);
-    }
-    if (!Object.hasOwn(expr, "input")) throw new Error(`${op} needs 'input'`);
-    return mingo(obj, expr, options);
+    return mingo(obj, checkKeys(op, expr, ["input", "chars"], ["input"]), options);
   };
 }
 

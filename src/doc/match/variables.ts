@@ -21,6 +21,7 @@
 import * as expressionOperators from "mingo/operators/expression";
 import type { Options } from "mingo/types";
 import { isPlainObject } from "../../util/plain.ts";
+import { checkKeys } from "./arguments.ts";
 import type { Doc } from "../types.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
@@ -39,21 +40,9 @@ function checkName(op: string, name: unknown): void {
   }
 }
 
-/** The arguments document of `op`, with the keys `allowed` only and the `required` ones. */
-function argumentsOf(op: string, expr: unknown, allowed: string[], required: string[]): Doc {
-  if (!isPlainObject(expr)) throw new Error(`${op} takes a document of arguments`);
-  for (const key of Object.keys(expr)) {
-    if (!allowed.includes(key)) throw new Error(`${op} does not take '${key}'`);
-  }
-  for (const key of required) {
-    if (!Object.hasOwn(expr, key)) throw new Error(`${op} needs '${key}'`);
-  }
-  return expr;
-}
-
 /** `$let: {vars, in}`. */
 function $let(obj: Doc, expr: unknown, options: Options): unknown {
-  const args = argumentsOf("$let", expr, ["vars", "in"], ["vars", "in"]);
+  const args = checkKeys("$let", expr, ["vars", "in"], ["vars", "in"]);
   if (!isPlainObject(args.vars)) throw new Error("$let: 'vars' must be a document");
   const vars = args.vars as Doc;
   for (const name of Object.keys(vars)) checkName("$let", name);
@@ -62,14 +51,14 @@ function $let(obj: Doc, expr: unknown, options: Options): unknown {
 
 /** `$map: {input, as, in}`. */
 function $map(obj: Doc, expr: unknown, options: Options): unknown {
-  const args = argumentsOf("$map", expr, ["input", "as", "in"], ["input", "in"]);
+  const args = checkKeys("$map", expr, ["input", "as", "in"], ["input", "in"]);
   if (Object.hasOwn(args, "as")) checkName("$map", args.as);
   return MINGO.$map(obj, args, options);
 }
 
 /** `$filter: {input, as, cond, limit}`. */
 function $filter(obj: Doc, expr: unknown, options: Options): unknown {
-  const args = argumentsOf("$filter", expr, ["input", "as", "cond", "limit"], ["input", "cond"]);
+  const args = checkKeys("$filter", expr, ["input", "as", "cond", "limit"], ["input", "cond"]);
   if (Object.hasOwn(args, "as")) checkName("$filter", args.as);
   return MINGO.$filter(obj, args, options);
 }

@@ -27,7 +27,7 @@ import * as expressionOperators from "mingo/operators/expression";
 import type { Options } from "mingo/types";
 import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
-import { checkKeys } from "./arguments.ts";
+import { checkKeys, listOperands } from "./arguments.ts";
 import { compareValues } from "./compare.ts";
 import { bsonType, numberValue } from "./numbers.ts";
 
@@ -47,16 +47,10 @@ function orAccumulator(op: string, expression: AnyFn): AnyFn {
     Array.isArray(obj) ? mingo(obj, expr, options) : expression(obj, expr, options);
 }
 
-/** The one operand of `op`, evaluated; `[x]` is `x`. */
-function oneOperand(op: string, obj: Doc, expr: unknown, options: Options): unknown {
-  if (Array.isArray(expr) && expr.length !== 1) throw new Error(`${op} takes one argument`);
-  return evalExpr(obj as never, (Array.isArray(expr) ? expr[0] : expr) as never, options);
-}
-
 /** `$first` or `$last` of a list: null for null or missing, nothing for an empty list. */
 function end(op: "$first" | "$last"): AnyFn {
   return (obj: Doc, expr: unknown, options: Options) => {
-    const list = oneOperand(op, obj, expr, options);
+    const list = listOperands(op, { obj, expr, options }, { min: 1, lone: true })[0];
     if (list === null || list === undefined) return null;
     if (!Array.isArray(list)) throw new Error(`${op} needs a list`);
     return op === "$first" ? list[0] : list[list.length - 1];
@@ -131,7 +125,7 @@ function $mergeObjects(obj: Doc, expr: unknown, options: Options): Doc {
  */
 function $arrayToObject(obj: Doc, expr: unknown, options: Options): unknown {
   const op = "$arrayToObject";
-  const list = oneOperand(op, obj, expr, options);
+  const list = listOperands(op, { obj, expr, options }, { min: 1, lone: true })[0];
   if (list === null || list === undefined) return null;
   if (!Array.isArray(list)) throw new Error(`${op} needs a list`);
   const out: Doc = {};
@@ -161,7 +155,7 @@ function $arrayToObject(obj: Doc, expr: unknown, options: Options): unknown {
 /** `$tsSecond` or `$tsIncrement` of a Timestamp. */
 function timestampPart(op: "$tsSecond" | "$tsIncrement"): AnyFn {
   return (obj: Doc, expr: unknown, options: Options) => {
-    const ts = oneOperand(op, obj, expr, options);
+    const ts = listOperands(op, { obj, expr, options }, { min: 1, lone: true })[0];
     if (ts === null || ts === undefined) return null;
     if (bsonType(ts) !== "Timestamp") throw new Error(`${op} needs a Timestamp`);
     const t = ts as { high: number; low: number };

@@ -25,6 +25,7 @@ import type { Options } from "mingo/types";
 import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
 import { dateOf, instantOf, isoWeek, partsOf } from "./dates.ts";
+import { checkKeys } from "./arguments.ts";
 import { numberValue } from "./numbers.ts";
 
 const DAY_MS = 86_400_000;
@@ -54,18 +55,12 @@ function argumentsOf(
   allowed: { required: string[]; optional: string[] },
   evaluate: { obj: Doc; options: Options },
 ): Record<string, unknown> {
-  if (!isPlainObject(expr)) throw new Error(`${op} takes a document of arguments`);
   const known = [...allowed.required, ...allowed.optional];
-  for (const key of Object.keys(expr)) {
-    if (!known.includes(key)) throw new Error(`${op} does not take '${key}'`);
-  }
+  const args = checkKeys(op, expr, known, allowed.required);
   const out: Record<string, unknown> = {};
-  for (const key of allowed.required) {
-    if (!Object.hasOwn(expr, key)) throw new Error(`${op} needs '${key}'`);
-  }
   for (const key of known) {
-    if (Object.hasOwn(expr, key)) {
-      out[key] = evalExpr(evaluate.obj as never, expr[key] as never, evaluate.options);
+    if (Object.hasOwn(args, key)) {
+      out[key] = evalExpr(evaluate.obj as never, args[key] as never, evaluate.options);
     }
   }
   return out;

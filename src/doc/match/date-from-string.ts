@@ -21,11 +21,11 @@
  */
 import { evalExpr } from "mingo/core";
 import type { Options } from "mingo/types";
-import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
 import { checkFormat, instantOf, MONTHS } from "./dates.ts";
+import { checkKeys } from "./arguments.ts";
 
-const ARGUMENTS = new Set(["dateString", "format", "timezone", "onError", "onNull"]);
+const ARGUMENTS = ["dateString", "format", "timezone", "onError", "onNull"];
 
 /** The parts a text gives; the offset (seconds) when it carries one. */
 interface Fields {
@@ -317,25 +317,21 @@ function localTime(fields: Fields): number {
  */
 export function $dateFromString(obj: Doc, expr: unknown, options: Options): unknown {
   const op = "$dateFromString";
-  if (!isPlainObject(expr)) throw new Error(`${op} takes a document of arguments`);
-  for (const key of Object.keys(expr)) {
-    if (!ARGUMENTS.has(key)) throw new Error(`${op} does not take '${key}'`);
-  }
-  if (!Object.hasOwn(expr, "dateString")) throw new Error(`${op} needs a 'dateString'`);
-  const evaluate = (key: string) => evalExpr(obj as never, expr[key] as never, options);
+  const args = checkKeys(op, expr, ARGUMENTS, ["dateString"]);
+  const evaluate = (key: string) => evalExpr(obj as never, args[key] as never, options);
   const text = evaluate("dateString");
   if (text === null || text === undefined) {
-    return Object.hasOwn(expr, "onNull") ? evaluate("onNull") : null;
+    return Object.hasOwn(args, "onNull") ? evaluate("onNull") : null;
   }
   const fail = (err: Unreadable) => {
-    if (Object.hasOwn(expr, "onError")) return evaluate("onError");
+    if (Object.hasOwn(args, "onError")) return evaluate("onError");
     throw err;
   };
   if (typeof text !== "string") return fail(new Unreadable(`${op} needs a string`));
-  const format = Object.hasOwn(expr, "format") ? evaluate("format") : undefined;
-  const zone = Object.hasOwn(expr, "timezone") ? evaluate("timezone") : undefined;
-  if (Object.hasOwn(expr, "format") && (format === null || format === undefined)) return null;
-  if (Object.hasOwn(expr, "timezone") && (zone === null || zone === undefined)) return null;
+  const format = Object.hasOwn(args, "format") ? evaluate("format") : undefined;
+  const zone = Object.hasOwn(args, "timezone") ? evaluate("timezone") : undefined;
+  if (Object.hasOwn(args, "format") && (format === null || format === undefined)) return null;
+  if (Object.hasOwn(args, "timezone") && (zone === null || zone === undefined)) return null;
   if (format !== undefined && typeof format !== "string") {
     throw new Error(`${op}: the format must be a string`);
   }

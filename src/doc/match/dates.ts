@@ -30,11 +30,12 @@ import type { Options } from "mingo/types";
 import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
 import { bsonType } from "./numbers.ts";
+import { checkKeys } from "./arguments.ts";
 
 /** The format when none is given. */
 const DEFAULT_FORMAT = "%Y-%m-%dT%H:%M:%S.%LZ";
 
-const ARGUMENTS = new Set(["date", "format", "timezone", "onNull"]);
+const ARGUMENTS = ["date", "format", "timezone", "onNull"];
 
 /** What each specifier writes, from the date's parts in its time zone (see {@link Parts}). */
 const SPECIFIERS: Record<string, (p: Parts) => string> = {
@@ -218,22 +219,18 @@ export function partsOf(at: Date, zone: string): Parts {
  * is null, `onNull` (else null) when the date is null or missing.
  */
 export function $dateToString(obj: Doc, expr: unknown, options: Options): unknown {
-  if (!isPlainObject(expr)) throw new Error("$dateToString takes a document of arguments");
-  for (const key of Object.keys(expr)) {
-    if (!ARGUMENTS.has(key)) throw new Error(`$dateToString does not take '${key}'`);
-  }
-  if (!Object.hasOwn(expr, "date")) throw new Error("$dateToString needs a 'date'");
-  const evaluate = (key: string) => evalExpr(obj as never, expr[key] as never, options);
-  const format = Object.hasOwn(expr, "format") ? evaluate("format") : DEFAULT_FORMAT;
+  const args = checkKeys("$dateToString", expr, ARGUMENTS, ["date"]);
+  const evaluate = (key: string) => evalExpr(obj as never, args[key] as never, options);
+  const format = Object.hasOwn(args, "format") ? evaluate("format") : DEFAULT_FORMAT;
   const date = evaluate("date");
-  const zone = Object.hasOwn(expr, "timezone") ? evaluate("timezone") : "UTC";
+  const zone = Object.hasOwn(args, "timezone") ? evaluate("timezone") : "UTC";
   if (zone === null || zone === undefined) return null;
   if (typeof zone !== "string") throw new Error("$dateToString: the timezone must be a string");
   if (format === null || format === undefined) return null;
   if (typeof format !== "string") throw new Error("$dateToString: the format must be a string");
   checkFormat("$dateToString", format, (c) => Object.hasOwn(SPECIFIERS, c));
   if (date === null || date === undefined) {
-    return Object.hasOwn(expr, "onNull") ? evaluate("onNull") : null;
+    return Object.hasOwn(args, "onNull") ? evaluate("onNull") : null;
   }
   const parts = partsOf(dateOf(date, "$dateToString"), zone);
   let out = "";
@@ -257,9 +254,7 @@ function datePart(op: string, part: (date: Date) => number) {
       date = date[0];
     }
     if (isPlainObject(date) && Object.hasOwn(date, "date")) {
-      for (const key of Object.keys(date)) {
-        if (key !== "date" && key !== "timezone") throw new Error(`${op} does not take '${key}'`);
-      }
+      checkKeys(op, date, ["date", "timezone"], ["date"]);
       if (Object.hasOwn(date, "timezone")) {
         zone = evalExpr(obj as never, date.timezone as never, options);
       }

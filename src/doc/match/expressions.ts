@@ -22,6 +22,7 @@ import type { Doc } from "../types.ts";
 import { decimalRemainder, fromExact, roundedAt } from "./decimal.ts";
 import { bsonType, isNumeric, valueOf } from "./numbers.ts";
 import { typeName } from "./type-operator.ts";
+import { listOperands } from "./arguments.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
@@ -310,14 +311,6 @@ function truthy(v: unknown): boolean {
   return !(v === false || v === null || v === undefined || (isNumeric(v) && valueOf(v) === 0));
 }
 
-/** The arguments of an expression taking a list of `n`, evaluated; throws for another count. */
-function argumentsOf(op: string, n: number, obj: Doc, expr: unknown, options: Options): unknown[] {
-  if (!Array.isArray(expr) || expr.length !== n) {
-    throw new Error(`${op} takes ${n} arguments`);
-  }
-  return expr.map((e) => evalExpr(obj as never, e as never, options));
-}
-
 /**
  * Array and string expressions with MongoDB's answers where mingo's differ: `$mod` (null for a
  * null or missing argument, numbers of every type, a zero divisor refused: mingo's gave NaN),
@@ -327,7 +320,7 @@ function argumentsOf(op: string, n: number, obj: Doc, expr: unknown, options: Op
  */
 export const listAndTextExpressions: Record<string, AnyFn> = {
   $mod: (obj: Doc, expr: unknown, options: Options) => {
-    const [a, b] = argumentsOf("$mod", 2, obj, expr, options);
+    const [a, b] = listOperands("$mod", { obj, expr, options }, { min: 2 });
     if (a === null || a === undefined || b === null || b === undefined) return null;
     if (!isNumeric(a) || !isNumeric(b)) throw new Error("$mod only supports numeric types");
     if (valueOf(b) === 0) throw new Error("$mod: can't divide by zero");
@@ -343,7 +336,7 @@ export const listAndTextExpressions: Record<string, AnyFn> = {
     return valueOf(a) % valueOf(b);
   },
   $split: (obj: Doc, expr: unknown, options: Options) => {
-    const [text, separator] = argumentsOf("$split", 2, obj, expr, options);
+    const [text, separator] = listOperands("$split", { obj, expr, options }, { min: 2 });
     if (text === null || text === undefined || separator === null || separator === undefined) {
       return null;
     }
@@ -359,7 +352,7 @@ export const listAndTextExpressions: Record<string, AnyFn> = {
     return value.length;
   },
   $arrayElemAt: (obj: Doc, expr: unknown, options: Options) => {
-    const [list, index] = argumentsOf("$arrayElemAt", 2, obj, expr, options);
+    const [list, index] = listOperands("$arrayElemAt", { obj, expr, options }, { min: 2 });
     if (list === null || list === undefined || index === null || index === undefined) {
       return null;
     }

@@ -9,6 +9,7 @@ import type { Options } from "mingo/types";
 import { compileLinear, LinearRegExp } from "../regex.ts";
 import type { Doc } from "../types.ts";
 import { reaching } from "./comparisons.ts";
+import { checkKeys } from "./arguments.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyFn = (...args: any[]) => any;
@@ -63,7 +64,7 @@ interface SearchOptions {
   global: boolean;
 }
 
-const REGEX_ARGUMENTS = new Set(["input", "regex", "options"]);
+const REGEX_ARGUMENTS = ["input", "regex", "options"];
 
 /**
  * A pattern with extended syntax (`x`) taken out, as PCRE reads it: whitespace and `#`
@@ -114,13 +115,7 @@ function search(
   expr: unknown,
   { options, global, op }: SearchOptions & { op: string },
 ): Found[] {
-  const val = evalExpr(obj as never, expr as never, options) as Record<string, unknown>;
-  if (val === null || typeof val !== "object" || Array.isArray(val) || val instanceof RegExp) {
-    throw new Error(`${op} takes a document of input, regex and options`);
-  }
-  for (const key of Object.keys(val)) {
-    if (!REGEX_ARGUMENTS.has(key)) throw new Error(`${op} does not take '${key}'`);
-  }
+  const val = checkKeys(op, evalExpr(obj as never, expr as never, options), REGEX_ARGUMENTS, []);
   const { input, regex, options: given } = val;
   if (input !== null && input !== undefined && typeof input !== "string") {
     throw new Error(`${op} needs a string input`);

@@ -26,8 +26,8 @@ import * as accumulatorOperators from "mingo/operators/accumulator";
 import type { Options } from "mingo/types";
 import { Decimal128, Long } from "../bson.ts";
 import type { Doc } from "../types.ts";
-import { isPlainObject } from "../../util/plain.ts";
 import { fromExact, roundedAt } from "./decimal.ts";
+import { checkKeys, listOperands } from "./arguments.ts";
 import { bsonType, isNumeric, numberValue } from "./numbers.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
@@ -37,16 +37,6 @@ const PUSH = (accumulatorOperators as unknown as Record<string, AnyFn>).$push;
 
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
-
-/** The operands of `op`, evaluated: `count` of them, a lone one also without its list. */
-function operands(op: string, count: number, args: { obj: Doc; expr: unknown; options: Options }) {
-  const { obj, expr, options } = args;
-  const list = Array.isArray(expr) ? expr : [expr];
-  if (list.length !== count) {
-    throw new Error(`${op} takes exactly ${count} argument${count === 1 ? "" : "s"}`);
-  }
-  return list.map((e) => evalExpr(obj as never, e as never, options));
-}
 
 /** A numeric operand's value as a JavaScript number; an error for what is no number. */
 function valueOf(op: string, v: unknown): number {
@@ -85,7 +75,7 @@ function unary(
   check?: (n: number) => string | undefined,
 ): AnyFn {
   return (obj: Doc, expr: unknown, options: Options) => {
-    const [v] = operands(op, 1, { obj, expr, options });
+    const [v] = listOperands(op, { obj, expr, options }, { min: 1, lone: true });
     if (v === null || v === undefined) return null;
     const n = valueOf(op, v);
     if (Number.isNaN(n)) return v;
@@ -98,7 +88,7 @@ function unary(
 /** `$abs`, `$ceil` or `$floor`: exact on every type; a whole operand stays whole. */
 function exactUnary(op: "$abs" | "$ceil" | "$floor"): AnyFn {
   return (obj: Doc, expr: unknown, options: Options) => {
-    const [v] = operands(op, 1, { obj, expr, options });
+    const [v] = listOperands(op, { obj, expr, options }, { min: 1, lone: true });
     if (v === null || v === undefined) return null;
     const n = valueOf(op, v);
     const whole = wholeOf(v);
@@ -120,7 +110,7 @@ const positive = (n: number) => n <= 0 ? "the operand must be a positive number"
 
 /** `$log: [number, base]`: both positive, the base not 1. */
 function $log(obj: Doc, expr: unknown, options: Options): unknown {
-  const [v, base] = operands("$log", 2, { obj, expr, options });
+  const [v, base] = listOperands("$log", { obj, expr, options }, { min: 2 });
   if (v === null || v === undefined || base === null || base === undefined) return null;
   const n = valueOf("$log", v);
   const b = valueOf("$log", base);
@@ -136,7 +126,7 @@ function $log(obj: Doc, expr: unknown, options: Options): unknown {
  * negative power is refused.
  */
 function $pow(obj: Doc, expr: unknown, options: Options): unknown {
-  const [base, exponent] = operands("$pow", 2, { obj, expr, options });
+  const [base, exponent] = listOperands("$pow", { obj, expr, options }, { min: 2 });
   if (base === null || base === undefined || exponent === null || exponent === undefined) {
     return null;
   }
@@ -158,7 +148,7 @@ function $pow(obj: Doc, expr: unknown, options: Options): unknown {
 
 /** `$atan2: [y, x]`. */
 function $atan2(obj: Doc, expr: unknown, options: Options): unknown {
-  const [y, x] = operands("$atan2", 2, { obj, expr, options });
+  const [y, x] = listOperands("$atan2", { obj, expr, options }, { min: 2 });
   if (y === null || y === undefined || x === null || x === undefined) return null;
   const result = Math.atan2(valueOf("$atan2", y), valueOf("$atan2", x));
   return isDecimal(y) || isDecimal(x) ? Decimal128.fromString(String(result)) : result;
@@ -192,21 +182,15 @@ const PERCENTILE_METHODS = new Set(["approximate", "discrete", "continuous"]);
  */
 function percentile(op: "$percentile" | "$median"): AnyFn {
   return (obj: Doc | Doc[], expr: unknown, options: Options) => {
-    if (!isPlainObject(expr)) throw new Error(`${op} takes a document of arguments`);
     const allowed = op === "$percentile" ? ["input", "p", "method"] : ["input", "method"];
-    for (const key of Object.keys(expr)) {
-      if (!allowed.includes(key)) throw new Error(`${op} does not take '${key}'`);
-    }
-    for (const key of allowed) {
-      if (!Object.hasOwn(expr, key)) throw new Error(`${op} needs '${key}'`);
-    }
-    const method = expr.method;
+    const args = checkKeys(op, expr, allowed, allowed);
+    const method = args.method;
     if (typeof method !== "string" || !PERCENTILE_METHODS.has(method)) {
       throw new Error(`${op}: 'method' must be "approximate", "discrete" or "continuous"`);
     }
     let ps = [0.5];
     if (op === "$percentile") {
-      const given = Array.isArray(obj) ? expr.p : evalExpr(obj as never, expr.p as never, options);
+      const given = Array.isArray(obj) ? args.p : evalExpr(obj as never, args.p as never, options);
       if (
         !Array.isArray(given) || given.length === 0 ||
         given.some((p) => !isNumeric(p) || !(numberValue(p)! >= 0 && numberValue(p)! <= 1))
@@ -218,9 +202,9 @@ function percentile(op: "$percentile" | "$median"): AnyFn {
     let values: unknown[];
     if (Array.isArray(obj)) {
       // mingo's $push evaluates the expression on each document of the group.
-      values = PUSH(obj, expr.input, options);
+      values = PUSH(obj, args.input, options);
     } else {
-      const input = evalExpr(obj as never, expr.input as never, options);
+      const input = evalExpr(obj as never, args.input as never, options);
       values = Array.isArray(input) ? input : [input];
     }
     const sorted = sortedNumbers(values);
@@ -262,7 +246,7 @@ export const mathExpressions: Record<string, AnyFn> = {
   $degreesToRadians: unary("$degreesToRadians", (n) => n * Math.PI / 180),
   $radiansToDegrees: unary("$radiansToDegrees", (n) => n * 180 / Math.PI),
   $isNumber: (obj: Doc, expr: unknown, options: Options) => {
-    const [v] = operands("$isNumber", 1, { obj, expr, options });
+    const [v] = listOperands("$isNumber", { obj, expr, options }, { min: 1, lone: true });
     return isNumeric(v);
   },
 };

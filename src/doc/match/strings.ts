@@ -26,19 +26,10 @@ import * as expressionOperators from "mingo/operators/expression";
 import type { Options } from "mingo/types";
 import type { Doc } from "../types.ts";
 import { bsonType, isNumeric, numberValue } from "./numbers.ts";
-import { checkKeys } from "./arguments.ts";
+import { checkKeys, listOperands } from "./arguments.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
-
-/** The evaluated list operands of `op`, between `min` and `max` of them. */
-function listOperands(op: string, range: [number, number], args: [Doc, unknown, Options]) {
-  const [obj, expr, options] = args;
-  if (!Array.isArray(expr) || expr.length < range[0] || expr.length > range[1]) {
-    throw new Error(`${op} takes ${range[0]} to ${range[1]} arguments`);
-  }
-  return expr.map((e) => evalExpr(obj as never, e as never, options));
-}
 
 /** A start or end position: a whole number of 0 or more. */
 function position(op: string, value: unknown): number {
@@ -65,7 +56,7 @@ const unitsAt = (text: string, i: number) => text.codePointAt(i)! > 0xffff ? 2 :
  */
 function indexOf(op: string, size: (text: string, i: number) => number): AnyFn {
   return (obj: Doc, expr: unknown, options: Options) => {
-    const [text, sub, start, end] = listOperands(op, [2, 4], [obj, expr, options]);
+    const [text, sub, start, end] = listOperands(op, { obj, expr, options }, { min: 2, max: 4 });
     if (text === null || text === undefined) return null;
     if (typeof text !== "string") throw new Error(`${op} needs a string to search`);
     if (typeof sub !== "string") throw new Error(`${op} needs a string to find`);
@@ -103,7 +94,7 @@ function textOf(value: unknown): string {
 
 /** `$strcasecmp`: -1, 0 or 1, comparing code points with ASCII letters folded only. */
 function $strcasecmp(obj: Doc, expr: unknown, options: Options): number {
-  const [a, b] = listOperands("$strcasecmp", [2, 2], [obj, expr, options]).map((v) =>
+  const [a, b] = listOperands("$strcasecmp", { obj, expr, options }, { min: 2, max: 2 }).map((v) =>
     textOf(v).replace(/[A-Z]+/g, (s) => s.toLowerCase())
   );
   const x = Array.from(a, (c) => c.codePointAt(0)!);
@@ -166,7 +157,7 @@ const fromUtf8 = new TextDecoder();
  */
 function substrBytes(op: string): AnyFn {
   return (obj: Doc, expr: unknown, options: Options) => {
-    const [text, start, length] = listOperands(op, [3, 3], [obj, expr, options]);
+    const [text, start, length] = listOperands(op, { obj, expr, options }, { min: 3, max: 3 });
     const bytes = utf8.encode(substringText(op, text));
     const from = wholeArgument(op, start);
     const count = wholeArgument(op, length);
@@ -185,7 +176,7 @@ function substrBytes(op: string): AnyFn {
 /** `$substrCP`: `[text, start, count]` in code points, both whole and not negative. */
 function $substrCP(obj: Doc, expr: unknown, options: Options): string {
   const op = "$substrCP";
-  const [text, start, count] = listOperands(op, [3, 3], [obj, expr, options]);
+  const [text, start, count] = listOperands(op, { obj, expr, options }, { min: 3, max: 3 });
   const points = Array.from(substringText(op, text));
   const [from, n] = [start, count].map((v) => {
     const value = numberValue(v);

@@ -425,3 +425,64 @@ scenario(
   },
   { gaps: ["$project-expressions"] },
 );
+
+scenario(
+  "an aggregation's list operators order lists as MongoDB does, and refuse a missing list",
+  {
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      players: {
+        schema: {
+          name: { type: "string" },
+          scores: { type: "list", schema: { type: "integer" } },
+        },
+      },
+      ranked: {
+        datasource: {
+          source: "players",
+          aggregation: {
+            pipeline: [
+              { $match: { scores: { $exists: true } } },
+              { $sort: { name: 1 } },
+              {
+                $project: {
+                  _id: 0,
+                  name: 1,
+                  best: { $maxN: { n: 2, input: "$scores" } },
+                  ordered: { $sortArray: { input: "$scores", sortBy: -1 } },
+                  reversed: { $reverseArray: "$scores" },
+                },
+              },
+            ],
+          },
+        },
+      },
+      everyone: {
+        datasource: {
+          source: "players",
+          aggregation: {
+            pipeline: [{ $project: { top: { $firstN: { n: 1, input: "$scores" } } } }],
+          },
+        },
+      },
+    },
+  },
+  async (api) => {
+    const posted = await api.post("players", [
+      { name: "ann", scores: [3, 9, 4] },
+      { name: "bob", scores: [7] },
+      { name: "cid" },
+    ]);
+    assert.equal(posted.status, 201, posted.text);
+    const res = await api.get("ranked");
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body._items, [
+      { name: "ann", best: [9, 4], ordered: [9, 4, 3], reversed: [4, 9, 3] },
+      { name: "bob", best: [7], ordered: [7], reversed: [7] },
+    ]);
+    // A player without scores has no list for $firstN: MongoDB refuses the pipeline.
+    const refused = await api.get("everyone");
+    assert.equal(refused.status, 400, refused.text);
+  },
+  { gaps: ["$project-expressions"] },
+);

@@ -1734,6 +1734,64 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $sortArray, the n-operators and $reverseArray order lists as MongoDB does",
+    needs: ["$project-expressions"],
+    async fn({ coll }) {
+      const c = coll("ordered_lists");
+      await c.insertMany([{
+        _id: 1,
+        mixed: [[1], 5, "a", null, { x: 1 }, 2],
+        people: [{ n: "b", a: 2 }, { n: "c", a: [0, 9] }, 7, { n: "a", a: 1 }],
+        list: [1, 2, 3],
+      }]);
+      const [out] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          up: { $sortArray: { input: "$mixed", sortBy: 1 } },
+          down: { $sortArray: { input: "$mixed", sortBy: -1 } },
+          byAge: { $sortArray: { input: "$people", sortBy: { a: 1 } } },
+          none: { $sortArray: { input: "$nothing", sortBy: 1 } },
+          least: { $minN: { n: 3, input: "$mixed" } },
+          most: { $maxN: { n: 2, input: "$mixed" } },
+          first: { $firstN: { n: Long.fromNumber(2), input: "$list" } },
+          last: { $lastN: { n: 5, input: "$list" } },
+          reversed: { $reverseArray: [[1, 2]] },
+          reversedField: { $reverseArray: "$list" },
+        },
+      }]);
+      // Lists come after documents in MongoDB's order; a member that is not a document has
+      // none of the fields sorted on; the n-operators leave out nulls.
+      assert.deepEqual(out, {
+        up: [null, 2, 5, "a", { x: 1 }, [1]],
+        down: [[1], { x: 1 }, "a", 5, 2, null],
+        byAge: [7, { n: "c", a: [0, 9] }, { n: "a", a: 1 }, { n: "b", a: 2 }],
+        none: null,
+        least: [2, 5, "a"],
+        most: [[1], { x: 1 }],
+        first: [1, 2],
+        last: [1, 2, 3],
+        reversed: [2, 1],
+        reversedField: [3, 2, 1],
+      });
+      for (
+        const expr of [
+          { $sortArray: { input: "$list", sortBy: 2 } },
+          { $sortArray: { input: "$list", sortBy: 1, extra: 1 } },
+          { $sortArray: { input: "$list", sortBy: { $nope: 1 } } },
+          { $sortArray: { input: 5, sortBy: 1 } },
+          { $firstN: { n: 2, input: "$nothing" } },
+          { $lastN: { n: 0, input: "$list" } },
+          { $minN: { n: 1.5, input: "$list" } },
+          { $maxN: { n: 1, input: "$list", extra: 1 } },
+          { $reverseArray: [1, 2] },
+          { $reverseArray: 5 },
+        ]
+      ) {
+        await assert.rejects(c.aggregate([{ $project: { v: expr } }]), JSON.stringify(expr));
+      }
+    },
+  },
+  {
     name: "aggregate: comparison expressions order values of every type as MongoDB does",
     needs: ["$project-expressions"],
     async fn({ coll }) {

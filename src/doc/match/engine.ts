@@ -41,6 +41,7 @@ import { $dateFromString } from "./date-from-string.ts";
 import { mathExpressions, percentileExpressions } from "./math.ts";
 import { stringExpressions } from "./strings.ts";
 import { arrayExpressions, setExpressions, sliceExpressions } from "./arrays.ts";
+import { orderedListExpressions } from "./ordered-lists.ts";
 import { variableExpressions } from "./variables.ts";
 import { comparisonExpressions } from "./order.ts";
 import { cloneValue } from "../clone.ts";
@@ -112,6 +113,7 @@ const CONTEXT = Context.init({
     ...arrayExpressions,
     ...setExpressions,
     ...sliceExpressions,
+    ...orderedListExpressions,
     ...variableExpressions,
     ...comparisonExpressions,
     ...caseExpressions,

@@ -1,8 +1,9 @@
 /**
  * MongoDB's cross-type value ordering and document sorting.
  *
- * Order: null/missing < numbers < strings < objects < arrays < binary < ObjectId <
- * booleans < dates < timestamps < regular expressions. Strings compare by code point
+ * Order: MinKey < null/missing < numbers < strings and symbols < objects < arrays < binary <
+ * ObjectId < booleans < dates < timestamps < regular expressions < code < code with scope <
+ * MaxKey. Strings compare by code point
  * (like MongoDB's UTF-8 byte order), numbers across JS/BSON numeric types by value.
  */
 import { type Doc, InvalidQueryError, type Sort } from "../types.ts";
@@ -18,6 +19,9 @@ const RANK_BOOLEAN = 9;
 const RANK_DATE = 10;
 const RANK_TIMESTAMP = 11;
 const RANK_REGEX = 12;
+const RANK_CODE = 13;
+const RANK_CODE_WITH_SCOPE = 14;
+const RANK_MAX_KEY = 15;
 
 function bsonType(v: object): string | undefined {
   return (v as { _bsontype?: string })._bsontype;
@@ -56,10 +60,14 @@ export function rank(v: unknown): number {
       return RANK_TIMESTAMP;
     case "BSONRegExp":
       return RANK_REGEX;
+    case "BSONSymbol":
+      return RANK_STRING;
+    case "Code":
+      return (v as { scope?: unknown }).scope ? RANK_CODE_WITH_SCOPE : RANK_CODE;
     case "MinKey":
       return 1;
     case "MaxKey":
-      return 13;
+      return RANK_MAX_KEY;
   }
   return RANK_OBJECT;
 }
@@ -156,8 +164,19 @@ export function compareValues(a: unknown, b: unknown): number {
       const sb = String(b);
       return compareStrings(sa, sb);
     }
+    case RANK_CODE:
+    case RANK_CODE_WITH_SCOPE: {
+      const byCode = compareStrings(codeOf(a), codeOf(b));
+      if (byCode !== 0 || ra === RANK_CODE) return byCode;
+      return compareValues((a as { scope: unknown }).scope, (b as { scope: unknown }).scope);
+    }
   }
   return 0;
+}
+
+/** The source text of a BSON `Code` value. */
+function codeOf(v: unknown): string {
+  return String((v as { code: unknown }).code);
 }
 
 function compareArrays(a: unknown[], b: unknown[]): number {

@@ -9,7 +9,7 @@
  * ```
  */
 import { parseSort } from "./query/sort.ts";
-import { buildDomain } from "./domain/build.ts";
+import { buildDomain, type Domain } from "./domain/build.ts";
 import { addOplogResource } from "./domain/oplog.ts";
 import { Events } from "./events.ts";
 import { createHandler } from "./http/app.ts";
@@ -17,7 +17,14 @@ import { withHttpErrors } from "./http/errors.ts";
 import { publicUrls } from "./http/urls.ts";
 import { startServer } from "./http/server.ts";
 import { createLogger, type Logger } from "./log.ts";
-import { checkSettings, type Settings, SettingsError } from "./settings/check.ts";
+import {
+  checkSettings,
+  closest,
+  distance,
+  type Settings,
+  SettingsError,
+} from "./settings/check.ts";
+import { engineOperatorNames, unknownOperators } from "./doc/match/operator-names.ts";
 import { applyEnvOverrides } from "./settings/load.ts";
 import type { Runtime } from "./services/runtime.ts";
 import { ensureIndexes } from "./services/indexes.ts";
@@ -120,6 +127,7 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
     parseSortText: parseSort,
     types: options.extensions?.types,
   });
+  if (!options.store && !wantsMongo(settings, hostGiven)) pipelineProblems(domain, problems);
   const auth = authConfig(settings, { custom: options.authenticate, problems });
   const schemas = new Map<string, CompiledSchema>();
   for (const resource of domain.values()) {
@@ -180,6 +188,29 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
     changes,
     metrics,
   };
+}
+
+/**
+ * The operators of aggregation pipelines that the embedded store does not run. Its engine
+ * meets an operator only when it evaluates it: a pipeline with a typo answered an empty
+ * collection and failed once documents came, where MongoDB refuses every request. With
+ * MongoDB the server judges its own operators (a newer server knows more of them).
+ */
+function pipelineProblems(domain: Domain, problems: string[]): void {
+  for (const resource of domain.values()) {
+    if (!resource.aggregation) continue;
+    for (const { name, at } of unknownOperators(resource.aggregation.pipeline)) {
+      // A suggestion only when it is near: one edit in three letters at most.
+      const near = closest(name, engineOperatorNames());
+      const hint = distance(name.toLowerCase(), near.toLowerCase()) <= Math.max(1, name.length / 3)
+        ? ` (did you mean ${near}?)`
+        : "";
+      problems.push(
+        `DOMAIN.${resource.name}.datasource.aggregation.pipeline${at}: ${name} is not an ` +
+          `operator the embedded store runs${hint}`,
+      );
+    }
+  }
 }
 
 /** Builds the service: settings in, a fetch handler out. */

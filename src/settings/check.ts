@@ -35,7 +35,7 @@ export class SettingsError extends Error {
 }
 
 /** Levenshtein distance, for "did you mean" suggestions. */
-function distance(a: string, b: string): number {
+export function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];

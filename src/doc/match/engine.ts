@@ -94,7 +94,7 @@ type Ops = Record<`$${string}`, AnyFn>;
  * "mingo/query", "mingo/aggregator" and "mingo/updater": the wrappers of "mingo" merge
  * their default context first, and in a merge the first definition of a name wins.
  */
-const CONTEXT = Context.init({
+const TABLES = {
   accumulator: { ...accumulatorOperators, ...numericAccumulators } as unknown as Ops,
   expression: {
     ...expressionOperators,
@@ -140,7 +140,17 @@ const CONTEXT = Context.init({
     $mod,
   } as unknown as Ops,
   window: windowOperators as unknown as Ops,
-});
+};
+
+const CONTEXT = Context.init(TABLES);
+
+/**
+ * Every operator name the engine runs, of every kind: stages, expression, accumulator, query,
+ * projection and window operators.
+ */
+export const ENGINE_OPERATORS: ReadonlySet<string> = new Set(
+  Object.values(TABLES).flatMap((table) => Object.keys(table)),
+);
 
 /** A compiled document predicate. */
 export type Matcher = (doc: Doc) => boolean;

@@ -1,0 +1,57 @@
+/**
+ * The operator names of a pipeline that the query engine does not run, found before the
+ * pipeline ever runs: the engine meets an operator only when it evaluates it, so a typo in a
+ * `$project` of an empty collection went unnoticed until documents arrived.
+ *
+ * Every `$` key is an operator name (a stage, an expression, accumulator, query, projection
+ * or window operator), but for the keys of data: `$options` beside `$regex`, the `$ref`, `$id`
+ * and `$db` of a DBRef, and whatever `$literal` (or `$const`) holds.
+ *
+ * @example
+ * ```ts
+ * unknownOperators([{ $project: { x: { $sortArry: { input: "$a", sortBy: 1 } } } }]);
+ * // [{ name: "$sortArry", at: "[0].$project.x" }]
+ * ```
+ * @module
+ */
+import { isPlainObject } from "../../util/plain.ts";
+import { ENGINE_OPERATORS } from "./engine.ts";
+
+/** `$` keys that hold data rather than name an operator. */
+const DATA_KEYS: ReadonlySet<string> = new Set(["$options", "$ref", "$id", "$db"]);
+
+/** Operators whose argument is a value as it stands, never evaluated. */
+const LITERALS: ReadonlySet<string> = new Set(["$literal", "$const"]);
+
+/** An operator name the engine does not run, and where it stands (`[0].$project.x`). */
+export interface UnknownOperator {
+  name: string;
+  at: string;
+}
+
+/** The operator names under `node` (a pipeline, a stage, an expression) the engine lacks. */
+export function unknownOperators(node: unknown): UnknownOperator[] {
+  const found: UnknownOperator[] = [];
+  const visit = (value: unknown, at: string) => {
+    if (Array.isArray(value)) {
+      value.forEach((member, i) => visit(member, `${at}[${i}]`));
+      return;
+    }
+    if (!isPlainObject(value)) return;
+    for (const [key, inner] of Object.entries(value)) {
+      const here = `${at}.${key}`;
+      if (key.startsWith("$")) {
+        if (!ENGINE_OPERATORS.has(key) && !DATA_KEYS.has(key)) found.push({ name: key, at });
+        if (LITERALS.has(key)) continue;
+      }
+      visit(inner, here);
+    }
+  };
+  visit(node, "");
+  return found;
+}
+
+/** Every operator name the engine runs (for suggestions). */
+export function engineOperatorNames(): Iterable<string> {
+  return ENGINE_OPERATORS;
+}

@@ -1792,6 +1792,18 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $sort takes fields sorted by 1 or -1 of any numeric type",
+    async fn({ coll }) {
+      const c = coll("sort_stage");
+      await c.insertMany([{ _id: 1, a: 2 }, { _id: 2, a: 1 }]);
+      const down = await c.aggregate([{ $sort: { a: Long.fromNumber(-1) } }]);
+      assert.deepEqual(ids(down), [1, 2]);
+      for (const spec of [{ a: 2 }, { a: 0 }, { a: "x" }, {}]) {
+        await assert.rejects(c.aggregate([{ $sort: spec }]), JSON.stringify(spec));
+      }
+    },
+  },
+  {
     name: "aggregate: comparison expressions order values of every type as MongoDB does",
     needs: ["$project-expressions"],
     async fn({ coll }) {

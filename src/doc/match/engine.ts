@@ -45,6 +45,7 @@ import { orderedListExpressions } from "./ordered-lists.ts";
 import { variableExpressions } from "./variables.ts";
 import { comparisonExpressions } from "./order.ts";
 import { cloneValue } from "../clone.ts";
+import { numberValue } from "./numbers.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
 /**
@@ -84,8 +85,32 @@ function prepared(options: Partial<Options>): Partial<Options> {
 // deno-lint-ignore no-explicit-any
 type AnyFn = (...args: any[]) => any;
 
-const sortStage: AnyFn = (coll: { transform(fn: (docs: Doc[]) => unknown): unknown }, spec: Sort) =>
-  coll.transform((docs) => Lazy(sortDocs(docs, spec)));
+/**
+ * A `$sort` stage's specification as MongoDB takes it: one field or more, each sorted by 1 or
+ * -1 of any numeric type (read here as the numbers 1 and -1).
+ */
+function sortSpec(spec: unknown): Sort {
+  if (!isPlainObject(spec) || Object.keys(spec).length === 0) {
+    throw new InvalidQueryError("$sort takes a document of one field or more");
+  }
+  const sort: Sort = {};
+  for (const [path, value] of Object.entries(spec)) {
+    const direction = numberValue(value);
+    if (direction !== 1 && direction !== -1) {
+      throw new InvalidQueryError(`$sort: '${path}' must be sorted by 1 or -1`);
+    }
+    sort[path] = direction;
+  }
+  return sort;
+}
+
+const sortStage: AnyFn = (
+  coll: { transform(fn: (docs: Doc[]) => unknown): unknown },
+  spec: unknown,
+) => {
+  const sort = sortSpec(spec);
+  return coll.transform((docs) => Lazy(sortDocs(docs, sort)));
+};
 
 type Ops = Record<`$${string}`, AnyFn>;
 

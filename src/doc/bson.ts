@@ -36,6 +36,9 @@ export const Decimal128: typeof Driver.Decimal128 = bson.Decimal128;
 export type Decimal128 = Driver.Decimal128;
 export const Long: typeof Driver.Long = bson.Long;
 export type Long = Driver.Long;
+/** The size in bytes of a document as BSON (as MongoDB's `$bsonSize` counts it). */
+export const bsonByteSize: (doc: Record<string, unknown>) => number = (doc) =>
+  bson.calculateObjectSize(doc);
 /** Extended JSON (canonical mode keeps BSON types through text). */
 export const EJSON: typeof Driver.BSON.EJSON = bson.EJSON;
 

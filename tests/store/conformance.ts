@@ -1792,6 +1792,27 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $bsonSize and $binarySize count bytes as MongoDB does",
+    needs: ["$project-expressions"],
+    async fn({ coll }) {
+      const c = coll("sizes");
+      await c.insertMany([{ _id: 1, o: { a: 1 }, s: "é" }]);
+      const [out] = await c.aggregate([{
+        $project: {
+          _id: 0,
+          doc: { $bsonSize: "$o" },
+          none: { $bsonSize: "$nothing" },
+          text: { $binarySize: "$s" },
+          nullText: { $binarySize: null },
+        },
+      }]);
+      assert.deepEqual(out, { doc: 12, none: null, text: 2, nullText: null });
+      for (const expr of [{ $bsonSize: "$s" }, { $binarySize: 5 }, { $bsonSize: ["$o", "$o"] }]) {
+        await assert.rejects(c.aggregate([{ $project: { v: expr } }]), JSON.stringify(expr));
+      }
+    },
+  },
+  {
     name: "aggregate: $sort takes fields sorted by 1 or -1 of any numeric type",
     async fn({ coll }) {
       const c = coll("sort_stage");

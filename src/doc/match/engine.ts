@@ -42,6 +42,7 @@ import { mathExpressions, percentileExpressions } from "./math.ts";
 import { stringExpressions } from "./strings.ts";
 import { arrayExpressions, setExpressions, sliceExpressions } from "./arrays.ts";
 import { orderedListExpressions } from "./ordered-lists.ts";
+import { sizeExpressions } from "./sizes.ts";
 import { variableExpressions } from "./variables.ts";
 import { comparisonExpressions } from "./order.ts";
 import { cloneValue } from "../clone.ts";
@@ -139,6 +140,7 @@ const TABLES = {
     ...setExpressions,
     ...sliceExpressions,
     ...orderedListExpressions,
+    ...sizeExpressions,
     ...variableExpressions,
     ...comparisonExpressions,
     ...caseExpressions,

@@ -87,6 +87,22 @@ scenario("where JSON: equality, operators, dotted names, lists", SETTINGS, async
   assert.equal(res.body._meta.total, 2);
 });
 
+scenario(
+  "where JSON: a $comment (allowed) is a note, matching every document; inside a field refused",
+  { ...SETTINGS, MONGO_QUERY_WHITELIST: ["$comment"] },
+  async (api) => {
+    await seed(api);
+    assert.deepEqual(await names(api, '{"$comment": "adults", "age": 30}'), ["ann", "dee"]);
+    assert.deepEqual(
+      await names(api, '{"$or": [{"name": "bob"}, {"$comment": "all"}]}'),
+      ["ann", "bob", "cid", "dee"],
+    );
+    const refused = await api.get(`people?where=${encodeURIComponent('{"age": {"$comment": 1}}')}`);
+    assert.equal(refused.status, 400, refused.text);
+  },
+  { gaps: ["$comment"] },
+);
+
 scenario("where JSON: DATE_FORMAT strings are dates, also on _created", SETTINGS, async (api) => {
   await seed(api);
   assert.deepEqual(await names(api, '{"born": {"$lt": "Mon, 01 Jan 1990 00:00:00 GMT"}}'), ["cid"]);

@@ -1813,6 +1813,20 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "find and $match: a $comment is a note that matches every document",
+    needs: ["$comment"],
+    async fn({ coll }) {
+      const c = coll("comments");
+      await c.insertMany([{ _id: 1, a: 1 }, { _id: 2, a: 2 }]);
+      assert.deepEqual(ids(await c.find({ $comment: "by a", a: 1 })), [1]);
+      const either = await c.find({ $or: [{ a: 1 }, { $comment: "all" }] }, { sort: { _id: 1 } });
+      assert.deepEqual(ids(either), [1, 2]);
+      const matched = await c.aggregate([{ $match: { $comment: { why: "a test" }, a: 2 } }]);
+      assert.deepEqual(ids(matched), [2]);
+      await assert.rejects(c.find({ a: { $comment: "not here" } }));
+    },
+  },
+  {
     name: "aggregate: $sort takes fields sorted by 1 or -1 of any numeric type",
     async fn({ coll }) {
       const c = coll("sort_stage");

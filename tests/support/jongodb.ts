@@ -19,6 +19,7 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "sums of Decimal128 values come back as doubles (0.10 + 0.20 + 1.5 is 1.8, not the decimal 1.80)",
   ],
   ["$project-expressions", "computed expressions in $project/$addFields/$facet are ignored"],
+  ["$comment", "a filter's $comment matches no document instead of every one"],
   ["date-operators", "date aggregation operators are not implemented"],
   ["geo", "$near, $geoWithin and $geoNear are not implemented"],
   ["$text", "$text search is not implemented"],

@@ -22,7 +22,7 @@ import { linearExpressionOperators, linearQueryOperators } from "./linear-regex.
 import { comparisonOperators } from "./comparisons.ts";
 import { $type } from "./type-operator.ts";
 import { $elemMatch } from "./elem-match.ts";
-import { logicalOperators } from "./logical.ts";
+import { logicalOperators, withoutComments } from "./logical.ts";
 import { $size } from "./size-operator.ts";
 import { $mod } from "./mod-operator.ts";
 import { arithmeticExpressions, numericAccumulators, numericExpressions } from "./accumulators.ts";
@@ -105,6 +105,16 @@ function sortSpec(spec: unknown): Sort {
   return sort;
 }
 
+const MINGO_PIPELINE = pipelineOperators as unknown as Record<string, AnyFn>;
+
+/** `$match`, without the `$comment`s of its filter (see `withoutComments`). */
+const matchStage: AnyFn = (collection: unknown, filter: unknown, options: Options) =>
+  MINGO_PIPELINE.$match(
+    collection,
+    isPlainObject(filter) ? withoutComments(filter) : filter,
+    options,
+  );
+
 const sortStage: AnyFn = (
   coll: { transform(fn: (docs: Doc[]) => unknown): unknown },
   spec: unknown,
@@ -151,6 +161,7 @@ const TABLES = {
   } as unknown as Ops,
   pipeline: {
     ...pipelineOperators,
+    $match: matchStage,
     $sort: sortStage,
     ...pipelineStages,
   } as unknown as Ops,
@@ -254,7 +265,7 @@ export function compileFilter(filter: Filter, options: Partial<Options>): Matche
 export function engineMatcher(filter: Filter, options: Partial<Options>): Matcher {
   let query: Query;
   try {
-    query = new Query(arrayMembersAsEqualities(filter, 0), options);
+    query = new Query(arrayMembersAsEqualities(withoutComments(filter), 0), options);
   } catch (err) {
     // The engine refuses the filter itself: a client's query, whoever compiles it.
     if (!(err instanceof Error)) throw err;

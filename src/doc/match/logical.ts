@@ -49,6 +49,32 @@ function not(selector: string, operand: unknown, options: Options): (obj: Doc) =
   return MINGO.$not(selector, operand, options);
 }
 
+/**
+ * `filter` without its `$comment`s (a note for the database's logs, of any value, which
+ * matches every document; mingo refused it as an unknown operator): at its top level and in
+ * the branches of `$and`, `$or` and `$nor`. The same object when it has none.
+ */
+export function withoutComments<T extends Doc>(filter: T, depth = 0): T {
+  if (depth > 32) return filter;
+  let out: Doc | undefined;
+  for (const key of Object.keys(filter)) {
+    const value = filter[key];
+    if (key === "$comment") {
+      out ??= { ...filter };
+      delete out[key];
+    } else if ((key === "$and" || key === "$or" || key === "$nor") && Array.isArray(value)) {
+      const branches = value.map((branch) =>
+        isPlainObject(branch) ? withoutComments(branch, depth + 1) : branch
+      );
+      if (branches.some((branch, i) => branch !== value[i])) {
+        out ??= { ...filter };
+        out[key] = branches;
+      }
+    }
+  }
+  return (out ?? filter) as T;
+}
+
 /** Logical query operators that check their operand before mingo's (see the module doc). */
 export const logicalOperators: Record<string, AnyFn> = {
   $and: listOperator("$and"),

@@ -5,7 +5,7 @@
  *
  * Every `$` key is an operator name (a stage, an expression, accumulator, query, projection
  * or window operator), but for the keys of data: `$options` beside `$regex`, the `$ref`, `$id`
- * and `$db` of a DBRef, and whatever `$literal` (or `$const`) holds.
+ * and `$db` of a DBRef, a filter's `$comment`, and whatever `$literal` (or `$const`) holds.
  *
  * @example
  * ```ts
@@ -17,8 +17,11 @@
 import { isPlainObject } from "../../util/plain.ts";
 import { ENGINE_OPERATORS } from "./engine.ts";
 
-/** `$` keys that hold data rather than name an operator. */
-const DATA_KEYS: ReadonlySet<string> = new Set(["$options", "$ref", "$id", "$db"]);
+/**
+ * `$` keys that hold data rather than name an operator, and `$comment`, a filter's note that
+ * `$match` drops.
+ */
+const DATA_KEYS: ReadonlySet<string> = new Set(["$options", "$ref", "$id", "$db", "$comment"]);
 
 /** Operators whose argument is a value as it stands, never evaluated. */
 const LITERALS: ReadonlySet<string> = new Set(["$literal", "$const"]);

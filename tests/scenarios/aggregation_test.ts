@@ -427,7 +427,7 @@ scenario(
 );
 
 scenario(
-  "an aggregation's list operators order lists as MongoDB does, and refuse a missing list",
+  "an aggregation's list operators order lists as MongoDB does, $push skips missing values",
   {
     RESOURCE_METHODS: ["GET", "POST"],
     DOMAIN: {
@@ -465,6 +465,16 @@ scenario(
           },
         },
       },
+      collected: {
+        datasource: {
+          source: "players",
+          aggregation: {
+            pipeline: [{ $sort: { name: 1 } }, {
+              $group: { _id: null, names: { $push: "$name" }, scores: { $push: "$scores" } },
+            }],
+          },
+        },
+      },
     },
   },
   async (api) => {
@@ -479,6 +489,12 @@ scenario(
     assert.deepEqual(res.body._items, [
       { name: "ann", best: [9, 4], ordered: [9, 4, 3], reversed: [4, 9, 3] },
       { name: "bob", best: [7], ordered: [7], reversed: [7] },
+    ]);
+    // $push leaves out a missing value (cid has no scores).
+    const collected = await api.get("collected");
+    assert.equal(collected.status, 200, collected.text);
+    assert.deepEqual(collected.body._items.map((g: Json) => [g.names, g.scores]), [
+      [["ann", "bob", "cid"], [[3, 9, 4], [7]]],
     ]);
     // A player without scores has no list for $firstN: MongoDB refuses the pipeline.
     const refused = await api.get("everyone");

@@ -1792,6 +1792,69 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $push leaves out missing values, $addToSet keeps one of each value",
+    needs: ["$avg"],
+    async fn({ coll }) {
+      const c = coll("collecting");
+      await c.insertMany([
+        { _id: 1, v: 1 },
+        { _id: 2 },
+        { _id: 3, v: null },
+        { _id: 4, v: Long.fromNumber(1) },
+        { _id: 5, v: { a: 1, b: 2 } },
+        { _id: 6, v: { b: 2, a: 1 } },
+      ]);
+      const [out] = await c.aggregate([{ $sort: { _id: 1 } }, {
+        $group: { _id: null, pushed: { $push: "$v" }, set: { $addToSet: "$v" } },
+      }]);
+      const pushed = out.pushed as unknown[];
+      assert.equal(pushed.length, 5);
+      assert.deepEqual(pushed.slice(0, 2), [1, null]);
+      // In no set order: numbers are equal across their types, documents differ by the order
+      // of their fields.
+      const set = out.set as unknown[];
+      const docs = set.filter((v) => v !== null && typeof v === "object" && "a" in v);
+      assert.equal(set.length, 4, JSON.stringify(set));
+      assert.ok(set.includes(null));
+      assert.deepEqual(docs.map((d) => Object.keys(d as Doc).join()).sort(), ["a,b", "b,a"]);
+    },
+  },
+  {
+    name: "aggregate: $minN, $maxN, $firstN and $lastN in $group, in MongoDB's order",
+    needs: ["$avg"],
+    async fn({ coll }) {
+      const c = coll("group_n");
+      await c.insertMany([
+        { _id: 1, g: 1, v: [1] },
+        { _id: 2, g: 1, v: 5 },
+        { _id: 3, g: 1, v: "a" },
+        { _id: 4, g: 1, v: null },
+        { _id: 5, g: 1, v: { x: 1 } },
+        { _id: 6, g: 1 },
+      ]);
+      const [out] = await c.aggregate([{ $sort: { _id: 1 } }, {
+        $group: {
+          _id: "$g",
+          least: { $minN: { n: 3, input: "$v" } },
+          most: { $maxN: { n: Long.fromNumber(2), input: "$v" } },
+          first: { $firstN: { n: 2, input: "$v" } },
+          last: { $lastN: { n: 2, input: "$v" } },
+        },
+      }]);
+      // Nulls and missing values are left out of $minN and $maxN, kept (as null) by the others.
+      assert.deepEqual(out, {
+        _id: 1,
+        least: [5, "a", { x: 1 }],
+        most: [[1], { x: 1 }],
+        first: [[1], 5],
+        last: [{ x: 1 }, null],
+      });
+      await assert.rejects(
+        c.aggregate([{ $group: { _id: null, t: { $minN: { n: 0, input: "$v" } } } }]),
+      );
+    },
+  },
+  {
     name: "aggregate: $bsonSize and $binarySize count bytes as MongoDB does",
     needs: ["$project-expressions"],
     async fn({ coll }) {

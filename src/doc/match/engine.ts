@@ -42,6 +42,7 @@ import { mathExpressions, percentileExpressions } from "./math.ts";
 import { stringExpressions } from "./strings.ts";
 import { arrayExpressions, setExpressions, sliceExpressions } from "./arrays.ts";
 import { orderedListExpressions } from "./ordered-lists.ts";
+import { collectingAccumulators } from "./collecting.ts";
 import { sizeExpressions } from "./sizes.ts";
 import { variableExpressions } from "./variables.ts";
 import { comparisonExpressions } from "./order.ts";
@@ -131,7 +132,11 @@ type Ops = Record<`$${string}`, AnyFn>;
  * their default context first, and in a merge the first definition of a name wins.
  */
 const TABLES = {
-  accumulator: { ...accumulatorOperators, ...numericAccumulators } as unknown as Ops,
+  accumulator: {
+    ...accumulatorOperators,
+    ...numericAccumulators,
+    ...collectingAccumulators,
+  } as unknown as Ops,
   expression: {
     ...expressionOperators,
     ...linearExpressionOperators,

@@ -6,7 +6,8 @@
  * (MongoDB's order puts them after documents), `$sortArray` took any `sortBy` and unknown
  * arguments, the n-operators gave null for a missing list and took unknown arguments, and
  * `$reverseArray: [[1, 2]]` gave `[[1, 2]]` (its operand list holds one list, `[1, 2]`).
- * In a `$group`, the n-operators stay mingo's accumulators.
+ * In a `$group`, `$minN` and `$maxN` order the group's values the same way (mingo's put lists
+ * first there too).
  *
  * @example
  * ```ts
@@ -19,7 +20,7 @@
  * @module
  */
 import { evalExpr } from "mingo/core";
-import * as expressionOperators from "mingo/operators/expression";
+import * as accumulatorOperators from "mingo/operators/accumulator";
 import type { Options } from "mingo/types";
 import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
@@ -30,7 +31,7 @@ import { bsonType, numberValue } from "./numbers.ts";
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
 
-const MINGO = expressionOperators as unknown as Record<string, AnyFn>;
+const PUSH = (accumulatorOperators as unknown as Record<string, AnyFn>).$push;
 
 /** The BSON type name of `value` for an error message. */
 function typeName(value: unknown): string {
@@ -45,28 +46,35 @@ function sorted<T>(list: readonly T[], compare: (a: T, b: T) => number): T[] {
   return list.slice().sort(compare);
 }
 
-/** `{n, input}` of an n-operator, checked and evaluated as MongoDB does (`n` first). */
-function nArguments(op: string, obj: Doc, expr: unknown, options: Options) {
-  const args = checkKeys(op, expr, ["n", "input"], ["n", "input"]);
-  const raw = evalExpr(obj as never, args.n as never, options);
+/** `n` of an n-operator: a whole number above 0, of any numeric type. */
+function countOf(op: string, raw: unknown): number {
   const n = numberValue(raw);
   if (n === undefined || !Number.isInteger(n)) {
     throw new Error(`${op}: 'n' must be a whole number, not ${typeName(raw)}`);
   }
   if (n <= 0) throw new Error(`${op}: 'n' must be greater than 0`);
-  const input = evalExpr(obj as never, args.input as never, options);
-  if (!Array.isArray(input)) {
-    throw new Error(`${op}: 'input' must be a list, not ${typeName(input)}`);
-  }
-  return { n, input: input as unknown[] };
+  return n;
 }
 
-/** An n-operator as an expression; in a `$group` (a list of documents), mingo's accumulator. */
+/**
+ * An n-operator: as an expression, of the list `input` evaluates to (which must be a list);
+ * in a `$group` (mingo hands it the group's documents), of the values `input` takes over them,
+ * `n` evaluated against the group's key.
+ */
 function nOperator(op: string, pick: (list: unknown[], n: number) => unknown[]): AnyFn {
-  const accumulator = MINGO[op];
   return (obj: Doc | Doc[], expr: unknown, options: Options) => {
-    if (Array.isArray(obj)) return accumulator(obj, expr, options);
-    const { n, input } = nArguments(op, obj, expr, options);
+    const args = checkKeys(op, expr, ["n", "input"], ["n", "input"]);
+    if (Array.isArray(obj)) {
+      const key = (options as { local?: { groupId?: unknown } }).local?.groupId;
+      const n = countOf(op, evalExpr(key as never, args.n as never, options));
+      // mingo's $push evaluates `input` against each document as its root (missing: null).
+      return pick(PUSH(obj, args.input, options), n);
+    }
+    const n = countOf(op, evalExpr(obj as never, args.n as never, options));
+    const input = evalExpr(obj as never, args.input as never, options);
+    if (!Array.isArray(input)) {
+      throw new Error(`${op}: 'input' must be a list, not ${typeName(input)}`);
+    }
     return pick(input, n);
   };
 }

@@ -1890,6 +1890,33 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $limit takes a whole number above 0",
+    needs: ["$limit-checks"],
+    async fn({ coll }) {
+      const c = coll("limit_stage");
+      await c.insertMany([{ _id: 1 }, { _id: 2 }]);
+      assert.deepEqual(ids(await c.aggregate([{ $sort: { _id: 1 } }, { $limit: 1.0 }])), [1]);
+      for (const value of [0, -1, 1.5, "2"]) {
+        await assert.rejects(c.aggregate([{ $limit: value }]), JSON.stringify(value));
+      }
+    },
+  },
+  {
+    name: "aggregate: $bucket and $bucketAuto write each bucket's _id first",
+    needs: ["$bucket"],
+    async fn({ coll }) {
+      const c = coll("bucket_order");
+      await c.insertMany([{ _id: 1, v: 1 }, { _id: 2, v: 5 }, { _id: 3, v: 50 }]);
+      const buckets = await c.aggregate([{
+        $bucket: { groupBy: "$v", boundaries: [0, 10], default: "big", output: { n: { $sum: 1 } } },
+      }]);
+      assert.deepEqual(buckets, [{ _id: 0, n: 2 }, { _id: "big", n: 1 }]);
+      assert.deepEqual(buckets.map((b) => Object.keys(b)), [["_id", "n"], ["_id", "n"]]);
+      const auto = await c.aggregate([{ $bucketAuto: { groupBy: "$v", buckets: 1 } }]);
+      assert.deepEqual(auto.map((b) => Object.keys(b)), [["_id", "count"]]);
+    },
+  },
+  {
     name: "aggregate: $sort takes fields sorted by 1 or -1 of any numeric type",
     async fn({ coll }) {
       const c = coll("sort_stage");

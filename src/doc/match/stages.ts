@@ -1,7 +1,8 @@
 /**
  * The engine's pipeline stages that mingo runs otherwise than MongoDB, as MongoDB runs them:
- * `$count` (no document for no input, a plain field name), `$project` (MongoDB's field order)
- * and `$group` (keys equal as MongoDB compares them). Each says what mingo's did.
+ * `$count` (no document for no input, a plain field name), `$project` (MongoDB's field order),
+ * `$group` (keys equal as MongoDB compares them), `$limit` (a whole number above 0) and
+ * `$bucket`/`$bucketAuto` (`_id` first). Each says what mingo's did.
  *
  * @example
  * ```ts
@@ -19,7 +20,7 @@ import type { Decimal128 } from "../bson.ts";
 import type { Doc } from "../types.ts";
 import { isPlainObject } from "../../util/plain.ts";
 import { normalizedDecimal } from "./decimal.ts";
-import { bsonType, valueOf } from "./numbers.ts";
+import { bsonType, numberValue, valueOf } from "./numbers.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
@@ -132,9 +133,41 @@ export const groupKeyExpression: Record<string, AnyFn> = {
     groupKey(evalExpr(obj as never, expr as never, options)),
 };
 
+/**
+ * `$limit` as MongoDB takes it: a whole number above 0 of any numeric type (mingo's gave no
+ * document for 0 and took `1.5` and `"2"`).
+ */
+const limitStage: AnyFn = (coll: unknown, value: unknown, options: Options) => {
+  const n = numberValue(value);
+  if (n === undefined) throw new Error("$limit needs a number");
+  if (!Number.isInteger(n)) throw new Error("$limit needs a whole number");
+  if (n <= 0) throw new Error("$limit must be positive");
+  return MINGO.$limit(coll, n, options);
+};
+
+/**
+ * `$bucket` or `$bucketAuto` with each bucket's `_id` first, as MongoDB writes it (mingo's
+ * came after the bucket's other fields).
+ */
+function bucketStage(op: "$bucket" | "$bucketAuto"): AnyFn {
+  return (coll: unknown, spec: unknown, options: Options) => {
+    const buckets = MINGO[op](coll, spec, options) as {
+      map(fn: (doc: Doc) => Doc): unknown;
+    };
+    return buckets.map((bucket) => {
+      if (!Object.hasOwn(bucket, "_id")) return bucket;
+      const { _id, ...rest } = bucket;
+      return { _id, ...rest };
+    });
+  };
+}
+
 /** The stages above, by name. */
 export const pipelineStages: Record<string, AnyFn> = {
   $count: countStage,
   $project: projectStage,
   $group: groupStage,
+  $limit: limitStage,
+  $bucket: bucketStage("$bucket"),
+  $bucketAuto: bucketStage("$bucketAuto"),
 };

@@ -199,16 +199,18 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
 function pipelineProblems(domain: Domain, problems: string[]): void {
   for (const resource of domain.values()) {
     if (!resource.aggregation) continue;
-    for (const { name, at } of unknownOperators(resource.aggregation.pipeline)) {
+    for (const { name, at, javascript } of unknownOperators(resource.aggregation.pipeline)) {
+      const where = `DOMAIN.${resource.name}.datasource.aggregation.pipeline${at}`;
+      if (javascript) {
+        problems.push(`${where}: ${name} runs server-side JavaScript, which this service does not`);
+        continue;
+      }
       // A suggestion only when it is near: one edit in three letters at most.
       const near = closest(name, engineOperatorNames());
       const hint = distance(name.toLowerCase(), near.toLowerCase()) <= Math.max(1, name.length / 3)
         ? ` (did you mean ${near}?)`
         : "";
-      problems.push(
-        `DOMAIN.${resource.name}.datasource.aggregation.pipeline${at}: ${name} is not an ` +
-          `operator the embedded store runs${hint}`,
-      );
+      problems.push(`${where}: ${name} is not an operator the embedded store runs${hint}`);
     }
   }
 }

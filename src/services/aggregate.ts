@@ -1,8 +1,8 @@
 /**
  * Aggregation endpoints: a resource with `datasource.aggregation.pipeline`. `$<name>`
  * strings in stages are replaced by values from the `aggregate` query parameter; a value
- * of `{}` drops that key, objects left empty are dropped as well, and a stage left empty is
- * skipped (Eve's pruning).
+ * of `{}` drops that key, objects it leaves empty are dropped as well, and a stage left empty
+ * is skipped (Eve's pruning; an empty object written in the pipeline stays).
  */
 import { ServiceError } from "./errors.ts";
 import { isPlainObject } from "../util/plain.ts";
@@ -117,15 +117,20 @@ interface CastOptions {
 const HEX24 = /^[0-9a-fA-F]{24}$/;
 
 /**
- * Eve's pruning: keys whose value is (or, pruned, becomes) an empty object are removed, at
- * any depth of objects; a stage left empty is then skipped.
+ * Eve's pruning of `node` (a stage after substitution; `written` is the stage as the settings
+ * write it): keys whose value became an empty object, because a placeholder in it was given
+ * `{}`, are removed, at any depth of objects; a stage left empty is then skipped. An empty
+ * object written in the pipeline itself stays, unlike in Eve, which removed those too and so
+ * made operators that take `{}` unusable (`$rank: {}`, `$documentNumber: {}`, `$count: {}`).
  */
-function prune(node: Doc): Doc {
+function prune(node: Doc, written: unknown): Doc {
   const out: Doc = {};
+  const before = isPlainObject(written) ? written : {};
   for (const [key, value] of Object.entries(node)) {
     if (isPlainObject(value)) {
-      const inner = prune(value);
-      if (Object.keys(inner).length > 0) out[key] = inner;
+      const inner = prune(value, before[key]);
+      const wasEmpty = isPlainObject(before[key]) && Object.keys(before[key]).length === 0;
+      if (Object.keys(inner).length > 0 || wasEmpty) out[key] = inner;
     } else out[key] = value;
   }
   return out;
@@ -200,8 +205,9 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
     parseDate: rt.parseDate,
     objectIdAsString: resource.queryObjectIdAsString,
   });
-  const stages = (substitute(resource.aggregation!.pipeline, values) as Doc[])
-    .map(prune)
+  const written = resource.aggregation!.pipeline;
+  const stages = (substitute(written, values) as Doc[])
+    .map((stage, i) => prune(stage, written[i]))
     .filter((stage) => Object.keys(stage).length > 0);
   // The read policy: predefined filter, URL variables and soft delete first; the
   // endpoint's own default projection (if any) last.

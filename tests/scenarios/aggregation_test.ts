@@ -465,6 +465,20 @@ scenario(
           },
         },
       },
+      ranks: {
+        datasource: {
+          source: "players",
+          aggregation: {
+            pipeline: [
+              { $match: { scores: { $exists: true } } },
+              { $project: { name: 1, total: { $sum: "$scores" } } },
+              { $setWindowFields: { sortBy: { total: -1 }, output: { rank: { $rank: {} } } } },
+              { $sort: { rank: 1 } },
+              { $project: { _id: 0, name: 1, rank: 1 } },
+            ],
+          },
+        },
+      },
       collected: {
         datasource: {
           source: "players",
@@ -490,6 +504,9 @@ scenario(
       { name: "ann", best: [9, 4], ordered: [9, 4, 3], reversed: [4, 9, 3] },
       { name: "bob", best: [7], ordered: [7], reversed: [7] },
     ]);
+    const ranks = await api.get("ranks");
+    assert.equal(ranks.status, 200, ranks.text);
+    assert.deepEqual(ranks.body._items, [{ name: "ann", rank: 1 }, { name: "bob", rank: 2 }]);
     // $push leaves out a missing value (cid has no scores).
     const collected = await api.get("collected");
     assert.equal(collected.status, 200, collected.text);
@@ -500,5 +517,5 @@ scenario(
     const refused = await api.get("everyone");
     assert.equal(refused.status, 400, refused.text);
   },
-  { gaps: ["$project-expressions"] },
+  { gaps: ["$project-expressions", "$setWindowFields"] },
 );

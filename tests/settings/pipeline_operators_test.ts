@@ -63,3 +63,13 @@ Deno.test("pipeline operators: on MongoDB the server judges them", () => {
   assert.deepEqual(problemsOf(settings([{ $project: { u: { $toUUID: "$s" } } }], mongo)), []);
   assert.equal(problemsOf(settings([{ $project: { u: { $toUUID: "$s" } } }])).length, 1);
 });
+
+Deno.test("pipeline operators: server-side JavaScript is refused by name", () => {
+  const problems = problemsOf(settings([
+    { $project: { f: { $function: { body: "function () { return 1 }", args: [], lang: "js" } } } },
+  ]));
+  assert.deepEqual(problems, [
+    "DOMAIN.summary.datasource.aggregation.pipeline[0].$project.f: $function runs server-side " +
+    "JavaScript, which this service does not",
+  ]);
+});

@@ -1890,6 +1890,46 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $setWindowFields ranks, sums over windows and shifts",
+    needs: ["$setWindowFields"],
+    async fn({ coll }) {
+      const c = coll("windows");
+      await c.insertMany([
+        { _id: 1, g: "a", v: 3, t: 1 },
+        { _id: 2, g: "a", v: 1, t: 2 },
+        { _id: 3, g: "a", v: 3, t: 3 },
+        { _id: 4, g: "b", v: 7, t: 1 },
+      ]);
+      const out = await c.aggregate([
+        {
+          $setWindowFields: {
+            partitionBy: "$g",
+            sortBy: { t: 1 },
+            output: {
+              running: { $sum: "$v", window: { documents: ["unbounded", "current"] } },
+              before: { $shift: { output: "$v", by: -1, default: 0 } },
+            },
+          },
+        },
+        {
+          $setWindowFields: {
+            partitionBy: "$g",
+            sortBy: { v: -1 },
+            output: { rank: { $rank: {} }, dense: { $denseRank: {} } },
+          },
+        },
+        { $sort: { _id: 1 } },
+        { $project: { running: 1, before: 1, rank: 1, dense: 1 } },
+      ]);
+      assert.deepEqual(out, [
+        { _id: 1, running: 3, before: 0, rank: 1, dense: 1 },
+        { _id: 2, running: 4, before: 3, rank: 3, dense: 2 },
+        { _id: 3, running: 7, before: 1, rank: 1, dense: 1 },
+        { _id: 4, running: 7, before: 0, rank: 1, dense: 1 },
+      ]);
+    },
+  },
+  {
     name: "aggregate: $limit takes a whole number above 0",
     needs: ["$limit-checks"],
     async fn({ coll }) {

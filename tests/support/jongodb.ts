@@ -22,6 +22,7 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
   ["$comment", "a filter's $comment matches no document instead of every one"],
   ["$limit-checks", "$limit: 0 is taken (no documents) instead of refused"],
   ["$bucket", "$bucket and $bucketAuto are not implemented"],
+  ["$setWindowFields", "$setWindowFields is not implemented"],
   ["date-operators", "date aggregation operators are not implemented"],
   ["geo", "$near, $geoWithin and $geoNear are not implemented"],
   ["$text", "$text search is not implemented"],

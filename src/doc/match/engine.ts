@@ -44,6 +44,7 @@ import { arrayExpressions, setExpressions, sliceExpressions } from "./arrays.ts"
 import { orderedListExpressions } from "./ordered-lists.ts";
 import { collectingAccumulators } from "./collecting.ts";
 import { sizeExpressions } from "./sizes.ts";
+import { functionExpressions } from "./functions.ts";
 import { variableExpressions } from "./variables.ts";
 import { comparisonExpressions } from "./order.ts";
 import { cloneValue } from "../clone.ts";
@@ -156,6 +157,7 @@ const TABLES = {
     ...sliceExpressions,
     ...orderedListExpressions,
     ...sizeExpressions,
+    ...functionExpressions,
     ...variableExpressions,
     ...comparisonExpressions,
     ...caseExpressions,

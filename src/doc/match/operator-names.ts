@@ -10,7 +10,7 @@
  * @example
  * ```ts
  * unknownOperators([{ $project: { x: { $sortArry: { input: "$a", sortBy: 1 } } } }]);
- * // [{ name: "$sortArry", at: "[0].$project.x" }]
+ * // [{ name: "$sortArry", at: "[0].$project.x", javascript: false }]
  * ```
  * @module
  */
@@ -23,13 +23,20 @@ import { ENGINE_OPERATORS } from "./engine.ts";
  */
 const DATA_KEYS: ReadonlySet<string> = new Set(["$options", "$ref", "$id", "$db", "$comment"]);
 
+/** Operators the engine knows that run server-side JavaScript, which it never runs. */
+const JAVASCRIPT: ReadonlySet<string> = new Set(["$function", "$accumulator", "$where"]);
+
 /** Operators whose argument is a value as it stands, never evaluated. */
 const LITERALS: ReadonlySet<string> = new Set(["$literal", "$const"]);
 
-/** An operator name the engine does not run, and where it stands (`[0].$project.x`). */
+/**
+ * An operator name the engine does not run, where it stands (`[0].$project.x`), and whether
+ * it is one that runs server-side JavaScript.
+ */
 export interface UnknownOperator {
   name: string;
   at: string;
+  javascript: boolean;
 }
 
 /** The operator names under `node` (a pipeline, a stage, an expression) the engine lacks. */
@@ -44,7 +51,10 @@ export function unknownOperators(node: unknown): UnknownOperator[] {
     for (const [key, inner] of Object.entries(value)) {
       const here = `${at}.${key}`;
       if (key.startsWith("$")) {
-        if (!ENGINE_OPERATORS.has(key) && !DATA_KEYS.has(key)) found.push({ name: key, at });
+        if (JAVASCRIPT.has(key)) found.push({ name: key, at, javascript: true });
+        else if (!ENGINE_OPERATORS.has(key) && !DATA_KEYS.has(key)) {
+          found.push({ name: key, at, javascript: false });
+        }
         if (LITERALS.has(key)) continue;
       }
       visit(inner, here);

@@ -24,7 +24,7 @@ import {
   type Settings,
   SettingsError,
 } from "./settings/check.ts";
-import { engineOperatorNames, unknownOperators } from "./doc/match/operator-names.ts";
+import { engineOperatorNames, mongoOnly, unknownOperators } from "./doc/match/operator-names.ts";
 import { applyEnvOverrides } from "./settings/load.ts";
 import type { Runtime } from "./services/runtime.ts";
 import { ensureIndexes } from "./services/indexes.ts";
@@ -127,7 +127,9 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
     parseSortText: parseSort,
     types: options.extensions?.types,
   });
-  if (!options.store && !wantsMongo(settings, hostGiven)) pipelineProblems(domain, problems);
+  if (!options.store && !wantsMongo(settings, hostGiven)) {
+    pipelineProblems(domain, { problems, warnings: checked.warnings });
+  }
   const auth = authConfig(settings, { custom: options.authenticate, problems });
   const schemas = new Map<string, CompiledSchema>();
   for (const resource of domain.values()) {
@@ -193,24 +195,37 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
 /**
  * The operators of aggregation pipelines that the embedded store does not run. Its engine
  * meets an operator only when it evaluates it: a pipeline with a typo answered an empty
- * collection and failed once documents came, where MongoDB refuses every request. With
- * MongoDB the server judges its own operators (a newer server knows more of them).
+ * collection and failed once documents came, where MongoDB refuses every request. A name
+ * that is no operator, or one running server-side JavaScript, is a problem; a MongoDB
+ * operator the engine lacks is a warning (the endpoint answers 400 until the service runs on
+ * MongoDB). With MongoDB the server judges its own operators (a newer server knows more).
  */
-function pipelineProblems(domain: Domain, problems: string[]): void {
+function pipelineProblems(
+  domain: Domain,
+  report: { problems: string[]; warnings: string[] },
+): void {
   for (const resource of domain.values()) {
     if (!resource.aggregation) continue;
     for (const { name, at, javascript } of unknownOperators(resource.aggregation.pipeline)) {
       const where = `DOMAIN.${resource.name}.datasource.aggregation.pipeline${at}`;
       if (javascript) {
-        problems.push(`${where}: ${name} runs server-side JavaScript, which this service does not`);
-        continue;
+        report.problems.push(
+          `${where}: ${name} runs server-side JavaScript, which this service does not`,
+        );
+      } else if (mongoOnly(name)) {
+        report.warnings.push(
+          `${where}: ${name} runs on MongoDB only: on the embedded store the endpoint answers 400`,
+        );
+      } else {
+        // A suggestion only when it is near: one edit in three letters at most.
+        const near = closest(name, engineOperatorNames());
+        const close = distance(name.toLowerCase(), near.toLowerCase()) <=
+          Math.max(1, name.length / 3);
+        report.problems.push(
+          `${where}: ${name} is not an operator the embedded store runs` +
+            (close ? ` (did you mean ${near}?)` : ""),
+        );
       }
-      // A suggestion only when it is near: one edit in three letters at most.
-      const near = closest(name, engineOperatorNames());
-      const hint = distance(name.toLowerCase(), near.toLowerCase()) <= Math.max(1, name.length / 3)
-        ? ` (did you mean ${near}?)`
-        : "";
-      problems.push(`${where}: ${name} is not an operator the embedded store runs${hint}`);
     }
   }
 }

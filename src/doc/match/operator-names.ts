@@ -26,6 +26,56 @@ const DATA_KEYS: ReadonlySet<string> = new Set(["$options", "$ref", "$id", "$db"
 /** Operators the engine knows that run server-side JavaScript, which it never runs. */
 const JAVASCRIPT: ReadonlySet<string> = new Set(["$function", "$accumulator", "$where"]);
 
+/**
+ * Operators MongoDB runs that the engine does not: a pipeline naming one is valid, and runs
+ * once the service runs on MongoDB.
+ */
+const MONGODB_ONLY: ReadonlySet<string> = new Set([
+  // stages
+  "$geoNear",
+  "$search",
+  "$searchMeta",
+  "$vectorSearch",
+  "$rankFusion",
+  "$scoreFusion",
+  "$score",
+  "$changeStream",
+  "$changeStreamSplitLargeEvent",
+  "$collStats",
+  "$indexStats",
+  "$currentOp",
+  "$listSessions",
+  "$listLocalSessions",
+  "$listSearchIndexes",
+  "$listSampledQueries",
+  "$planCacheStats",
+  "$queryStats",
+  "$querySettings",
+  "$shardedDataDistribution",
+  "$listClusterCatalog",
+  // expressions and query operators
+  "$meta",
+  "$text",
+  "$toUUID",
+  "$hash",
+  "$createObjectId",
+  "$toArray",
+  "$toObject",
+  "$sigmoid",
+  "$similarityCosine",
+  "$similarityDotProduct",
+  "$similarityEuclidean",
+  "$toHashedIndexKey",
+  "$serializeEJSON",
+  "$deserializeEJSON",
+  "$subtype",
+]);
+
+/** Whether `name` is an operator MongoDB runs that the engine does not. */
+export function mongoOnly(name: string): boolean {
+  return MONGODB_ONLY.has(name);
+}
+
 /** Operators whose argument is a value as it stands, never evaluated. */
 const LITERALS: ReadonlySet<string> = new Set(["$literal", "$const"]);
 

@@ -25,21 +25,14 @@ import type { Options } from "mingo/types";
 import { isPlainObject } from "../../util/plain.ts";
 import type { Doc } from "../types.ts";
 import { checkKeys, listOperands } from "./arguments.ts";
+import { typeName } from "./type-operator.ts";
 import { compareKeys, compareValues, type SortField, sortKeys } from "./compare.ts";
-import { bsonType, numberValue } from "./numbers.ts";
+import { numberValue } from "./numbers.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
 
 const PUSH = (accumulatorOperators as unknown as Record<string, AnyFn>).$push;
-
-/** The BSON type name of `value` for an error message. */
-function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (value === undefined) return "missing";
-  if (Array.isArray(value)) return "array";
-  return bsonType(value) ?? typeof value;
-}
 
 /** `list` sorted (a copy, stable) by `compare`. */
 function sorted<T>(list: readonly T[], compare: (a: T, b: T) => number): T[] {

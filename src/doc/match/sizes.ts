@@ -18,18 +18,13 @@ import { isPlainObject } from "../../util/plain.ts";
 import { bsonByteSize } from "../bson.ts";
 import type { Doc } from "../types.ts";
 import { listOperands } from "./arguments.ts";
+import { typeName } from "./type-operator.ts";
 import { bsonType } from "./numbers.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
 
 const encoder = new TextEncoder();
-
-/** The BSON type name of `value` for an error message. */
-function typeName(value: unknown): string {
-  if (Array.isArray(value)) return "array";
-  return bsonType(value) ?? typeof value;
-}
 
 /** `$bsonSize`: the document's size as BSON; null for null or missing. */
 function $bsonSize(obj: Doc, expr: unknown, options: Options): unknown {

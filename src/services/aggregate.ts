@@ -128,8 +128,9 @@ function prune(node: Doc, written: unknown): Doc {
   const before = isPlainObject(written) ? written : {};
   for (const [key, value] of Object.entries(node)) {
     if (isPlainObject(value)) {
-      const inner = prune(value, before[key]);
-      const wasEmpty = isPlainObject(before[key]) && Object.keys(before[key]).length === 0;
+      const own = Object.hasOwn(before, key) ? before[key] : undefined;
+      const inner = prune(value, own);
+      const wasEmpty = isPlainObject(own) && Object.keys(own).length === 0;
       if (Object.keys(inner).length > 0 || wasEmpty) out[key] = inner;
     } else out[key] = value;
   }

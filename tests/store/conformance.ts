@@ -609,6 +609,37 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $lookup with localField, foreignField and a pipeline runs it on the matches",
+    async fn({ coll }) {
+      const people = coll("lkp_people");
+      const orders = coll("lkp_orders");
+      await people.insertMany([{ _id: 1, min: 6 }, { _id: 2, min: 0 }, { _id: 3, min: 0 }]);
+      await orders.insertMany([
+        { _id: "o1", who: 1, total: 10 },
+        { _id: "o2", who: 1, total: 5 },
+        { _id: "o3", who: 2, total: 1 },
+      ]);
+      const out = await people.aggregate([
+        {
+          $lookup: {
+            from: orders.name,
+            localField: "_id",
+            foreignField: "who",
+            let: { least: "$min" },
+            pipeline: [{ $match: { $expr: { $gte: ["$total", "$$least"] } } }],
+            as: "big",
+          },
+        },
+        { $sort: { _id: 1 } },
+      ]);
+      assert.deepEqual(out.map((d) => [d._id, ids(d.big as Doc[]).sort()]), [
+        [1, ["o1"]],
+        [2, ["o3"]],
+        [3, []],
+      ]);
+    },
+  },
+  {
     name: "distinct with and without filter",
     async fn({ coll }) {
       const c = coll("distinct");

@@ -2,7 +2,8 @@
  * The engine's pipeline stages that mingo runs otherwise than MongoDB, as MongoDB runs them:
  * `$count` (no document for no input, a plain field name), `$project` (MongoDB's field order),
  * `$group` (keys equal as MongoDB compares them), `$limit` (a whole number above 0) and
- * `$bucket`/`$bucketAuto` (`_id` first). Each says what mingo's did.
+ * `$bucket`/`$bucketAuto` (`_id` first) and `$lookup` (a pipeline beside `localField`).
+ * Each says what mingo's did.
  *
  * @example
  * ```ts
@@ -12,6 +13,7 @@
  * new Aggregator([{ $count: "n" }], engineOptions()).run([]); // []
  * ```
  */
+import { Aggregator } from "mingo/aggregator";
 import { Lazy } from "mingo/lazy";
 import * as pipelineOperators from "mingo/operators/pipeline";
 import { evalExpr } from "mingo/core";
@@ -162,6 +164,39 @@ function bucketStage(op: "$bucket" | "$bucketAuto"): AnyFn {
   };
 }
 
+/**
+ * `$lookup` with `localField`, `foreignField` and a `pipeline` at once: the pipeline runs over
+ * each document's matches, as MongoDB runs it (mingo's ran it over the whole joined collection
+ * as soon as one document matched). The other forms are mingo's.
+ */
+const lookupStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
+  if (
+    !isPlainObject(spec) || spec.localField === undefined || spec.foreignField === undefined ||
+    !Array.isArray(spec.pipeline) || spec.pipeline.length === 0
+  ) {
+    return MINGO.$lookup(coll, spec, options);
+  }
+  const { pipeline, let: variables, ...join } = spec;
+  const as = String(spec.as);
+  const joined = MINGO.$lookup(coll, join, options) as { map(fn: (doc: Doc) => Doc): unknown };
+  const aggregator = new Aggregator(pipeline as Doc[], options);
+  const init = (options.constructor as { init?: (options: Options) => Compute }).init;
+  return joined.map((doc) => {
+    const matches = doc[as] as Doc[];
+    if (matches.length === 0) return doc;
+    const bound = variables === undefined
+      ? {}
+      : evalExpr(doc as never, variables as never, options);
+    const compute = init?.(options).update({ root: null, variables: bound }) ?? options;
+    return { ...doc, [as]: aggregator.run(matches as never, compute) };
+  });
+};
+
+/** mingo's options of a computation (see {@link lookupStage}). */
+interface Compute {
+  update(locals: { root: unknown; variables: unknown }): Options;
+}
+
 /** The stages above, by name. */
 export const pipelineStages: Record<string, AnyFn> = {
   $count: countStage,
@@ -170,4 +205,5 @@ export const pipelineStages: Record<string, AnyFn> = {
   $limit: limitStage,
   $bucket: bucketStage("$bucket"),
   $bucketAuto: bucketStage("$bucketAuto"),
+  $lookup: lookupStage,
 };

@@ -640,6 +640,36 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $lookup joins numbers across their types, lists by members, missing as null",
+    needs: ["lookup-equality"],
+    async fn({ coll }) {
+      const left = coll("lkn_left");
+      const right = coll("lkn_right");
+      await left.insertMany([
+        { _id: 1, k: 7 },
+        { _id: 2, k: Long.fromNumber(8) },
+        { _id: 3, k: [7, 8] },
+        { _id: 4 },
+      ]);
+      await right.insertMany([
+        { _id: "a", n: Long.fromNumber(7) },
+        { _id: "b", n: 7.5 },
+        { _id: "c", n: [8, 9] },
+        { _id: "d" },
+      ]);
+      const out = await left.aggregate([
+        { $lookup: { from: right.name, localField: "k", foreignField: "n", as: "j" } },
+        { $sort: { _id: 1 } },
+      ]);
+      assert.deepEqual(out.map((d) => [d._id, ids(d.j as Doc[]).sort()]), [
+        [1, ["a"]],
+        [2, ["c"]],
+        [3, ["a", "c"]],
+        [4, ["d"]],
+      ]);
+    },
+  },
+  {
     name: "distinct with and without filter",
     async fn({ coll }) {
       const c = coll("distinct");

@@ -23,6 +23,10 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
   ["$limit-checks", "$limit: 0 is taken (no documents) instead of refused"],
   ["$bucket", "$bucket and $bucketAuto are not implemented"],
   ["$setWindowFields", "$setWindowFields is not implemented"],
+  [
+    "lookup-equality",
+    "$lookup's equality join meets neither numbers of different types (a Long 7 and a 7) nor list members",
+  ],
   ["date-operators", "date aggregation operators are not implemented"],
   ["geo", "$near, $geoWithin and $geoNear are not implemented"],
   ["$text", "$text search is not implemented"],

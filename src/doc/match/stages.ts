@@ -23,6 +23,7 @@ import type { Doc } from "../types.ts";
 import { isPlainObject } from "../../util/plain.ts";
 import { normalizedDecimal } from "./decimal.ts";
 import { bsonType, numberValue, valueOf } from "./numbers.ts";
+import { compareValues, EMPTY, pathValues } from "./compare.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
@@ -165,30 +166,85 @@ function bucketStage(op: "$bucket" | "$bucketAuto"): AnyFn {
 }
 
 /**
- * `$lookup` with `localField`, `foreignField` and a `pipeline` at once: the pipeline runs over
- * each document's matches, as MongoDB runs it (mingo's ran it over the whole joined collection
- * as soon as one document matched). The other forms are mingo's.
+ * The key a join value is hashed under: equal values (in MongoDB's comparison, numbers equal
+ * across their types) always share one; values sharing one are compared exactly.
+ */
+function joinKey(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  const n = numberValue(value);
+  if (n !== undefined) return `n${n}`;
+  if (typeof value === "string") return `s${value}`;
+  if (typeof value === "boolean") return `b${value}`;
+  if (value instanceof Date) return `d${value.getTime()}`;
+  if (bsonType(value) === "ObjectId") return `o${String(value)}`;
+  return "x";
+}
+
+/** A joined collection's documents by the keys of their `foreignField` values. */
+type JoinIndex = Map<string, Array<{ at: number; doc: Doc; value: unknown }>>;
+
+function joinIndex(docs: Doc[], path: string[]): JoinIndex {
+  const index: JoinIndex = new Map();
+  docs.forEach((doc, at) => {
+    for (const value of pathValues(doc, path)) {
+      // An empty list equals no single value; missing is null.
+      if (value === EMPTY) continue;
+      const key = joinKey(value);
+      const entries = index.get(key);
+      const entry = { at, doc, value: value ?? null };
+      if (entries) entries.push(entry);
+      else index.set(key, [entry]);
+    }
+  });
+  return index;
+}
+
+/** The documents of `index` whose value equals one of `values`, in their collection's order. */
+function matchesOf(index: JoinIndex, values: unknown[]): Doc[] {
+  const found = new Map<number, Doc>();
+  for (const raw of values) {
+    if (raw === EMPTY) continue;
+    const value = raw ?? null;
+    for (const entry of index.get(joinKey(value)) ?? []) {
+      if (!found.has(entry.at) && compareValues(entry.value, value) === 0) {
+        found.set(entry.at, entry.doc);
+      }
+    }
+  }
+  return [...found.entries()].sort((a, b) => a[0] - b[0]).map(([, doc]) => doc);
+}
+
+/**
+ * `$lookup` by `localField` and `foreignField` (with a `pipeline` or without), as MongoDB
+ * joins: values equal in MongoDB's comparison meet (mingo's hashing kept a `Long` 7 from a 7),
+ * a list on either side joins by its members, a missing value as null; a `pipeline` runs on
+ * each document's matches (mingo's ran on the whole joined collection once one document
+ * matched). The other forms are mingo's.
  */
 const lookupStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
+  const resolver = (options as { collectionResolver?: (name: string) => Doc[] })
+    .collectionResolver;
   if (
-    !isPlainObject(spec) || spec.localField === undefined || spec.foreignField === undefined ||
-    !Array.isArray(spec.pipeline) || spec.pipeline.length === 0
+    !isPlainObject(spec) || typeof spec.localField !== "string" ||
+    typeof spec.foreignField !== "string" || typeof spec.from !== "string" || !resolver
   ) {
     return MINGO.$lookup(coll, spec, options);
   }
-  const { pipeline, let: variables, ...join } = spec;
+  const joined = resolver(spec.from);
+  if (!Array.isArray(joined)) throw new Error("$lookup could not read the collection it joins");
+  const index = joinIndex(joined, spec.foreignField.split("."));
+  const local = spec.localField.split(".");
   const as = String(spec.as);
-  const joined = MINGO.$lookup(coll, join, options) as { map(fn: (doc: Doc) => Doc): unknown };
-  const aggregator = new Aggregator(pipeline as Doc[], options);
+  const pipeline = Array.isArray(spec.pipeline) && spec.pipeline.length > 0
+    ? new Aggregator(spec.pipeline as Doc[], options)
+    : null;
   const init = (options.constructor as { init?: (options: Options) => Compute }).init;
-  return joined.map((doc) => {
-    const matches = doc[as] as Doc[];
-    if (matches.length === 0) return doc;
-    const bound = variables === undefined
-      ? {}
-      : evalExpr(doc as never, variables as never, options);
+  return (coll as { map(fn: (doc: Doc) => Doc): unknown }).map((doc) => {
+    const matches = matchesOf(index, pathValues(doc, local));
+    if (!pipeline || matches.length === 0) return { ...doc, [as]: matches };
+    const bound = spec.let === undefined ? {} : evalExpr(doc as never, spec.let as never, options);
     const compute = init?.(options).update({ root: null, variables: bound }) ?? options;
-    return { ...doc, [as]: aggregator.run(matches as never, compute) };
+    return { ...doc, [as]: pipeline.run(matches as never, compute) };
   });
 };
 

@@ -89,12 +89,19 @@ export interface UnknownOperator {
   javascript: boolean;
 }
 
+/**
+ * The deepest a pipeline is read: past MongoDB's own nesting limit for a document (100), a
+ * pipeline is no use anyway, and the walk stays bounded whatever the settings hold.
+ */
+const MAX_DEPTH = 200;
+
 /** The operator names under `node` (a pipeline, a stage, an expression) the engine lacks. */
 export function unknownOperators(node: unknown): UnknownOperator[] {
   const found: UnknownOperator[] = [];
-  const visit = (value: unknown, at: string) => {
+  const visit = (value: unknown, at: string, depth = 0) => {
+    if (depth > MAX_DEPTH) return;
     if (Array.isArray(value)) {
-      value.forEach((member, i) => visit(member, `${at}[${i}]`));
+      value.forEach((member, i) => visit(member, `${at}[${i}]`, depth + 1));
       return;
     }
     if (!isPlainObject(value)) return;
@@ -107,7 +114,7 @@ export function unknownOperators(node: unknown): UnknownOperator[] {
         }
         if (LITERALS.has(key)) continue;
       }
-      visit(inner, here);
+      visit(inner, here, depth + 1);
     }
   };
   visit(node, "");

@@ -24,7 +24,8 @@ import {
   type Settings,
   SettingsError,
 } from "./settings/check.ts";
-import { engineOperatorNames, mongoOnly, unknownOperators } from "./doc/match/operator-names.ts";
+import { mongoOnly, unknownOperators } from "./doc/match/operator-names.ts";
+import { ENGINE_OPERATORS } from "./doc/match/engine.ts";
 import { applyEnvOverrides } from "./settings/load.ts";
 import type { Runtime } from "./services/runtime.ts";
 import { ensureIndexes } from "./services/indexes.ts";
@@ -218,7 +219,7 @@ function pipelineProblems(
         );
       } else {
         // A suggestion only when it is near: one edit in three letters at most.
-        const near = closest(name, engineOperatorNames());
+        const near = closest(name, ENGINE_OPERATORS);
         const close = distance(name.toLowerCase(), near.toLowerCase()) <=
           Math.max(1, name.length / 3);
         report.problems.push(

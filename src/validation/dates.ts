@@ -6,24 +6,12 @@
  * Python's `strptime` does). Any other character must match literally.
  */
 
+import { MONTHS } from "../doc/match/dates.ts";
+
 /** The service's default DATE_FORMAT (RFC 1123). */
 export const RFC1123 = "%a, %d %b %Y %H:%M:%S GMT";
 
 const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
 const DIRECTIVES = new Set("aAdbBmyYHIMSfpzZj%");
 /** Longest input parseDate looks at; longer strings are not dates. */
 const MAX_INPUT = 256;

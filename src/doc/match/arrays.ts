@@ -245,8 +245,8 @@ export const arrayExpressions: Record<string, AnyFn> = {
   $tsIncrement: timestampPart("$tsIncrement"),
 };
 
-/** A list operand's members with equal values (numbers of any type alike) kept once, sorted. */
-function distinct(list: unknown[]): unknown[] {
+/** A list's members with equal values (numbers of any type alike) kept once, sorted. */
+export function distinct(list: unknown[]): unknown[] {
   const sorted = [...list].sort(compareValues);
   return sorted.filter((v, i) => i === 0 || compareValues(v, sorted[i - 1]) !== 0);
 }

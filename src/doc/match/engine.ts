@@ -4,7 +4,6 @@
  * operators (geo), and a resolver for `$lookup`.
  */
 import { Context } from "mingo";
-import { evalExpr } from "mingo/core";
 import { Query } from "mingo/query";
 import { Lazy } from "mingo/lazy";
 import * as accumulatorOperators from "mingo/operators/accumulator";
@@ -48,6 +47,7 @@ import { functionExpressions } from "./functions.ts";
 import { variableExpressions } from "./variables.ts";
 import { comparisonExpressions } from "./order.ts";
 import { cloneValue } from "../clone.ts";
+import { computation } from "./computation.ts";
 import { numberValue } from "./numbers.ts";
 import { isPlainObject } from "../../util/plain.ts";
 
@@ -58,7 +58,7 @@ import { isPlainObject } from "../../util/plain.ts";
  * kilobytes a request), and takes its prepared ones as they are.
  */
 export function engineOptions(resolve?: (name: string) => Doc[]): Partial<Options> {
-  return prepared({ scriptEnabled: false, collectionResolver: resolve, context: CONTEXT });
+  return computation({ scriptEnabled: false, collectionResolver: resolve, context: CONTEXT });
 }
 
 /**
@@ -67,22 +67,6 @@ export function engineOptions(resolve?: (name: string) => Doc[]): Partial<Option
  */
 export function plainOptions(options: Partial<Options>): Partial<Options> {
   return (options as { options?: Partial<Options> }).options ?? options;
-}
-
-/** mingo's class of prepared options (not exported by it): the class of one it prepares. */
-let Prepared: { init(options: Partial<Options>): Partial<Options> } | undefined;
-
-/** `options` prepared by mingo (the operator tables copied once, here). */
-function prepared(options: Partial<Options>): Partial<Options> {
-  if (Prepared === undefined) {
-    let seen: object | undefined;
-    const probe = Context.init({
-      expression: { $probe: (_obj: unknown, _expr: unknown, given: object) => (seen = given) },
-    });
-    evalExpr({}, { $probe: 1 }, { context: probe } as unknown as Options);
-    Prepared = (seen as { constructor: typeof Prepared }).constructor;
-  }
-  return Prepared!.init(options);
 }
 
 // deno-lint-ignore no-explicit-any

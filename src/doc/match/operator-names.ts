@@ -120,8 +120,3 @@ export function unknownOperators(node: unknown): UnknownOperator[] {
   visit(node, "");
   return found;
 }
-
-/** Every operator name the engine runs (for suggestions). */
-export function engineOperatorNames(): Iterable<string> {
-  return ENGINE_OPERATORS;
-}

@@ -24,6 +24,7 @@ import { isPlainObject } from "../../util/plain.ts";
 import { normalizedDecimal } from "./decimal.ts";
 import { bsonType, numberValue, valueOf } from "./numbers.ts";
 import { compareValues, EMPTY, pathValues } from "./compare.ts";
+import { computation } from "./computation.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
@@ -238,20 +239,17 @@ const lookupStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
   const pipeline = Array.isArray(spec.pipeline) && spec.pipeline.length > 0
     ? new Aggregator(spec.pipeline as Doc[], options)
     : null;
-  const init = (options.constructor as { init?: (options: Options) => Compute }).init;
+  const at = computation(options);
   return (coll as { map(fn: (doc: Doc) => Doc): unknown }).map((doc) => {
     const matches = matchesOf(index, pathValues(doc, local));
     if (!pipeline || matches.length === 0) return { ...doc, [as]: matches };
     const bound = spec.let === undefined ? {} : evalExpr(doc as never, spec.let as never, options);
-    const compute = init?.(options).update({ root: null, variables: bound }) ?? options;
-    return { ...doc, [as]: pipeline.run(matches as never, compute) };
+    return {
+      ...doc,
+      [as]: pipeline.run(matches as never, at.update({ root: null, variables: bound })),
+    };
   });
 };
-
-/** mingo's options of a computation (see {@link lookupStage}). */
-interface Compute {
-  update(locals: { root: unknown; variables: unknown }): Options;
-}
 
 /** The stages above, by name. */
 export const pipelineStages: Record<string, AnyFn> = {

@@ -18,7 +18,7 @@ import { Lazy } from "mingo/lazy";
 import * as pipelineOperators from "mingo/operators/pipeline";
 import { evalExpr } from "mingo/core";
 import type { Options } from "mingo/types";
-import type { Decimal128 } from "../bson.ts";
+import { type Decimal128, type ObjectId, objectIdHex } from "../bson.ts";
 import type { Doc } from "../types.ts";
 import { isPlainObject } from "../../util/plain.ts";
 import { normalizedDecimal } from "./decimal.ts";
@@ -177,7 +177,7 @@ function joinKey(value: unknown): string {
   if (typeof value === "string") return `s${value}`;
   if (typeof value === "boolean") return `b${value}`;
   if (value instanceof Date) return `d${value.getTime()}`;
-  if (bsonType(value) === "ObjectId") return `o${String(value)}`;
+  if (bsonType(value) === "ObjectId") return objectIdHex(value as ObjectId, "o");
   return "x";
 }
 

@@ -701,6 +701,7 @@ async function mongoComparison(stub: boolean): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "restsvc-mongo-" });
   const env = { STORE: "mongo", MONGO_URI: uri };
   const sides: MongoSide[] = [];
+  let sameAnswer: number | undefined;
   try {
     sides.push({ name: "service", server: await startService(dir, {}, env), rounds: [] });
     const rawPort = freePort();
@@ -713,6 +714,17 @@ async function mongoComparison(stub: boolean): Promise<void> {
       ),
       rounds: [],
     });
+    const samePort = freePort();
+    const sameSide: MongoSide = {
+      name: "raw, same answer",
+      server: await startProcess(
+        [...profileFlags(), "bench/raw_driver.ts", String(samePort), uri, "--same-answer"],
+        {},
+        samePort,
+      ),
+      rounds: [],
+    };
+    sides.push(sameSide);
     if (baseline) {
       const port = freePort();
       const file = `${dir}/settings.json`;
@@ -743,10 +755,12 @@ async function mongoComparison(stub: boolean): Promise<void> {
     const dbCpu = () => dbPid ? cpuMicros(dbPid) : Promise.resolve(NaN);
     const rows: string[][] = [];
     for (const [name, lua, paths] of loads) {
-      for (const side of sides) side.rounds = [];
+      // The same-answer side differs from the raw driver on items only.
+      const active = name === "GET item" ? sides : sides.filter((side) => side !== sameSide);
+      for (const side of active) side.rounds = [];
       for (let round = 0; round < rounds; round++) {
         // Each round starts with a different side, so neither always follows the other.
-        const order = sides.map((_, i) => sides[(i + round) % sides.length]);
+        const order = active.map((_, i) => active[(i + round) % active.length]);
         for (const side of order) {
           const pid = side.server.process.pid;
           const [cpu0, db0] = [await cpuMicros(pid), await dbCpu()];
@@ -776,7 +790,7 @@ async function mongoComparison(stub: boolean): Promise<void> {
       // The ratio of each round (the sides measured back to back), then their median.
       const ratio = (side: MongoSide, key: "rps" | "oneMs") =>
         median(side.rounds.map((r, i) => r[key] / raw.rounds[i][key]));
-      for (const side of sides) {
+      for (const side of active) {
         rows.push([
           side === ours ? name : "",
           side.name,
@@ -788,6 +802,9 @@ async function mongoComparison(stub: boolean): Promise<void> {
           side === raw ? "1.000" : fmt(1 / ratio(side, "oneMs"), 3),
           String(side.rounds.reduce((n, r) => n + r.errors, 0)),
         ]);
+      }
+      if (name === "GET item") {
+        sameAnswer = median(ours.rounds.map((r, i) => r.rps / sameSide.rounds[i].rps));
       }
     }
     console.log(
@@ -808,6 +825,12 @@ async function mongoComparison(stub: boolean): Promise<void> {
       "1 client ratio",
       "errors",
     ], rows));
+    if (sameAnswer !== undefined) {
+      console.log(
+        `\nGET item, service / raw driver answering the same bytes (dates as the service ` +
+          `writes them, \`_links\`): ${fmt(sameAnswer, 3)} (median of the rounds' ratios)`,
+      );
+    }
   } finally {
     for (const side of sides) await side.server.stop();
     await server?.stop();

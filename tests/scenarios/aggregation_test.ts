@@ -519,3 +519,61 @@ scenario(
   },
   { gaps: ["$project-expressions", "$setWindowFields"] },
 );
+
+scenario(
+  "an aggregation's $graphLookup follows a reporting line as far as maxDepth",
+  {
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      staff: { schema: { name: { type: "string" }, boss: { type: "string" } } },
+      lines: {
+        datasource: {
+          source: "staff",
+          aggregation: {
+            pipeline: [
+              { $match: { boss: { $exists: true } } },
+              {
+                $graphLookup: {
+                  from: "staff",
+                  startWith: "$boss",
+                  connectFromField: "boss",
+                  connectToField: "name",
+                  as: "bosses",
+                  maxDepth: "$depth",
+                },
+              },
+              { $project: { _id: 0, name: 1, bosses: 1 } },
+              { $sort: { name: 1 } },
+            ],
+          },
+        },
+      },
+    },
+  },
+  async (api) => {
+    const posted = await api.post("staff", [
+      { name: "Dev" },
+      { name: "Eliot", boss: "Dev" },
+      { name: "Ron", boss: "Eliot" },
+      { name: "Asya", boss: "Ron" },
+    ]);
+    assert.equal(posted.status, 201, posted.text);
+    const lines = async (depth: unknown) => {
+      const res = await api.get(`lines?aggregate=${q(JSON.stringify({ $depth: depth }))}`);
+      assert.equal(res.status, 200, res.text);
+      // MongoDB gives the documents found in no particular order.
+      return res.body._items.map((
+        d: Json,
+      ) => [d.name, (d.bosses as Json[]).map((b) => b.name).sort()]);
+    };
+    assert.deepEqual(await lines(1), [
+      ["Asya", ["Eliot", "Ron"]],
+      ["Eliot", ["Dev"]],
+      ["Ron", ["Dev", "Eliot"]],
+    ]);
+    assert.deepEqual(await lines(0), [["Asya", ["Ron"]], ["Eliot", ["Dev"]], ["Ron", ["Eliot"]]]);
+    // maxDepth is a whole number of 0 or more.
+    const refused = await api.get(`lines?aggregate=${q(JSON.stringify({ $depth: -1 }))}`);
+    assert.equal(refused.status, 400, refused.text);
+  },
+);

@@ -115,6 +115,26 @@ async function seedPeople(c: Collection): Promise<Doc[]> {
   return docs;
 }
 
+/** A reporting line of four: Asya reports to Ron, Ron to Eliot, Eliot to Dev. */
+async function seedStaff(c: Collection): Promise<Collection> {
+  await c.insertMany([
+    { _id: 1, name: "Dev" },
+    { _id: 2, name: "Eliot", boss: "Dev" },
+    { _id: 3, name: "Ron", boss: "Eliot" },
+    { _id: 4, name: "Asya", boss: "Ron" },
+  ]);
+  return c;
+}
+
+/** A `$graphLookup` up the reporting line of {@link seedStaff}'s collection `from`. */
+const CHAIN = (from: string) => ({
+  from,
+  startWith: "$boss",
+  connectFromField: "boss",
+  connectToField: "name",
+  as: "chain",
+});
+
 /** Asserts each filter finds (and counts) exactly the documents of the given ids. */
 async function expectIds(c: Collection, cases: Array<[Filter, number[]]>): Promise<void> {
   for (const [filter, expected] of cases) {
@@ -667,6 +687,106 @@ const CASES: Case[] = [
         [3, ["a", "c"]],
         [4, ["d"]],
       ]);
+    },
+  },
+  {
+    name: "aggregate: $lookup's 'as' with a dot sets a nested field",
+    needs: ["lookup-as-path"],
+    async fn({ coll }) {
+      const left = coll("lkd_left");
+      const right = coll("lkd_right");
+      await left.insertMany([{ _id: 1, k: 7, info: { keep: true } }, { _id: 2, k: 8, info: 5 }]);
+      await right.insertMany([{ _id: "a", n: 7 }]);
+      const out = await left.aggregate([
+        { $lookup: { from: right.name, localField: "k", foreignField: "n", as: "info.joined" } },
+        { $sort: { _id: 1 } },
+      ]);
+      assert.deepEqual(out, [
+        { _id: 1, k: 7, info: { keep: true, joined: [{ _id: "a", n: 7 }] } },
+        { _id: 2, k: 8, info: { joined: [] } },
+      ]);
+    },
+  },
+  {
+    name: "aggregate: $graphLookup follows a chain, as far as maxDepth",
+    async fn({ coll }) {
+      const staff = await seedStaff(coll("gl_staff"));
+      const chain = async (maxDepth?: number) => {
+        const [out] = await staff.aggregate([
+          { $match: { _id: 4 } },
+          {
+            $graphLookup: { ...CHAIN(staff.name), ...(maxDepth === undefined ? {} : { maxDepth }) },
+          },
+        ]);
+        return (out.chain as Doc[]).map((d) => d.name).sort();
+      };
+      assert.deepEqual(await chain(), ["Dev", "Eliot", "Ron"]);
+      assert.deepEqual(await chain(1), ["Eliot", "Ron"]);
+      assert.deepEqual(await chain(0), ["Ron"]);
+    },
+  },
+  {
+    name: "aggregate: $graphLookup's depthField gives each document's depth as a Long, last",
+    needs: ["graphLookup-depthField"],
+    async fn({ coll }) {
+      const staff = await seedStaff(coll("gld_staff"));
+      const [out] = await staff.aggregate([
+        { $match: { _id: 4 } },
+        { $graphLookup: { ...CHAIN(staff.name), depthField: "level" } },
+      ]);
+      const chain = out.chain as Doc[];
+      assert.deepEqual(
+        chain.map((d) => [d.name, Number(d.level)]).sort((a, b) => Number(a[1]) - Number(b[1])),
+        [["Ron", 0], ["Eliot", 1], ["Dev", 2]],
+      );
+      const ron = chain.find((d) => d.name === "Ron")!;
+      assert.ok(ron.level instanceof Long);
+      assert.deepEqual(Object.keys(ron), ["_id", "name", "boss", "level"]);
+    },
+  },
+  {
+    name: "aggregate: $graphLookup meets numbers across their types and lists by members; " +
+      "null meets null, never a missing field",
+    needs: ["graphLookup-equality"],
+    async fn({ coll }) {
+      const nodes = coll("gle_nodes");
+      await nodes.insertMany([
+        { _id: "a", n: Long.fromNumber(7), next: 8 },
+        { _id: "b", n: [8, 9], next: null },
+        { _id: "c", n: null, next: 10 },
+        { _id: "d", next: 11 },
+        { _id: "e", n: 10.5 },
+      ]);
+      const start = coll("gle_start");
+      await start.insertMany([{ _id: 0, from: 7 }]);
+      const out = await start.aggregate([
+        {
+          $graphLookup: {
+            from: nodes.name,
+            startWith: "$from",
+            connectFromField: "next",
+            connectToField: "n",
+            as: "reached",
+            restrictSearchWithMatch: { _id: { $ne: "e" } },
+          },
+        },
+      ]);
+      assert.deepEqual(ids(out[0].reached as Doc[]).sort(), ["a", "b", "c"]);
+    },
+  },
+  {
+    name: "aggregate: a nested $project keeps the document's field order at every level",
+    needs: ["nested-projection"],
+    async fn({ coll }) {
+      const c = coll("nested_project");
+      await c.insertMany([{ _id: 1, a: { x: 1, y: 2, z: 3 }, list: [{ q: 1, p: 2 }] }]);
+      const out = await c.aggregate([{
+        $project: { a: { z: 1, x: 1 }, "list.p": 1, "list.q": 1 },
+      }]);
+      assert.deepEqual(
+        JSON.stringify(out),
+        JSON.stringify([{ _id: 1, a: { x: 1, z: 3 }, list: [{ q: 1, p: 2 }] }]),
+      );
     },
   },
   {

@@ -27,6 +27,19 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "lookup-equality",
     "$lookup's equality join meets neither numbers of different types (a Long 7 and a 7) nor list members",
   ],
+  ["graphLookup-depthField", "$graphLookup's depthField is refused as an unsupported option"],
+  [
+    "lookup-as-path",
+    "$lookup's 'as' with a dot writes a field named with the dot, not a nested field",
+  ],
+  [
+    "nested-projection",
+    "a nested document in $project is taken as a literal value, and a dotted path through a list of documents drops the field",
+  ],
+  [
+    "graphLookup-equality",
+    "$graphLookup meets no number of another type (a Long 7 and a 7) and takes a missing field for null",
+  ],
   ["date-operators", "date aggregation operators are not implemented"],
   ["geo", "$near, $geoWithin and $geoNear are not implemented"],
   ["$text", "$text search is not implemented"],

@@ -2,7 +2,8 @@
  * The engine's pipeline stages that mingo runs otherwise than MongoDB, as MongoDB runs them:
  * `$count` (no document for no input, a plain field name), `$project` (MongoDB's field order),
  * `$group` (keys equal as MongoDB compares them), `$limit` (a whole number above 0) and
- * `$bucket`/`$bucketAuto` (`_id` first) and `$lookup` (a pipeline beside `localField`).
+ * `$bucket`/`$bucketAuto` (`_id` first), `$lookup` (a pipeline beside `localField`) and
+ * `$graphLookup` (values equal as MongoDB compares them).
  * Each says what mingo's did.
  *
  * @example
@@ -17,14 +18,16 @@ import { Aggregator } from "mingo/aggregator";
 import { Lazy } from "mingo/lazy";
 import * as pipelineOperators from "mingo/operators/pipeline";
 import { evalExpr } from "mingo/core";
+import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
-import { type Decimal128, type ObjectId, objectIdHex } from "../bson.ts";
+import { type Decimal128, Long, type ObjectId, objectIdHex } from "../bson.ts";
 import type { Doc } from "../types.ts";
 import { isPlainObject } from "../../util/plain.ts";
 import { normalizedDecimal } from "./decimal.ts";
 import { bsonType, numberValue, valueOf } from "./numbers.ts";
 import { compareValues, EMPTY, pathValues } from "./compare.ts";
 import { computation } from "./computation.ts";
+import { withoutComments } from "./logical.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
@@ -60,36 +63,74 @@ const projectStage: AnyFn = (
 ) =>
   coll.transform((docs) => {
     const projected = MINGO.$project(Lazy(docs), spec, options).collect();
-    const computed = computedFields(spec);
-    return Lazy(projected.map((out: Doc, i: number) => inFieldOrder(out, docs[i], computed)));
+    const tree = isPlainObject(spec) ? specTree(spec) : {};
+    return Lazy(projected.map((out: Doc, i: number) => inFieldOrder(out, docs[i], tree, true)));
   });
 
-/** The top-level fields a `$project` computes (rather than keeps), in the stage's order. */
-function computedFields(spec: Doc): string[] {
-  const computed: string[] = [];
+/** Whether a `$project` value is a projection of a document's fields (not an expression). */
+const isNestedSpec = (value: unknown): value is Doc =>
+  isPlainObject(value) && !Object.keys(value).some((key) => key.startsWith("$"));
+
+/** A `$project` specification with its dotted paths as nested documents (`a.b` as `a: {b}`). */
+function specTree(spec: Doc): Doc {
+  const tree: Doc = {};
   for (const [path, value] of Object.entries(spec)) {
-    const top = path.split(".")[0];
-    const keeps = value === true || value === false || typeof value === "number" ||
-      (isPlainObject(value) && !Object.keys(value).some((key) => key.startsWith("$")));
-    if (!keeps && !computed.includes(top)) computed.push(top);
+    const parts = path.split(".");
+    let node = tree;
+    for (const part of parts.slice(0, -1)) {
+      if (!isNestedSpec(node[part])) node[part] = {};
+      node = node[part] as Doc;
+    }
+    const last = parts[parts.length - 1];
+    node[last] = isNestedSpec(value) ? specTree(value) : value;
   }
-  return computed;
+  return tree;
 }
 
-/** `out`'s fields reordered (see {@link projectStage}); `input` is the document it came from. */
-function inFieldOrder(out: Doc, input: Doc, computed: string[]): Doc {
-  const keys = Object.keys(out);
-  if (keys.length < 2) return out;
+/** The fields a level of a `$project` computes (rather than keeps), in the stage's order. */
+function computedFields(tree: Doc): string[] {
+  return Object.entries(tree).filter(([, value]) =>
+    !(value === true || value === false || typeof value === "number" || isNestedSpec(value))
+  ).map(([name]) => name);
+}
+
+/**
+ * `out`'s fields reordered (see {@link projectStage}), at every level of the projection;
+ * `input` is the document it came from, `tree` the stage's level ({@link specTree}).
+ */
+function inFieldOrder(out: Doc, input: unknown, tree: Doc, top: boolean): Doc {
+  const computed = computedFields(tree);
+  const source = isPlainObject(input) ? input : {};
   const result: Doc = {};
-  if (Object.hasOwn(out, "_id")) result._id = out._id;
-  for (const key of Object.keys(input)) {
+  if (top && Object.hasOwn(out, "_id")) result._id = out._id;
+  const keep = (key: string) => {
+    result[key] = nestedInOrder(out[key], source[key], tree[key]);
+  };
+  for (const key of Object.keys(source)) {
     if (Object.hasOwn(out, key) && !Object.hasOwn(result, key) && !computed.includes(key)) {
-      result[key] = out[key];
+      keep(key);
     }
   }
   for (const key of computed) if (Object.hasOwn(out, key)) result[key] = out[key];
-  for (const key of keys) if (!Object.hasOwn(result, key)) result[key] = out[key];
+  for (const key of Object.keys(out)) if (!Object.hasOwn(result, key)) keep(key);
   return result;
+}
+
+/**
+ * A field's value reordered by its nested projection: a document, or a list's documents (the
+ * projection drops a list's other members, so the documents pair up in order).
+ */
+function nestedInOrder(out: unknown, input: unknown, tree: unknown): unknown {
+  if (!isNestedSpec(tree)) return out;
+  if (isPlainObject(out)) return inFieldOrder(out, input, tree, false);
+  if (Array.isArray(out) && Array.isArray(input)) {
+    const docs = input.filter(isPlainObject);
+    if (docs.length !== out.length) return out;
+    return out.map((member, i) =>
+      isPlainObject(member) ? inFieldOrder(member, docs[i], tree, false) : member
+    );
+  }
+  return out;
 }
 
 /** The private expression operator {@link groupStage} puts around a `$group`'s `_id`. */
@@ -184,12 +225,16 @@ function joinKey(value: unknown): string {
 /** A joined collection's documents by the keys of their `foreignField` values. */
 type JoinIndex = Map<string, Array<{ at: number; doc: Doc; value: unknown }>>;
 
-function joinIndex(docs: Doc[], path: string[]): JoinIndex {
+/**
+ * The index of `docs` by their values at `path` (a list's members); a missing value counts
+ * as null, or, with `missing: "skip"`, is left out.
+ */
+function joinIndex(docs: Doc[], path: string[], missing: "null" | "skip" = "null"): JoinIndex {
   const index: JoinIndex = new Map();
   docs.forEach((doc, at) => {
     for (const value of pathValues(doc, path)) {
-      // An empty list equals no single value; missing is null.
-      if (value === EMPTY) continue;
+      // An empty list equals no single value.
+      if (value === EMPTY || (value === undefined && missing === "skip")) continue;
       const key = joinKey(value);
       const entries = index.get(key);
       const entry = { at, doc, value: value ?? null };
@@ -200,8 +245,11 @@ function joinIndex(docs: Doc[], path: string[]): JoinIndex {
   return index;
 }
 
-/** The documents of `index` whose value equals one of `values`, in their collection's order. */
-function matchesOf(index: JoinIndex, values: unknown[]): Doc[] {
+/**
+ * The documents of `index` whose value equals one of `values` (a missing one as null), by
+ * their place in their collection, in its order.
+ */
+function matchesAt(index: JoinIndex, values: unknown[]): Array<[number, Doc]> {
   const found = new Map<number, Doc>();
   for (const raw of values) {
     if (raw === EMPTY) continue;
@@ -212,7 +260,24 @@ function matchesOf(index: JoinIndex, values: unknown[]): Doc[] {
       }
     }
   }
-  return [...found.entries()].sort((a, b) => a[0] - b[0]).map(([, doc]) => doc);
+  return [...found.entries()].sort((a, b) => a[0] - b[0]);
+}
+
+/** The documents of `index` whose value equals one of `values`, in their collection's order. */
+function matchesOf(index: JoinIndex, values: unknown[]): Doc[] {
+  return matchesAt(index, values).map(([, doc]) => doc);
+}
+
+/**
+ * A copy of `doc` with `value` at the dotted `path`, as MongoDB sets a stage's output field:
+ * a new field goes last, an existing one keeps its place, and a step of the path that holds
+ * anything but a document (a list included) becomes a new document.
+ */
+function withField(doc: Doc, path: string[], value: unknown, at = 0): Doc {
+  const name = path[at];
+  if (at === path.length - 1) return { ...doc, [name]: value };
+  const inner = doc[name];
+  return { ...doc, [name]: withField(isPlainObject(inner) ? inner : {}, path, value, at + 1) };
 }
 
 /**
@@ -235,19 +300,129 @@ const lookupStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
   if (!Array.isArray(joined)) throw new Error("$lookup could not read the collection it joins");
   const index = joinIndex(joined, spec.foreignField.split("."));
   const local = spec.localField.split(".");
-  const as = String(spec.as);
+  const as = String(spec.as).split(".");
   const pipeline = Array.isArray(spec.pipeline) && spec.pipeline.length > 0
     ? new Aggregator(spec.pipeline as Doc[], options)
     : null;
   const at = computation(options);
   return (coll as { map(fn: (doc: Doc) => Doc): unknown }).map((doc) => {
     const matches = matchesOf(index, pathValues(doc, local));
-    if (!pipeline || matches.length === 0) return { ...doc, [as]: matches };
+    if (!pipeline || matches.length === 0) return withField(doc, as, matches);
     const bound = spec.let === undefined ? {} : evalExpr(doc as never, spec.let as never, options);
-    return {
-      ...doc,
-      [as]: pipeline.run(matches as never, at.update({ root: null, variables: bound })),
-    };
+    const joined = pipeline.run(matches as never, at.update({ root: null, variables: bound }));
+    return withField(doc, as, joined);
+  });
+};
+
+/** The fields a `$graphLookup` takes. */
+const GRAPH_FIELDS = new Set([
+  "from",
+  "startWith",
+  "connectFromField",
+  "connectToField",
+  "as",
+  "maxDepth",
+  "depthField",
+  "restrictSearchWithMatch",
+]);
+
+/** A `$graphLookup` specification, checked. */
+interface GraphSpec {
+  from: string;
+  startWith: unknown;
+  connectFrom: string[];
+  connectTo: string[];
+  as: string[];
+  maxDepth?: number;
+  depthField?: string[];
+  restrict?: Doc;
+}
+
+/** Checks a `$graphLookup` specification as MongoDB does; throws naming what is wrong. */
+function graphSpec(spec: unknown): GraphSpec {
+  if (!isPlainObject(spec)) throw new Error("$graphLookup needs a document");
+  for (const key of Object.keys(spec)) {
+    if (!GRAPH_FIELDS.has(key)) throw new Error(`$graphLookup does not take '${key}'`);
+  }
+  const named = (key: string): string | undefined => {
+    const value = spec[key];
+    if (value === undefined) return undefined;
+    if (typeof value !== "string") throw new Error(`$graphLookup's '${key}' must be a string`);
+    return value === "" ? undefined : value;
+  };
+  const [from, as, connectFrom, connectTo] = ["from", "as", "connectFromField", "connectToField"]
+    .map(named);
+  if (!from || !as || !connectFrom || !connectTo || spec.startWith === undefined) {
+    throw new Error(
+      "$graphLookup needs 'from', 'as', 'startWith', 'connectFromField' and 'connectToField'",
+    );
+  }
+  let maxDepth: number | undefined;
+  if (spec.maxDepth !== undefined) {
+    maxDepth = numberValue(spec.maxDepth);
+    if (maxDepth === undefined || !Number.isInteger(maxDepth) || maxDepth < 0) {
+      throw new Error("$graphLookup's 'maxDepth' must be a whole number, 0 or more");
+    }
+  }
+  const depthField = named("depthField");
+  const restrict = spec.restrictSearchWithMatch;
+  if (restrict !== undefined && !isPlainObject(restrict)) {
+    throw new Error("$graphLookup's 'restrictSearchWithMatch' must be a document");
+  }
+  return {
+    from,
+    startWith: spec.startWith,
+    connectFrom: connectFrom.split("."),
+    connectTo: connectTo.split("."),
+    as: as.split("."),
+    maxDepth,
+    depthField: depthField?.split("."),
+    restrict,
+  };
+}
+
+/**
+ * `$graphLookup` as MongoDB searches: breadth first from the values of `startWith` (a list's
+ * members each), each round matching `connectToField` to the values of the round before (equal
+ * in MongoDB's comparison: numbers across their types, a list by its members; null matches
+ * null, never a missing field), then following the matches' `connectFromField` values (a
+ * missing one leads nowhere); each document once, at the depth it was first reached, which
+ * `depthField` gives as a Long; `restrictSearchWithMatch` keeps other documents out of the
+ * search. mingo's hashed values (a Long 7 never met a 7), counted a missing field as null and
+ * wrote the depth first.
+ */
+const graphLookupStage: AnyFn = (coll: unknown, raw: unknown, options: Options) => {
+  const spec = graphSpec(raw);
+  const resolver = (options as { collectionResolver?: (name: string) => Doc[] })
+    .collectionResolver;
+  const joined = resolver?.(spec.from);
+  if (!Array.isArray(joined)) {
+    throw new Error("$graphLookup could not read the collection it searches");
+  }
+  const index = joinIndex(joined, spec.connectTo, "skip");
+  let restrict: Query | undefined;
+  if (spec.restrict) restrict = new Query(withoutComments(spec.restrict), options);
+  const { maxDepth, depthField } = spec;
+  return (coll as { map(fn: (doc: Doc) => Doc): unknown }).map((doc) => {
+    const start = evalExpr(doc as never, spec.startWith as never, options);
+    // A missing start matches nothing; null matches null.
+    let frontier: unknown[] = Array.isArray(start) ? start : start === undefined ? [] : [start];
+    const reached = new Set<number>();
+    const found: Doc[] = [];
+    for (let depth = 0; frontier.length > 0; depth++) {
+      if (maxDepth !== undefined && depth > maxDepth) break;
+      const next: unknown[] = [];
+      for (const [at, match] of matchesAt(index, frontier)) {
+        if (reached.has(at) || (restrict && !restrict.test(match))) continue;
+        reached.add(at);
+        found.push(depthField ? withField(match, depthField, Long.fromNumber(depth)) : match);
+        for (const value of pathValues(match, spec.connectFrom)) {
+          if (value !== undefined && value !== EMPTY) next.push(value);
+        }
+      }
+      frontier = next;
+    }
+    return withField(doc, spec.as, found);
   });
 };
 
@@ -260,4 +435,5 @@ export const pipelineStages: Record<string, AnyFn> = {
   $bucket: bucketStage("$bucket"),
   $bucketAuto: bucketStage("$bucketAuto"),
   $lookup: lookupStage,
+  $graphLookup: graphLookupStage,
 };

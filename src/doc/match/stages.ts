@@ -71,14 +71,17 @@ const projectStage: AnyFn = (
 const isNestedSpec = (value: unknown): value is Doc =>
   isPlainObject(value) && !Object.keys(value).some((key) => key.startsWith("$"));
 
-/** A `$project` specification with its dotted paths as nested documents (`a.b` as `a: {b}`). */
+/**
+ * A `$project` specification with its dotted paths as nested documents (`a.b` as `a: {b}`),
+ * made of prototype-less objects (a field named `__proto__` is a field like any other).
+ */
 function specTree(spec: Doc): Doc {
-  const tree: Doc = {};
+  const tree: Doc = Object.create(null);
   for (const [path, value] of Object.entries(spec)) {
     const parts = path.split(".");
     let node = tree;
     for (const part of parts.slice(0, -1)) {
-      if (!isNestedSpec(node[part])) node[part] = {};
+      if (!isNestedSpec(node[part])) node[part] = Object.create(null);
       node = node[part] as Doc;
     }
     const last = parts[parts.length - 1];

@@ -705,6 +705,19 @@ const CASES: Case[] = [
         { _id: 1, k: 7, info: { keep: true, joined: [{ _id: "a", n: 7 }] } },
         { _id: 2, k: 8, info: { joined: [] } },
       ]);
+      // The same with a pipeline and no localField.
+      const piped = await left.aggregate([
+        {
+          $lookup: {
+            from: right.name,
+            let: { k: "$k" },
+            pipeline: [{ $match: { $expr: { $eq: ["$n", "$$k"] } } }],
+            as: "info.joined",
+          },
+        },
+        { $sort: { _id: 1 } },
+      ]);
+      assert.deepEqual(piped, out);
     },
   },
   {

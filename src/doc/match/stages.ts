@@ -297,7 +297,7 @@ const lookupStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
     !isPlainObject(spec) || typeof spec.localField !== "string" ||
     typeof spec.foreignField !== "string" || typeof spec.from !== "string" || !resolver
   ) {
-    return MINGO.$lookup(coll, spec, options);
+    return mingosLookup(coll, spec, options);
   }
   const joined = resolver(spec.from);
   if (!Array.isArray(joined)) throw new Error("$lookup could not read the collection it joins");
@@ -316,6 +316,21 @@ const lookupStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
     return withField(doc, as, joined);
   });
 };
+
+/** A field name no document has: where mingo's `$lookup` puts what a dotted `as` names. */
+const JOINED = "\u0000joined";
+
+/** mingo's `$lookup` (the forms without `localField`), with a dotted `as` as a nested field. */
+function mingosLookup(coll: unknown, spec: unknown, options: Options): unknown {
+  if (!isPlainObject(spec) || typeof spec.as !== "string" || !spec.as.includes(".")) {
+    return MINGO.$lookup(coll, spec, options);
+  }
+  const as = spec.as.split(".");
+  const joined = MINGO.$lookup(coll, { ...spec, as: JOINED }, options) as {
+    map(fn: (doc: Doc) => Doc): unknown;
+  };
+  return joined.map(({ [JOINED]: found, ...doc }) => withField(doc, as, found));
+}
 
 /** The fields a `$graphLookup` takes. */
 const GRAPH_FIELDS = new Set([

@@ -577,3 +577,76 @@ scenario(
     assert.equal(refused.status, 400, refused.text);
   },
 );
+
+scenario(
+  "an aggregation's $set reaches into lists, and $topN picks by a sort",
+  {
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      carts: {
+        schema: {
+          owner: { type: "string" },
+          lines: {
+            type: "list",
+            schema: {
+              type: "dict",
+              schema: { sku: { type: "string" }, price: { type: "number" } },
+            },
+          },
+        },
+      },
+      priced: {
+        datasource: {
+          source: "carts",
+          aggregation: {
+            pipeline: [
+              { $set: { "lines.currency": "$currency" } },
+              { $project: { _id: 0, owner: 1, lines: 1 } },
+              { $sort: { owner: 1 } },
+            ],
+          },
+        },
+      },
+      dearest: {
+        datasource: {
+          source: "carts",
+          aggregation: {
+            pipeline: [
+              { $unwind: "$lines" },
+              {
+                $group: {
+                  _id: null,
+                  top: { $top: { sortBy: { "lines.price": -1 }, output: "$lines.sku" } },
+                  two: { $topN: { n: 2, sortBy: { "lines.price": -1 }, output: "$owner" } },
+                },
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+  async (api) => {
+    const posted = await api.post("carts", [
+      { owner: "ann", lines: [{ sku: "a", price: 3 }, { sku: "b", price: 9 }] },
+      { owner: "bob", lines: [{ sku: "c", price: 5 }] },
+    ]);
+    assert.equal(posted.status, 201, posted.text);
+    const res = await api.get(`priced?aggregate=${q(JSON.stringify({ $currency: "EUR" }))}`);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body._items, [
+      {
+        owner: "ann",
+        lines: [
+          { sku: "a", price: 3, currency: "EUR" },
+          { sku: "b", price: 9, currency: "EUR" },
+        ],
+      },
+      { owner: "bob", lines: [{ sku: "c", price: 5, currency: "EUR" }] },
+    ]);
+    const dearest = await api.get("dearest");
+    assert.equal(dearest.status, 200, dearest.text);
+    assert.deepEqual(dearest.body._items, [{ _id: null, top: "b", two: ["ann", "bob"] }]);
+  },
+  { gaps: ["set-through-lists", "$avg"] },
+);

@@ -803,6 +803,91 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $set with a dotted path sets the field in each document of a list, " +
+      "and makes a document of a value that is none",
+    needs: ["set-through-lists"],
+    async fn({ coll }) {
+      const c = coll("set_paths");
+      await c.insertMany([
+        { _id: 1, a: [{ b: 1 }, 5, [{ b: 4 }]], k: 7 },
+        { _id: 2, a: 5, k: 8 },
+        { _id: 3, k: 9 },
+        { _id: 4, a: { b: 1, c: 0, d: 2 }, k: 10 },
+      ]);
+      const out = await c.aggregate([
+        { $set: { "a.c": "$k" } },
+        { $project: { k: 0 } },
+        { $sort: { _id: 1 } },
+      ]);
+      assert.deepEqual(
+        JSON.stringify(out),
+        JSON.stringify([
+          { _id: 1, a: [{ b: 1, c: 7 }, { c: 7 }, [{ b: 4, c: 7 }]] },
+          { _id: 2, a: { c: 8 } },
+          { _id: 3, a: { c: 9 } },
+          { _id: 4, a: { b: 1, c: 10, d: 2 } },
+        ]),
+      );
+    },
+  },
+  {
+    name: "aggregate: $addFields with a nested document sets fields inside the field; " +
+      "an expression giving nothing removes its field",
+    needs: ["$project-expressions"],
+    async fn({ coll }) {
+      const c = coll("addfields_nested");
+      await c.insertMany([{ _id: 1, a: { b: 1, c: 0 }, x: 9, gone: true }]);
+      const out = await c.aggregate([
+        { $addFields: { a: { c: "$x", d: { e: 1 } }, gone: "$nothing" } },
+      ]);
+      assert.deepEqual(out, [{ _id: 1, a: { b: 1, c: 9, d: { e: 1 } }, x: 9 }]);
+    },
+  },
+  {
+    name: "aggregate: $top, $bottom, $topN and $bottomN pick outputs by a sort in $group",
+    needs: ["$avg"],
+    async fn({ coll }) {
+      const c = coll("top_bottom");
+      await c.insertMany([
+        { _id: 1, g: 1, n: "a", s: 1 },
+        { _id: 2, g: 1, n: "b", s: 3 },
+        { _id: 3, g: 1, n: "c", s: "x" },
+        { _id: 4, g: 2, n: "d", s: 2 },
+      ]);
+      const out = await c.aggregate([
+        {
+          $group: {
+            _id: { g: "$g" },
+            top: { $top: { sortBy: { s: -1 }, output: "$n" } },
+            bottom: { $bottom: { sortBy: { s: -1 }, output: ["$n", "$s"] } },
+            topN: { $topN: { n: 2, sortBy: { s: 1 }, output: "$none" } },
+            // n from the group's key: 2 for group 1, 1 for the others.
+            bottomN: {
+              $bottomN: {
+                n: { $cond: [{ $eq: ["$g", 1] }, 2, 1] },
+                sortBy: { s: 1 },
+                output: "$n",
+              },
+            },
+            firstN: { $firstN: { n: { $cond: [{ $eq: ["$g", 1] }, 1, 2] }, input: "$n" } },
+          },
+        },
+        { $sort: { "_id.g": 1 } },
+      ]);
+      assert.deepEqual(out, [
+        {
+          _id: { g: 1 },
+          top: "c",
+          bottom: ["a", 1],
+          topN: [null, null],
+          bottomN: ["b", "c"],
+          firstN: ["a"],
+        },
+        { _id: { g: 2 }, top: "d", bottom: ["d", 2], topN: [null], bottomN: ["d"], firstN: ["d"] },
+      ]);
+    },
+  },
+  {
     name: "distinct with and without filter",
     async fn({ coll }) {
       const c = coll("distinct");

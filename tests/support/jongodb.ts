@@ -40,6 +40,10 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "graphLookup-equality",
     "$graphLookup meets no number of another type (a Long 7 and a 7) and takes a missing field for null",
   ],
+  [
+    "set-through-lists",
+    "$set/$addFields with a dotted path replaces a list with a document instead of setting the field in each of its documents",
+  ],
   ["date-operators", "date aggregation operators are not implemented"],
   ["geo", "$near, $geoWithin and $geoNear are not implemented"],
   ["$text", "$text search is not implemented"],

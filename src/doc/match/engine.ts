@@ -26,6 +26,7 @@ import { $size } from "./size-operator.ts";
 import { $mod } from "./mod-operator.ts";
 import { arithmeticExpressions, numericAccumulators, numericExpressions } from "./accumulators.ts";
 import { groupKeyExpression, pipelineStages } from "./stages.ts";
+import { addFieldsStages } from "./add-fields.ts";
 import {
   caseExpressions,
   checkedConditionals,
@@ -40,7 +41,7 @@ import { $dateFromString } from "./date-from-string.ts";
 import { mathExpressions, percentileExpressions } from "./math.ts";
 import { stringExpressions } from "./strings.ts";
 import { arrayExpressions, setExpressions, sliceExpressions } from "./arrays.ts";
-import { orderedListExpressions } from "./ordered-lists.ts";
+import { orderedListAccumulators, orderedListExpressions } from "./ordered-lists.ts";
 import { collectingAccumulators } from "./collecting.ts";
 import { sizeExpressions } from "./sizes.ts";
 import { functionExpressions } from "./functions.ts";
@@ -121,6 +122,7 @@ const TABLES = {
     ...accumulatorOperators,
     ...numericAccumulators,
     ...collectingAccumulators,
+    ...orderedListAccumulators,
   } as unknown as Ops,
   expression: {
     ...expressionOperators,
@@ -155,6 +157,7 @@ const TABLES = {
     $match: matchStage,
     $sort: sortStage,
     ...pipelineStages,
+    ...addFieldsStages,
   } as unknown as Ops,
   projection: projectionOperators as unknown as Ops,
   query: {

@@ -1,6 +1,7 @@
 /**
  * The expression operators that order or cut a list, as MongoDB computes them: `$sortArray`,
- * `$minN`, `$maxN`, `$firstN`, `$lastN` and `$reverseArray`.
+ * `$minN`, `$maxN`, `$firstN`, `$lastN` and `$reverseArray`; and the accumulators that pick
+ * documents by a sort, `$top`, `$bottom`, `$topN` and `$bottomN`.
  *
  * What mingo did otherwise: `$sortArray` and `$minN`/`$maxN` ranked lists below numbers
  * (MongoDB's order puts them after documents), `$sortArray` took any `sortBy` and unknown
@@ -28,6 +29,7 @@ import { checkKeys, listOperands } from "./arguments.ts";
 import { typeName } from "./type-operator.ts";
 import { compareKeys, compareValues, type SortField, sortKeys } from "./compare.ts";
 import { numberValue } from "./numbers.ts";
+import { computation } from "./computation.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
 type AnyFn = (...args: any[]) => any;
@@ -58,8 +60,7 @@ function nOperator(op: string, pick: (list: unknown[], n: number) => unknown[]):
   return (obj: Doc | Doc[], expr: unknown, options: Options) => {
     const args = checkKeys(op, expr, ["n", "input"], ["n", "input"]);
     if (Array.isArray(obj)) {
-      const key = (options as { local?: { groupId?: unknown } }).local?.groupId;
-      const n = countOf(op, evalExpr(key as never, args.n as never, options));
+      const n = countOf(op, groupKeyValue(args.n, options));
       // mingo's $push evaluates `input` against each document as its root (missing: null).
       return pick(PUSH(obj, args.input, options), n);
     }
@@ -72,31 +73,56 @@ function nOperator(op: string, pick: (list: unknown[], n: number) => unknown[]):
   };
 }
 
+/** `expr` (an n-accumulator's `n`) evaluated in a `$group` with the group's key as its root. */
+function groupKeyValue(expr: unknown, options: Options): unknown {
+  const key = (options as { local?: { groupId?: unknown } }).local?.groupId;
+  return evalExpr(key as never, expr as never, computation(options).update({ root: key }));
+}
+
 /** The members of `list` that are values (neither null nor missing), in MongoDB's order. */
 function valuesInOrder(list: unknown[], direction: 1 | -1): unknown[] {
   const values = list.filter((v) => v !== null && v !== undefined);
   return sorted(values, (a, b) => direction * compareValues(a, b));
 }
 
-/** `sortBy` of `$sortArray`: 1 or -1 (whole values), or a sort specification's fields. */
-function sortOrder(sortBy: unknown): 1 | -1 | SortField[] {
-  const direction = (value: unknown): 1 | -1 | undefined => {
-    const n = numberValue(value);
-    return n === 1 || n === -1 ? n : undefined;
-  };
-  const whole = direction(sortBy);
-  if (whole !== undefined) return whole;
+/** 1 or -1 of any numeric type; else undefined. */
+function direction(value: unknown): 1 | -1 | undefined {
+  const n = numberValue(value);
+  return n === 1 || n === -1 ? n : undefined;
+}
+
+/** A sort specification's fields (`{a: 1, "b.c": -1}`), checked for `op`. */
+function sortFields(op: string, sortBy: unknown): SortField[] {
   if (!isPlainObject(sortBy) || Object.keys(sortBy).length === 0) {
-    throw new Error("$sortArray: 'sortBy' must be 1, -1 or a sort specification");
+    throw new Error(`${op}: 'sortBy' must be a sort specification`);
   }
   return Object.entries(sortBy).map(([path, value]) => {
     const dir = direction(value);
     if (path === "" || path.startsWith("$") || path.split(".").includes("")) {
-      throw new Error(`$sortArray: '${path}' cannot be sorted on`);
+      throw new Error(`${op}: '${path}' cannot be sorted on`);
     }
-    if (dir === undefined) throw new Error(`$sortArray: '${path}' must be sorted by 1 or -1`);
+    if (dir === undefined) throw new Error(`${op}: '${path}' must be sorted by 1 or -1`);
     return { parts: path.split("."), dir };
   });
+}
+
+/** `sortBy` of `$sortArray`: 1 or -1 (whole values), or a sort specification's fields. */
+function sortOrder(sortBy: unknown): 1 | -1 | SortField[] {
+  const whole = direction(sortBy);
+  if (whole !== undefined) return whole;
+  if (!isPlainObject(sortBy)) {
+    throw new Error("$sortArray: 'sortBy' must be 1, -1 or a sort specification");
+  }
+  return sortFields("$sortArray", sortBy);
+}
+
+/** `docs` in the order of `order`, stably; a member that is not a document has no fields. */
+function inSortOrder(docs: readonly unknown[], order: SortField[]): unknown[] {
+  const keyed = docs.map((member) => ({
+    member,
+    keys: sortKeys(isPlainObject(member) ? member : {}, order),
+  }));
+  return sorted(keyed, (x, y) => compareKeys(x.keys, y.keys, order)).map((k) => k.member);
 }
 
 /** `$sortArray: {input, sortBy}`: the list sorted; null for a null or missing list. */
@@ -109,12 +135,7 @@ function $sortArray(obj: Doc, expr: unknown, options: Options): unknown {
     throw new Error(`$sortArray: 'input' must be a list, not ${typeName(input)}`);
   }
   if (typeof order === "number") return sorted(input, (a, b) => order * compareValues(a, b));
-  // A member that is not a document has none of the fields: its keys are missing.
-  const keyed = input.map((member) => ({
-    member,
-    keys: sortKeys(isPlainObject(member) ? member : {}, order),
-  }));
-  return sorted(keyed, (x, y) => compareKeys(x.keys, y.keys, order)).map((k) => k.member);
+  return inSortOrder(input, order);
 }
 
 /** `$reverseArray`: the list reversed; null for null or missing. */
@@ -127,6 +148,39 @@ function $reverseArray(obj: Doc, expr: unknown, options: Options): unknown {
   }
   return list.slice().reverse();
 }
+
+/**
+ * `$top`, `$bottom`, `$topN` and `$bottomN` (in `$group` and in windows): the `output` of
+ * the first or last `n` documents in the order of `sortBy` (a sort specification; documents
+ * ordered as `$sort` orders them), a missing output as null; `$top` and `$bottom` give the one
+ * output itself, not a list of it. mingo's wrapped that one in a list and ordered as its own
+ * `$sort`.
+ */
+function topOrBottom(op: string, end: "top" | "bottom", single: boolean): AnyFn {
+  const fields = single ? ["sortBy", "output"] : ["n", "sortBy", "output"];
+  return (docs: Doc[], expr: unknown, options: Options) => {
+    const args = checkKeys(op, expr, fields, fields);
+    const order = sortFields(op, args.sortBy);
+    const n = single ? 1 : countOf(op, groupKeyValue(args.n, options));
+    const ordered = inSortOrder(docs, order);
+    const picked = end === "top"
+      ? ordered.slice(0, n)
+      : ordered.slice(Math.max(0, ordered.length - n));
+    const at = computation(options);
+    const outputs = picked.map((doc) =>
+      evalExpr(doc as never, args.output as never, at.update({ root: doc })) ?? null
+    );
+    return single ? outputs[0] ?? null : outputs;
+  };
+}
+
+/** The accumulators of this module, by name. */
+export const orderedListAccumulators: Record<string, AnyFn> = {
+  $top: topOrBottom("$top", "top", true),
+  $bottom: topOrBottom("$bottom", "bottom", true),
+  $topN: topOrBottom("$topN", "top", false),
+  $bottomN: topOrBottom("$bottomN", "bottom", false),
+};
 
 /** The operators of this module, by name. */
 export const orderedListExpressions: Record<string, AnyFn> = {

@@ -2333,6 +2333,19 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: a $group key document leaves a missing field out: not the key with null",
+    needs: ["group-key-documents"],
+    async fn({ coll }) {
+      const c = coll("group_doc_keys");
+      await c.insertMany([{ _id: 1, a: 1 }, { _id: 2, a: 1, b: null }, { _id: 3, a: 1 }]);
+      const out = await c.aggregate([
+        { $group: { _id: { a: "$a", b: "$b" }, n: { $sum: 1 } } },
+        { $sort: { n: 1 } },
+      ]);
+      assert.deepEqual(out, [{ _id: { a: 1, b: null }, n: 1 }, { _id: { a: 1 }, n: 2 }]);
+    },
+  },
+  {
     name: "a dotted path does not enter an array held in an array",
     needs: ["nested-array-paths"],
     async fn({ coll }) {

@@ -44,6 +44,10 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "set-through-lists",
     "$set/$addFields with a dotted path replaces a list with a document instead of setting the field in each of its documents",
   ],
+  [
+    "group-key-documents",
+    "a $group key written as a document is taken as it is: its field paths are not evaluated",
+  ],
   ["date-operators", "date aggregation operators are not implemented"],
   ["geo", "$near, $geoWithin and $geoNear are not implemented"],
   ["$text", "$text search is not implemented"],

@@ -140,16 +140,18 @@ function nestedInOrder(out: unknown, input: unknown, tree: unknown): unknown {
 const GROUP_KEY = "$__groupKey";
 
 /**
- * A `$group` key as MongoDB compares keys: a missing value is null (in a list or a document
- * too), a number is its value whatever its type (an `Int32` 24, a `Long` 24 and 24 are one
- * key; a `Decimal128` without trailing zeros: `10.50` and `10.5` are one).
+ * A `$group` key as MongoDB compares keys: a missing key is null, as is a missing member of
+ * a list, while a missing field of a document is left out (`{a: "$a", b: "$b"}` without `b`
+ * is `{a: 1}`, another key than `{a: 1, b: null}`); a number is its value whatever its type
+ * (an `Int32` 24, a `Long` 24 and 24 are one key; a `Decimal128` without trailing zeros:
+ * `10.50` and `10.5` are one).
  */
 function groupKey(v: unknown): unknown {
   if (v === undefined) return null;
   if (Array.isArray(v)) return v.map(groupKey);
   if (isPlainObject(v)) {
     const out: Doc = {};
-    for (const key of Object.keys(v)) out[key] = groupKey(v[key]);
+    for (const key of Object.keys(v)) if (v[key] !== undefined) out[key] = groupKey(v[key]);
     return out;
   }
   switch (bsonType(v)) {

@@ -888,6 +888,25 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $sample gives each document at most once, all of them when fewer",
+    needs: ["$sample"],
+    async fn({ coll }) {
+      const c = coll("sample");
+      await c.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }]);
+      for (let round = 0; round < 5; round++) {
+        const two = await c.aggregate([{ $sample: { size: 2 } }]);
+        assert.equal(two.length, 2);
+        assert.notEqual(two[0]._id, two[1]._id);
+        const all = await c.aggregate([{ $sample: { size: 10 } }]);
+        assert.deepEqual(ids(all).sort(), [1, 2, 3]);
+      }
+      const empty = coll("sample_empty");
+      await empty.insertMany([{ _id: 1 }]);
+      await empty.deleteMany({});
+      assert.deepEqual(await empty.aggregate([{ $sample: { size: 2 } }]), []);
+    },
+  },
+  {
     name: "distinct with and without filter",
     async fn({ coll }) {
       const c = coll("distinct");

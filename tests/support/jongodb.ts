@@ -48,6 +48,7 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "group-key-documents",
     "a $group key written as a document is taken as it is: its field paths are not evaluated",
   ],
+  ["$sample", "$sample is not implemented"],
   ["date-operators", "date aggregation operators are not implemented"],
   ["geo", "$near, $geoWithin and $geoNear are not implemented"],
   ["$text", "$text search is not implemented"],

@@ -3,7 +3,7 @@
  * `$count` (no document for no input, a plain field name), `$project` (MongoDB's field order),
  * `$group` (keys equal as MongoDB compares them), `$limit` (a whole number above 0) and
  * `$bucket`/`$bucketAuto` (`_id` first), `$lookup` (a pipeline beside `localField`) and
- * `$graphLookup` (values equal as MongoDB compares them).
+ * `$graphLookup` (values equal as MongoDB compares them) and `$sample` (each document once).
  * Each says what mingo's did.
  *
  * @example
@@ -446,6 +446,37 @@ const graphLookupStage: AnyFn = (coll: unknown, raw: unknown, options: Options) 
   });
 };
 
+/**
+ * `$sample` as MongoDB takes it: `size` (a number, 0 or more; a fraction counts as its whole
+ * part) documents at random, each at most once, all of them in a random order when there are
+ * fewer. mingo's drew with replacement: the same document twice, `size` documents from fewer
+ * (undefined ones from none).
+ */
+const sampleStage: AnyFn = (
+  coll: { transform(fn: (docs: Doc[]) => unknown): unknown },
+  spec: unknown,
+) => {
+  if (!isPlainObject(spec)) throw new Error("$sample takes a document: {size: n}");
+  for (const key of Object.keys(spec)) {
+    if (key !== "size") throw new Error(`$sample does not take '${key}'`);
+  }
+  if (!Object.hasOwn(spec, "size")) throw new Error("$sample needs a size");
+  const n = numberValue(spec.size);
+  if (n === undefined || Number.isNaN(n)) throw new Error("$sample's size must be a number");
+  if (n < 0) throw new Error("$sample's size must not be negative");
+  const size = Math.floor(n);
+  return coll.transform((docs) => {
+    const pool = docs.slice();
+    const count = Math.min(size, pool.length);
+    // The first `count` places of a Fisher-Yates shuffle.
+    for (let i = 0; i < count; i++) {
+      const j = i + Math.floor(Math.random() * (pool.length - i));
+      [pool[i], pool[j]] = [pool[j], pool[i]];
+    }
+    return Lazy(pool.slice(0, count));
+  });
+};
+
 /** The stages above, by name. */
 export const pipelineStages: Record<string, AnyFn> = {
   $count: countStage,
@@ -456,4 +487,5 @@ export const pipelineStages: Record<string, AnyFn> = {
   $bucketAuto: bucketStage("$bucketAuto"),
   $lookup: lookupStage,
   $graphLookup: graphLookupStage,
+  $sample: sampleStage,
 };

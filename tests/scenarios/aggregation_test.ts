@@ -650,3 +650,30 @@ scenario(
   },
   { gaps: ["set-through-lists", "$avg"] },
 );
+
+scenario(
+  "an aggregation's $sample gives each document once, and none from an empty collection",
+  {
+    RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+    DOMAIN: {
+      cards: { schema: { face: { type: "string" } } },
+      drawn: {
+        datasource: {
+          source: "cards",
+          aggregation: { pipeline: [{ $sample: { size: 3 } }, { $project: { _id: 0, face: 1 } }] },
+        },
+      },
+    },
+  },
+  async (api) => {
+    const empty = await api.get("drawn");
+    assert.equal(empty.status, 200, empty.text);
+    assert.deepEqual(empty.body._items, []);
+    const posted = await api.post("cards", [{ face: "ace" }, { face: "king" }]);
+    assert.equal(posted.status, 201, posted.text);
+    const drawn = await api.get("drawn");
+    assert.equal(drawn.status, 200, drawn.text);
+    assert.deepEqual(drawn.body._items.map((c: Json) => c.face).sort(), ["ace", "king"]);
+  },
+  { gaps: ["$sample"] },
+);

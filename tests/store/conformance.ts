@@ -907,6 +907,67 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $unwind's includeArrayIndex is a Long, null where no list was unwound",
+    needs: ["unwind-index"],
+    async fn({ coll }) {
+      const c = coll("unwind_index");
+      await c.insertMany([{ _id: 1, a: [7, 8] }, { _id: 2, a: [] }, { _id: 3, a: 5 }]);
+      const out = await c.aggregate([
+        { $unwind: { path: "$a", includeArrayIndex: "i", preserveNullAndEmptyArrays: true } },
+        { $sort: { _id: 1, i: 1 } },
+      ]);
+      assert.deepEqual(out.map((d) => [d._id, d.a, d.i === null ? null : Number(d.i)]), [
+        [1, 7, 0],
+        [1, 8, 1],
+        [2, undefined, null],
+        [3, 5, null],
+      ]);
+      assert.ok(out[1].i instanceof Long);
+    },
+  },
+  {
+    name: "aggregate: $unwind's includeArrayIndex with a dot sets a nested field",
+    needs: ["unwind-index"],
+    async fn({ coll }) {
+      const c = coll("unwind_index_path");
+      await c.insertMany([{ _id: 1, a: [7], at: { k: 1 } }]);
+      const out = await c.aggregate([{ $unwind: { path: "$a", includeArrayIndex: "at.i" } }]);
+      assert.deepEqual(out.map((d) => [d.a, (d.at as Doc).k, Number((d.at as Doc).i)]), [[
+        7,
+        1,
+        0,
+      ]]);
+    },
+  },
+  {
+    name: "aggregate: $unwind refuses an option it does not know",
+    needs: ["unwind-options"],
+    async fn({ coll }) {
+      const c = coll("unwind_options");
+      await c.insertMany([{ _id: 1, a: [1] }]);
+      await assert.rejects(
+        c.aggregate([{ $unwind: { path: "$a", bogus: true } }]),
+        InvalidQueryError,
+      );
+    },
+  },
+  {
+    name: "aggregate: $unwind and $project refuse what MongoDB refuses",
+    async fn({ coll }) {
+      const c = coll("unwind_refused");
+      await c.insertMany([{ _id: 1, a: [1] }]);
+      for (
+        const stage of [
+          { $unwind: "a" },
+          { $unwind: { path: "$a", includeArrayIndex: "$i" } },
+          { $project: {} },
+        ]
+      ) {
+        await assert.rejects(c.aggregate([stage]), InvalidQueryError, JSON.stringify(stage));
+      }
+    },
+  },
+  {
     name: "distinct with and without filter",
     async fn({ coll }) {
       const c = coll("distinct");

@@ -49,6 +49,8 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
     "a $group key written as a document is taken as it is: its field paths are not evaluated",
   ],
   ["$sample", "$sample is not implemented"],
+  ["unwind-index", "$unwind's includeArrayIndex is refused as not supported"],
+  ["unwind-options", "$unwind takes options it does not know"],
   ["date-operators", "date aggregation operators are not implemented"],
   ["geo", "$near, $geoWithin and $geoNear are not implemented"],
   ["$text", "$text search is not implemented"],

@@ -3,7 +3,8 @@
  * `$count` (no document for no input, a plain field name), `$project` (MongoDB's field order),
  * `$group` (keys equal as MongoDB compares them), `$limit` (a whole number above 0) and
  * `$bucket`/`$bucketAuto` (`_id` first), `$lookup` (a pipeline beside `localField`) and
- * `$graphLookup` (values equal as MongoDB compares them) and `$sample` (each document once).
+ * `$graphLookup` (values equal as MongoDB compares them), `$sample` (each document once) and
+ * `$unwind` (its index a Long).
  * Each says what mingo's did.
  *
  * @example
@@ -62,6 +63,9 @@ const projectStage: AnyFn = (
   options: Options,
 ) =>
   coll.transform((docs) => {
+    if (isPlainObject(spec) && Object.keys(spec).length === 0) {
+      throw new Error("$project needs at least one field");
+    }
     const projected = MINGO.$project(Lazy(docs), spec, options).collect();
     const tree = isPlainObject(spec) ? specTree(spec) : {};
     return Lazy(projected.map((out: Doc, i: number) => inFieldOrder(out, docs[i], tree, true)));
@@ -477,6 +481,45 @@ const sampleStage: AnyFn = (
   });
 };
 
+/** A field name no document has: where mingo's `$unwind` puts the index it writes. */
+const INDEX = "\u0000index";
+
+/** The options `$unwind` takes. */
+const UNWIND_OPTIONS = new Set(["path", "includeArrayIndex", "preserveNullAndEmptyArrays"]);
+
+/**
+ * `$unwind` with its options checked as MongoDB checks them (a `path` starting with `$`, an
+ * `includeArrayIndex` name that does not, a boolean `preserveNullAndEmptyArrays`, nothing
+ * else), and the index as MongoDB writes it: a Long (null where no list was unwound), at a
+ * dotted name's nested field. mingo's took a path without `$` (and gave no document) and
+ * wrote the index as a plain number, at a field named with the dots.
+ */
+const unwindStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
+  const form = typeof spec === "string" ? { path: spec } : spec;
+  if (!isPlainObject(form)) throw new Error("$unwind takes a field path or a document");
+  for (const key of Object.keys(form)) {
+    if (!UNWIND_OPTIONS.has(key)) throw new Error(`$unwind does not take '${key}'`);
+  }
+  const { path, includeArrayIndex: index, preserveNullAndEmptyArrays: preserve } = form;
+  if (typeof path !== "string" || path.length < 2 || path[0] !== "$") {
+    throw new Error("$unwind's path must be a field path starting with '$'");
+  }
+  if (preserve !== undefined && typeof preserve !== "boolean") {
+    throw new Error("$unwind's preserveNullAndEmptyArrays must be true or false");
+  }
+  if (index === undefined) return MINGO.$unwind(coll, form, options);
+  if (typeof index !== "string" || index === "" || index[0] === "$") {
+    throw new Error("$unwind's includeArrayIndex must be a field name not starting with '$'");
+  }
+  const at = index.split(".");
+  const unwound = MINGO.$unwind(coll, { ...form, includeArrayIndex: INDEX }, options) as {
+    map(fn: (doc: Doc) => Doc): unknown;
+  };
+  return unwound.map(({ [INDEX]: n, ...doc }) =>
+    withField(doc, at, typeof n === "number" ? Long.fromNumber(n) : null)
+  );
+};
+
 /** The stages above, by name. */
 export const pipelineStages: Record<string, AnyFn> = {
   $count: countStage,
@@ -488,4 +531,5 @@ export const pipelineStages: Record<string, AnyFn> = {
   $lookup: lookupStage,
   $graphLookup: graphLookupStage,
   $sample: sampleStage,
+  $unwind: unwindStage,
 };

@@ -323,19 +323,29 @@ const lookupStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
   });
 };
 
-/** A field name no document has: where mingo's `$lookup` puts what a dotted `as` names. */
-const JOINED = "\u0000joined";
+/**
+ * A field name no document has: where a stage of mingo's writes a field that is then moved
+ * where MongoDB writes it ({@link moveParked}).
+ */
+const PARKED = "\u0000parked";
+
+/** Each document of `coll` with its {@link PARKED} field's value, as `value` makes it, at `path`. */
+function moveParked(
+  coll: unknown,
+  path: string[],
+  value: (parked: unknown) => unknown = (parked) => parked,
+): unknown {
+  return (coll as { map(fn: (doc: Doc) => Doc): unknown }).map(({ [PARKED]: parked, ...doc }) =>
+    withField(doc, path, value(parked))
+  );
+}
 
 /** mingo's `$lookup` (the forms without `localField`), with a dotted `as` as a nested field. */
 function mingosLookup(coll: unknown, spec: unknown, options: Options): unknown {
   if (!isPlainObject(spec) || typeof spec.as !== "string" || !spec.as.includes(".")) {
     return MINGO.$lookup(coll, spec, options);
   }
-  const as = spec.as.split(".");
-  const joined = MINGO.$lookup(coll, { ...spec, as: JOINED }, options) as {
-    map(fn: (doc: Doc) => Doc): unknown;
-  };
-  return joined.map(({ [JOINED]: found, ...doc }) => withField(doc, as, found));
+  return moveParked(MINGO.$lookup(coll, { ...spec, as: PARKED }, options), spec.as.split("."));
 }
 
 /** The fields a `$graphLookup` takes. */
@@ -481,9 +491,6 @@ const sampleStage: AnyFn = (
   });
 };
 
-/** A field name no document has: where mingo's `$unwind` puts the index it writes. */
-const INDEX = "\u0000index";
-
 /** The options `$unwind` takes. */
 const UNWIND_OPTIONS = new Set(["path", "includeArrayIndex", "preserveNullAndEmptyArrays"]);
 
@@ -511,12 +518,11 @@ const unwindStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
   if (typeof index !== "string" || index === "" || index[0] === "$") {
     throw new Error("$unwind's includeArrayIndex must be a field name not starting with '$'");
   }
-  const at = index.split(".");
-  const unwound = MINGO.$unwind(coll, { ...form, includeArrayIndex: INDEX }, options) as {
-    map(fn: (doc: Doc) => Doc): unknown;
-  };
-  return unwound.map(({ [INDEX]: n, ...doc }) =>
-    withField(doc, at, typeof n === "number" ? Long.fromNumber(n) : null)
+  const unwound = MINGO.$unwind(coll, { ...form, includeArrayIndex: PARKED }, options);
+  return moveParked(
+    unwound,
+    index.split("."),
+    (n) => typeof n === "number" ? Long.fromNumber(n) : null,
   );
 };
 

@@ -968,6 +968,31 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $project computes a field under a path in each member of a list, " +
+      "and in place of a value that is no document",
+    needs: ["$project-expressions"],
+    async fn({ coll }) {
+      const c = coll("project_paths");
+      await c.insertMany([
+        { _id: 1, a: [{ b: 1, x: 1 }, 7, [{ b: 3 }]], k: 5 },
+        { _id: 2, a: 5, k: 6 },
+        { _id: 3, k: 7 },
+      ]);
+      const out = await c.aggregate([
+        { $project: { "a.b": 1, "a.c": "$k" } },
+        { $sort: { _id: 1 } },
+      ]);
+      assert.deepEqual(
+        JSON.stringify(out),
+        JSON.stringify([
+          { _id: 1, a: [{ b: 1, c: 5 }, { c: 5 }, [{ b: 3, c: 5 }]] },
+          { _id: 2, a: { c: 6 } },
+          { _id: 3, a: { c: 7 } },
+        ]),
+      );
+    },
+  },
+  {
     name: "distinct with and without filter",
     async fn({ coll }) {
       const c = coll("distinct");

@@ -27,6 +27,7 @@ import { $mod } from "./mod-operator.ts";
 import { arithmeticExpressions, numericAccumulators, numericExpressions } from "./accumulators.ts";
 import { groupKeyExpression, pipelineStages } from "./stages.ts";
 import { addFieldsStages } from "./add-fields.ts";
+import { projectStages } from "./project.ts";
 import {
   caseExpressions,
   checkedConditionals,
@@ -157,6 +158,7 @@ const TABLES = {
     $match: matchStage,
     $sort: sortStage,
     ...pipelineStages,
+    ...projectStages,
     ...addFieldsStages,
   } as unknown as Ops,
   projection: projectionOperators as unknown as Ops,

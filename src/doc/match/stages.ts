@@ -1,11 +1,10 @@
 /**
  * The engine's pipeline stages that mingo runs otherwise than MongoDB, as MongoDB runs them:
- * `$count` (no document for no input, a plain field name), `$project` (MongoDB's field order),
- * `$group` (keys equal as MongoDB compares them), `$limit` (a whole number above 0) and
- * `$bucket`/`$bucketAuto` (`_id` first), `$lookup` (a pipeline beside `localField`) and
- * `$graphLookup` (values equal as MongoDB compares them), `$sample` (each document once) and
- * `$unwind` (its index a Long).
- * Each says what mingo's did.
+ * `$count` (no document for no input, a plain field name), `$group` (keys equal as MongoDB
+ * compares them), `$limit` (a whole number above 0), `$bucket`/`$bucketAuto` (`_id` first),
+ * `$lookup` (a pipeline beside `localField`), `$graphLookup` (values equal as MongoDB compares
+ * them), `$sample` (each document once) and `$unwind` (its index a Long); `$project` has
+ * project.ts, `$addFields` and `$set` add-fields.ts. Each says what mingo's did.
  *
  * @example
  * ```ts
@@ -51,94 +50,6 @@ const countStage: AnyFn = (
   }
   return coll.transform((docs) => Lazy(docs.length === 0 ? [] : [{ [name]: docs.length }]));
 };
-
-/**
- * `$project` with its output's fields in MongoDB's order: `_id` first, then the fields kept
- * from the document in the document's order, then the computed ones in the stage's order
- * (mingo's put kept and computed fields in the order of their names and `_id` last).
- */
-const projectStage: AnyFn = (
-  coll: { transform(fn: (docs: Doc[]) => unknown): unknown },
-  spec: Doc,
-  options: Options,
-) =>
-  coll.transform((docs) => {
-    if (isPlainObject(spec) && Object.keys(spec).length === 0) {
-      throw new Error("$project needs at least one field");
-    }
-    const projected = MINGO.$project(Lazy(docs), spec, options).collect();
-    const tree = isPlainObject(spec) ? specTree(spec) : {};
-    return Lazy(projected.map((out: Doc, i: number) => inFieldOrder(out, docs[i], tree, true)));
-  });
-
-/** Whether a `$project` value is a projection of a document's fields (not an expression). */
-const isNestedSpec = (value: unknown): value is Doc =>
-  isPlainObject(value) && !Object.keys(value).some((key) => key.startsWith("$"));
-
-/**
- * A `$project` specification with its dotted paths as nested documents (`a.b` as `a: {b}`),
- * made of prototype-less objects (a field named `__proto__` is a field like any other).
- */
-function specTree(spec: Doc): Doc {
-  const tree: Doc = Object.create(null);
-  for (const [path, value] of Object.entries(spec)) {
-    const parts = path.split(".");
-    let node = tree;
-    for (const part of parts.slice(0, -1)) {
-      if (!isNestedSpec(node[part])) node[part] = Object.create(null);
-      node = node[part] as Doc;
-    }
-    const last = parts[parts.length - 1];
-    node[last] = isNestedSpec(value) ? specTree(value) : value;
-  }
-  return tree;
-}
-
-/** The fields a level of a `$project` computes (rather than keeps), in the stage's order. */
-function computedFields(tree: Doc): string[] {
-  return Object.entries(tree).filter(([, value]) =>
-    !(value === true || value === false || typeof value === "number" || isNestedSpec(value))
-  ).map(([name]) => name);
-}
-
-/**
- * `out`'s fields reordered (see {@link projectStage}), at every level of the projection;
- * `input` is the document it came from, `tree` the stage's level ({@link specTree}).
- */
-function inFieldOrder(out: Doc, input: unknown, tree: Doc, top: boolean): Doc {
-  const computed = computedFields(tree);
-  const source = isPlainObject(input) ? input : {};
-  const result: Doc = {};
-  if (top && Object.hasOwn(out, "_id")) result._id = out._id;
-  const keep = (key: string) => {
-    result[key] = nestedInOrder(out[key], source[key], tree[key]);
-  };
-  for (const key of Object.keys(source)) {
-    if (Object.hasOwn(out, key) && !Object.hasOwn(result, key) && !computed.includes(key)) {
-      keep(key);
-    }
-  }
-  for (const key of computed) if (Object.hasOwn(out, key)) result[key] = out[key];
-  for (const key of Object.keys(out)) if (!Object.hasOwn(result, key)) keep(key);
-  return result;
-}
-
-/**
- * A field's value reordered by its nested projection: a document, or a list's documents (the
- * projection drops a list's other members, so the documents pair up in order).
- */
-function nestedInOrder(out: unknown, input: unknown, tree: unknown): unknown {
-  if (!isNestedSpec(tree)) return out;
-  if (isPlainObject(out)) return inFieldOrder(out, input, tree, false);
-  if (Array.isArray(out) && Array.isArray(input)) {
-    const docs = input.filter(isPlainObject);
-    if (docs.length !== out.length) return out;
-    return out.map((member, i) =>
-      isPlainObject(member) ? inFieldOrder(member, docs[i], tree, false) : member
-    );
-  }
-  return out;
-}
 
 /** The private expression operator {@link groupStage} puts around a `$group`'s `_id`. */
 const GROUP_KEY = "$__groupKey";
@@ -529,7 +440,6 @@ const unwindStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
 /** The stages above, by name. */
 export const pipelineStages: Record<string, AnyFn> = {
   $count: countStage,
-  $project: projectStage,
   $group: groupStage,
   $limit: limitStage,
   $bucket: bucketStage("$bucket"),

@@ -37,19 +37,5 @@ export function getOwn(obj: object, key: string): unknown {
   return Object.hasOwn(obj, key) ? (obj as Record<string, unknown>)[key] : undefined;
 }
 
-/** Sets `obj[key]` as an own data property, even for `__proto__` (never a prototype change). */
-export function setOwn(obj: object, key: string, value: unknown): void {
-  // On a plain object, assignment makes an own data property for every key but
-  // `__proto__` (Object.prototype's one accessor) and is several times faster.
-  const proto = Object.getPrototypeOf(obj);
-  if (key !== "__proto__" && (proto === Object.prototype || proto === null)) {
-    (obj as Record<string, unknown>)[key] = value;
-  } else {
-    Object.defineProperty(obj, key, {
-      value,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  }
-}
+/** Sets `obj[key]` as an own data property (see util/own.ts). */
+export { setOwn } from "../util/own.ts";

@@ -21,6 +21,7 @@ import { evalExpr } from "mingo/core";
 import type { Options } from "mingo/types";
 import type { Doc } from "../types.ts";
 import { isPlainObject } from "../../util/plain.ts";
+import { setOwn } from "../../util/own.ts";
 
 /** A level of the stage's fields: an expression per field, or the next level. */
 type Level = Map<string, { expr: unknown } | { level: Level }>;
@@ -62,18 +63,6 @@ function levels(op: string, spec: Doc, into: Level = new Map(), at = ""): Level 
     }
   }
   return into;
-}
-
-/** Sets an own field (a field named `__proto__` included, as data). */
-function setOwn(doc: Doc, name: string, value: unknown): void {
-  if (name === "__proto__") {
-    Object.defineProperty(doc, name, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  } else doc[name] = value;
 }
 
 /** `doc` (a copy of it) with the fields of `level` computed from `root`. */

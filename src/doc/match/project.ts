@@ -25,6 +25,7 @@ import * as pipelineOperators from "mingo/operators/pipeline";
 import type { Options } from "mingo/types";
 import type { Doc } from "../types.ts";
 import { isPlainObject } from "../../util/plain.ts";
+import { setOwn } from "../../util/own.ts";
 import { computation } from "./computation.ts";
 
 // deno-lint-ignore no-explicit-any -- mingo's operator signatures
@@ -175,11 +176,15 @@ class NestedProjection {
       if (isFlag(spec)) continue;
       if (isNestedSpec(spec)) {
         if (!computes(spec)) continue;
-        out[key] = this.#compute(Object.hasOwn(out, key) ? out[key] : DROPPED, spec, root, at);
+        setOwn(
+          out,
+          key,
+          this.#compute(Object.hasOwn(out, key) ? out[key] : DROPPED, spec, root, at),
+        );
       } else {
         const value = evalExpr(root as never, spec as never, at);
         if (value === undefined) delete out[key];
-        else out[key] = value;
+        else setOwn(out, key, value);
       }
     }
     return out;

@@ -993,6 +993,31 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $bucketAuto orders values of every type as MongoDB does and keeps nulls " +
+      "in its output lists",
+    needs: ["$bucket"],
+    async fn({ coll }) {
+      const c = coll("bucket_auto");
+      await c.insertMany([
+        { _id: 1, v: "b", n: "x" },
+        { _id: 2, v: 2, n: null },
+        { _id: 3, v: null, n: "y" },
+        { _id: 4, v: { a: 1 }, n: "z" },
+        { _id: 5, v: 1, n: "w" },
+        { _id: 6, n: "u" },
+      ]);
+      const out = await c.aggregate([
+        { $bucketAuto: { groupBy: "$v", buckets: 3, output: { names: { $push: "$n" } } } },
+      ]);
+      assert.deepEqual(out.map((b) => [b._id, (b.names as unknown[]).length]), [
+        [{ min: null, max: 1 }, 2],
+        [{ min: 1, max: "b" }, 2],
+        [{ min: "b", max: { a: 1 } }, 2],
+      ]);
+      assert.ok((out[1].names as unknown[]).includes(null));
+    },
+  },
+  {
     name: "distinct with and without filter",
     async fn({ coll }) {
       const c = coll("distinct");

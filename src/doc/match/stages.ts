@@ -127,6 +127,58 @@ function bucketStage(op: "$bucket" | "$bucketAuto"): AnyFn {
   };
 }
 
+/** The fields `$bucketAuto` takes. */
+const AUTO_BUCKET_FIELDS = new Set(["groupBy", "buckets", "output", "granularity"]);
+
+/**
+ * `$bucketAuto` without a `granularity`, as MongoDB fills its buckets: the documents in the
+ * order of their `groupBy` values (MongoDB's order of every type, a missing value as null),
+ * about as many in each bucket (all the rest in the last), a bucket taking every document
+ * equal to its last value, its `max` the next bucket's `min` (the last's its own last value),
+ * and `output` (a count by default) computed over each bucket's documents, nulls included
+ * (mingo's ordered values of different types otherwise and left nulls out of lists such as
+ * `$push`'s). With a `granularity`, mingo's stage, `_id` first.
+ */
+const bucketAutoStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
+  if (!isPlainObject(spec)) throw new Error("$bucketAuto takes a document");
+  if (spec.granularity !== undefined) return bucketStage("$bucketAuto")(coll, spec, options);
+  for (const key of Object.keys(spec)) {
+    if (!AUTO_BUCKET_FIELDS.has(key)) throw new Error(`$bucketAuto does not take '${key}'`);
+  }
+  const groupBy = spec.groupBy;
+  if (!(typeof groupBy === "string" && groupBy.startsWith("$")) && !isPlainObject(groupBy)) {
+    throw new Error("$bucketAuto's groupBy must be a field path or an expression object");
+  }
+  const count = numberValue(spec.buckets);
+  if (count === undefined || !Number.isInteger(count) || count <= 0) {
+    throw new Error("$bucketAuto's buckets must be a whole number above 0");
+  }
+  if (spec.output !== undefined && !isPlainObject(spec.output)) {
+    throw new Error("$bucketAuto's output must be a document");
+  }
+  const output = spec.output ?? { count: { $sum: 1 } };
+  return (coll as { transform(fn: (docs: Doc[]) => unknown): unknown }).transform((docs) => {
+    const at = computation(options);
+    const keyed = docs.map((doc) => ({
+      doc,
+      key: evalExpr(doc as never, groupBy as never, at.update({ root: doc })) ?? null,
+    })).sort((x, y) => compareValues(x.key, y.key));
+    const size = Math.max(1, Math.round(keyed.length / count));
+    const buckets: Doc[] = [];
+    for (let i = 0, made = 0; i < keyed.length && made < count; made++) {
+      const start = i;
+      const end = made === count - 1 ? keyed.length : Math.min(keyed.length, start + size);
+      i = end;
+      while (i < keyed.length && compareValues(keyed[i].key, keyed[i - 1].key) === 0) i++;
+      const members = keyed.slice(start, i).map((k) => k.doc);
+      const max = i < keyed.length ? keyed[i].key : keyed[i - 1].key;
+      const computed = evalExpr(members as never, output as never, options) as Doc;
+      buckets.push({ _id: { min: keyed[start].key, max }, ...computed });
+    }
+    return Lazy(buckets);
+  });
+};
+
 /**
  * The key a join value is hashed under: equal values (in MongoDB's comparison, numbers equal
  * across their types) always share one; values sharing one are compared exactly.
@@ -443,7 +495,7 @@ export const pipelineStages: Record<string, AnyFn> = {
   $group: groupStage,
   $limit: limitStage,
   $bucket: bucketStage("$bucket"),
-  $bucketAuto: bucketStage("$bucketAuto"),
+  $bucketAuto: bucketAutoStage,
   $lookup: lookupStage,
   $graphLookup: graphLookupStage,
   $sample: sampleStage,

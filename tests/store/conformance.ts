@@ -1018,6 +1018,25 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $setWindowFields refuses a window whose lower bound exceeds its upper one",
+    needs: ["$setWindowFields"],
+    async fn({ coll }) {
+      const c = coll("window_bounds");
+      await c.insertMany([{ _id: 1, v: 1 }, { _id: 2, v: 2 }]);
+      const sum = (window: Doc) =>
+        c.aggregate([{
+          $setWindowFields: { sortBy: { _id: 1 }, output: { s: { $sum: "$v", window } } },
+        }]);
+      for (
+        const window of [{ documents: [1, -1] }, { documents: ["current", -1] }, { range: [2, 1] }]
+      ) {
+        await assert.rejects(sum(window), InvalidQueryError, JSON.stringify(window));
+      }
+      const running = await sum({ documents: ["unbounded", "current"] });
+      assert.deepEqual(running.map((d) => d.s), [1, 3]);
+    },
+  },
+  {
     name: "distinct with and without filter",
     async fn({ coll }) {
       const c = coll("distinct");

@@ -3,7 +3,8 @@
  * `$count` (no document for no input, a plain field name), `$group` (keys equal as MongoDB
  * compares them), `$limit` (a whole number above 0), `$bucket`/`$bucketAuto` (`_id` first),
  * `$lookup` (a pipeline beside `localField`), `$graphLookup` (values equal as MongoDB compares
- * them), `$sample` (each document once) and `$unwind` (its index a Long); `$project` has
+ * them), `$sample` (each document once), `$unwind` (its index a Long) and `$setWindowFields`
+ * (its windows' bounds checked); `$project` has
  * project.ts, `$addFields` and `$set` add-fields.ts. Each says what mingo's did.
  *
  * @example
@@ -489,6 +490,54 @@ const unwindStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
   );
 };
 
+/** A window bound's place: a number of documents or a value's offset; ±Infinity unbounded. */
+function boundAt(op: string, bound: unknown): number {
+  if (bound === "unbounded") return NaN;
+  if (bound === "current") return 0;
+  const n = numberValue(bound);
+  if (n === undefined || !Number.isFinite(n)) {
+    throw new Error(`${op}: a window bound is a number, "current" or "unbounded"`);
+  }
+  return n;
+}
+
+/** Checks a window's `documents` or `range` bounds as MongoDB does: two, the lower first. */
+function checkWindow(window: unknown): void {
+  if (window === undefined) return;
+  if (!isPlainObject(window)) throw new Error("$setWindowFields: a window is a document");
+  for (const kind of ["documents", "range"] as const) {
+    const bounds = window[kind];
+    if (bounds === undefined) continue;
+    const op = `$setWindowFields: the window's '${kind}'`;
+    if (!Array.isArray(bounds) || bounds.length !== 2) {
+      throw new Error(`${op} takes two bounds, [lower, upper]`);
+    }
+    if (kind === "documents") {
+      for (const bound of bounds) {
+        if (typeof bound !== "string" && !Number.isInteger(numberValue(bound))) {
+          throw new Error(`${op} bounds are whole numbers, "current" or "unbounded"`);
+        }
+      }
+    }
+    const [lower, upper] = bounds.map((bound) => boundAt(op, bound));
+    // "unbounded" (NaN here) fits either end.
+    if (lower > upper) throw new Error(`${op}: the lower bound must not exceed the upper one`);
+  }
+}
+
+/**
+ * `$setWindowFields` with each window's bounds checked as MongoDB checks them (two, the lower
+ * first; documents counted in whole numbers); mingo's took `[1, -1]` and summed nothing.
+ */
+const windowStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
+  if (isPlainObject(spec) && isPlainObject(spec.output)) {
+    for (const field of Object.values(spec.output)) {
+      if (isPlainObject(field)) checkWindow(field.window);
+    }
+  }
+  return MINGO.$setWindowFields(coll, spec, options);
+};
+
 /** The stages above, by name. */
 export const pipelineStages: Record<string, AnyFn> = {
   $count: countStage,
@@ -500,4 +549,5 @@ export const pipelineStages: Record<string, AnyFn> = {
   $graphLookup: graphLookupStage,
   $sample: sampleStage,
   $unwind: unwindStage,
+  $setWindowFields: windowStage,
 };

@@ -1037,6 +1037,34 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $bucket writes no empty bucket, the default bucket in its _id's order",
+    needs: ["$bucket"],
+    async fn({ coll }) {
+      const c = coll("bucket_bounds");
+      await c.insertMany([{ _id: 1, v: 1 }, { _id: 2, v: 25 }, { _id: 3, v: "x" }, { _id: 4 }]);
+      const counts = async (fallback: unknown) =>
+        (await c.aggregate([
+          { $bucket: { groupBy: "$v", boundaries: [0, 10, 20, 30], default: fallback } },
+        ])).map((b) => [b._id, b.count]);
+      assert.deepEqual(await counts("other"), [[0, 1], [20, 1], ["other", 2]]);
+      assert.deepEqual(await counts(-1), [[-1, 2], [0, 1], [20, 1]]);
+      for (
+        const bad of [
+          { groupBy: "$v", boundaries: [10, 0], default: "d" },
+          { groupBy: "$v", boundaries: [0, "a"], default: "d" },
+          { groupBy: "$v", boundaries: [0, 10], default: 5 },
+          { groupBy: "$v", boundaries: [0, 10], default: "d", bogus: 1 },
+        ]
+      ) {
+        await assert.rejects(
+          c.aggregate([{ $bucket: bad }]),
+          InvalidQueryError,
+          JSON.stringify(bad),
+        );
+      }
+    },
+  },
+  {
     name: "distinct with and without filter",
     async fn({ coll }) {
       const c = coll("distinct");

@@ -1,11 +1,12 @@
 /**
  * The engine's pipeline stages that mingo runs otherwise than MongoDB, as MongoDB runs them:
  * `$count` (no document for no input, a plain field name), `$group` (keys equal as MongoDB
- * compares them), `$limit` (a whole number above 0), `$bucket`/`$bucketAuto` (`_id` first),
- * `$lookup` (a pipeline beside `localField`), `$graphLookup` (values equal as MongoDB compares
- * them), `$sample` (each document once), `$unwind` (its index a Long) and `$setWindowFields`
- * (its windows' bounds checked); `$project` has
- * project.ts, `$addFields` and `$set` add-fields.ts. Each says what mingo's did.
+ * compares them), `$limit` (a whole number above 0), `$bucket` (non-empty buckets, in order),
+ * `$bucketAuto` (filled as MongoDB fills them, `_id` first), `$lookup` (a pipeline beside
+ * `localField`), `$graphLookup` (values equal as MongoDB compares them), `$sample` (each
+ * document once), `$unwind` (its index a Long) and `$setWindowFields` (its windows' bounds
+ * checked); `$project` has project.ts, `$addFields` and `$set` add-fields.ts. Each says what
+ * mingo's did.
  *
  * @example
  * ```ts
@@ -26,7 +27,7 @@ import type { Doc } from "../types.ts";
 import { isPlainObject } from "../../util/plain.ts";
 import { normalizedDecimal } from "./decimal.ts";
 import { bsonType, numberValue, valueOf } from "./numbers.ts";
-import { compareValues, EMPTY, pathValues } from "./compare.ts";
+import { compareValues, EMPTY, pathValues, rank } from "./compare.ts";
 import { computation } from "./computation.ts";
 import { withoutComments } from "./logical.ts";
 
@@ -112,20 +113,104 @@ const limitStage: AnyFn = (coll: unknown, value: unknown, options: Options) => {
 };
 
 /**
- * `$bucket` or `$bucketAuto` with each bucket's `_id` first, as MongoDB writes it (mingo's
- * came after the bucket's other fields).
+ * mingo's `$bucketAuto` (with a `granularity`), each bucket's `_id` first, as MongoDB writes it
+ * (mingo's came after the bucket's other fields).
  */
-function bucketStage(op: "$bucket" | "$bucketAuto"): AnyFn {
-  return (coll: unknown, spec: unknown, options: Options) => {
-    const buckets = MINGO[op](coll, spec, options) as {
-      map(fn: (doc: Doc) => Doc): unknown;
-    };
-    return buckets.map((bucket) => {
-      if (!Object.hasOwn(bucket, "_id")) return bucket;
-      const { _id, ...rest } = bucket;
-      return { _id, ...rest };
-    });
+function granularBuckets(coll: unknown, spec: unknown, options: Options): unknown {
+  const buckets = MINGO.$bucketAuto(coll, spec, options) as {
+    map(fn: (doc: Doc) => Doc): unknown;
   };
+  return buckets.map((bucket) => {
+    if (!Object.hasOwn(bucket, "_id")) return bucket;
+    const { _id, ...rest } = bucket;
+    return { _id, ...rest };
+  });
+}
+
+/** The fields `$bucket` takes. */
+const BUCKET_FIELDS = new Set(["groupBy", "boundaries", "default", "output"]);
+
+/** Checks `$bucket`'s or `$bucketAuto`'s `groupBy` and `output`; the output to compute. */
+function bucketParts(op: string, spec: Doc): Doc {
+  const groupBy = spec.groupBy;
+  if (!(typeof groupBy === "string" && groupBy.startsWith("$")) && !isPlainObject(groupBy)) {
+    throw new Error(`${op}'s groupBy must be a field path or an expression object`);
+  }
+  if (spec.output !== undefined && !isPlainObject(spec.output)) {
+    throw new Error(`${op}'s output must be a document`);
+  }
+  return (spec.output as Doc | undefined) ?? { count: { $sum: 1 } };
+}
+
+/** Each document of `docs` with its `groupBy` value (a missing one as null). */
+function groupByKeys(docs: Doc[], groupBy: unknown, options: Options) {
+  const at = computation(options);
+  return docs.map((doc) => ({
+    doc,
+    key: evalExpr(doc as never, groupBy as never, at.update({ root: doc })) ?? null,
+  }));
+}
+
+/**
+ * `$bucket` as MongoDB runs it (a `$group` on the bucket, then a `$sort` on `_id`): a document
+ * per bucket holding documents only, the default bucket in its place in MongoDB's order of
+ * `_id`s, `_id` first; the boundaries two or more, of one type, ascending; the default outside
+ * them; no other field. mingo's wrote a document for an empty bucket too and took unknown
+ * fields.
+ */
+const bucketWithBoundaries: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
+  if (!isPlainObject(spec)) throw new Error("$bucket takes a document");
+  for (const key of Object.keys(spec)) {
+    if (!BUCKET_FIELDS.has(key)) throw new Error(`$bucket does not take '${key}'`);
+  }
+  const output = bucketParts("$bucket", spec);
+  const bounds = spec.boundaries;
+  if (!Array.isArray(bounds) || bounds.length < 2) {
+    throw new Error("$bucket needs at least two boundaries");
+  }
+  for (let i = 1; i < bounds.length; i++) {
+    if (compareValues(bounds[i - 1], bounds[i]) >= 0 || !sameKind(bounds[i - 1], bounds[i])) {
+      throw new Error("$bucket's boundaries must be of one type and in ascending order");
+    }
+  }
+  const hasDefault = Object.hasOwn(spec, "default");
+  if (
+    hasDefault && sameKind(spec.default, bounds[0]) &&
+    compareValues(spec.default, bounds[0]) >= 0 &&
+    compareValues(spec.default, bounds[bounds.length - 1]) < 0
+  ) {
+    throw new Error("$bucket's default must be outside its boundaries");
+  }
+  return (coll as { transform(fn: (docs: Doc[]) => unknown): unknown }).transform((docs) => {
+    const members = new Map<number, Doc[]>();
+    for (const { doc, key } of groupByKeys(docs, spec.groupBy, options)) {
+      let at = -1;
+      if (sameKind(key, bounds[0])) {
+        for (let i = 0; i + 1 < bounds.length; i++) {
+          if (compareValues(bounds[i], key) <= 0 && compareValues(key, bounds[i + 1]) < 0) {
+            at = i;
+            break;
+          }
+        }
+      }
+      if (at === -1 && !hasDefault) {
+        throw new Error("$bucket found no bucket for a value and has no default");
+      }
+      const list = members.get(at);
+      if (list) list.push(doc);
+      else members.set(at, [doc]);
+    }
+    const buckets = [...members].map(([at, docs]) => ({
+      _id: at === -1 ? spec.default : bounds[at],
+      ...(evalExpr(docs as never, output as never, options) as Doc),
+    }));
+    return Lazy(buckets.sort((x, y) => compareValues(x._id, y._id)));
+  });
+};
+
+/** Whether two values are of one kind in MongoDB's order (numbers of any type are one). */
+function sameKind(a: unknown, b: unknown): boolean {
+  return rank(a) === rank(b);
 }
 
 /** The fields `$bucketAuto` takes. */
@@ -142,28 +227,18 @@ const AUTO_BUCKET_FIELDS = new Set(["groupBy", "buckets", "output", "granularity
  */
 const bucketAutoStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
   if (!isPlainObject(spec)) throw new Error("$bucketAuto takes a document");
-  if (spec.granularity !== undefined) return bucketStage("$bucketAuto")(coll, spec, options);
+  if (spec.granularity !== undefined) return granularBuckets(coll, spec, options);
   for (const key of Object.keys(spec)) {
     if (!AUTO_BUCKET_FIELDS.has(key)) throw new Error(`$bucketAuto does not take '${key}'`);
   }
-  const groupBy = spec.groupBy;
-  if (!(typeof groupBy === "string" && groupBy.startsWith("$")) && !isPlainObject(groupBy)) {
-    throw new Error("$bucketAuto's groupBy must be a field path or an expression object");
-  }
+  const output = bucketParts("$bucketAuto", spec);
   const count = numberValue(spec.buckets);
   if (count === undefined || !Number.isInteger(count) || count <= 0) {
     throw new Error("$bucketAuto's buckets must be a whole number above 0");
   }
-  if (spec.output !== undefined && !isPlainObject(spec.output)) {
-    throw new Error("$bucketAuto's output must be a document");
-  }
-  const output = spec.output ?? { count: { $sum: 1 } };
   return (coll as { transform(fn: (docs: Doc[]) => unknown): unknown }).transform((docs) => {
-    const at = computation(options);
-    const keyed = docs.map((doc) => ({
-      doc,
-      key: evalExpr(doc as never, groupBy as never, at.update({ root: doc })) ?? null,
-    })).sort((x, y) => compareValues(x.key, y.key));
+    const keyed = groupByKeys(docs, spec.groupBy, options)
+      .sort((x, y) => compareValues(x.key, y.key));
     const size = Math.max(1, Math.round(keyed.length / count));
     const buckets: Doc[] = [];
     for (let i = 0, made = 0; i < keyed.length && made < count; made++) {
@@ -543,7 +618,7 @@ export const pipelineStages: Record<string, AnyFn> = {
   $count: countStage,
   $group: groupStage,
   $limit: limitStage,
-  $bucket: bucketStage("$bucket"),
+  $bucket: bucketWithBoundaries,
   $bucketAuto: bucketAutoStage,
   $lookup: lookupStage,
   $graphLookup: graphLookupStage,

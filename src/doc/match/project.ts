@@ -59,10 +59,20 @@ function specTree(spec: Doc): Doc {
   return tree;
 }
 
-/** The fields a level of a `$project` computes (rather than keeps), in the stage's order. */
+const computedAt = new WeakMap<Doc, string[]>();
+
+/**
+ * The fields a level of a `$project` computes (rather than keeps), in the stage's order;
+ * remembered per level, as every document asks for them.
+ */
 function computedFields(tree: Doc): string[] {
-  return Object.entries(tree).filter(([, value]) => !isFlag(value) && !isNestedSpec(value))
-    .map(([name]) => name);
+  let fields = computedAt.get(tree);
+  if (fields === undefined) {
+    fields = Object.entries(tree).filter(([, value]) => !isFlag(value) && !isNestedSpec(value))
+      .map(([name]) => name);
+    computedAt.set(tree, fields);
+  }
+  return fields;
 }
 
 /** Whether a level below the top of `tree` computes a field. */

@@ -88,7 +88,9 @@ export async function ensureIndexes(rt: Runtime): Promise<void> {
     ) {
       const tuple = Array.isArray(spec) && Array.isArray(spec[0]) && Array.isArray(spec[0][0]);
       const [keys, options] = tuple ? spec : [spec, {}];
-      const keyDoc = Object.fromEntries(keys as Array<[string, 1 | -1 | "2dsphere" | "text"]>);
+      const keyDoc = Object.fromEntries(
+        keys as Array<[string, 1 | -1 | "2d" | "2dsphere" | "text"]>,
+      );
       specs.push({ keys: keyDoc, name, unique: !!(options as { unique?: boolean }).unique });
     }
     // Automatic plain indexes for the fields requests look up and sort on.

@@ -39,8 +39,8 @@ export interface FindOptions {
 }
 
 export interface IndexSpec {
-  /** Index keys, e.g. `{ email: 1 }` or `{ location: "2dsphere" }`. */
-  keys: Record<string, 1 | -1 | "2dsphere" | "text">;
+  /** Index keys, e.g. `{ email: 1 }`, `{ location: "2dsphere" }` or `{ spot: "2d" }`. */
+  keys: Record<string, 1 | -1 | "2d" | "2dsphere" | "text">;
   unique?: boolean;
   /** Documents the index applies to (MongoDB partial index). */
   partialFilterExpression?: Filter;

@@ -2744,6 +2744,104 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "geo: $near from a GeoJSON point orders by meters, needs a 2dsphere index, counts",
+    needs: ["geo"],
+    async fn({ coll }) {
+      const c = coll("near_geojson");
+      const at = (lng: number, lat: number) => ({ type: "Point", coordinates: [lng, lat] });
+      await c.insertMany([
+        { _id: "london", loc: at(-0.1276, 51.5072) },
+        { _id: "paris", loc: at(2.3522, 48.8566) },
+        { _id: "berlin", loc: at(13.405, 52.52) },
+        { _id: "versailles", loc: at(2.1301, 48.8049), kind: "castle" },
+        { _id: "nowhere" },
+      ]);
+      const paris = at(2.3522, 48.8566);
+      const near = { loc: { $near: { $geometry: paris, $maxDistance: 400_000 } } };
+      // No geo index on the field: refused, the find and the count alike.
+      await assert.rejects(c.find(near), /unable to find index for \$geoNear query/);
+      await assert.rejects(c.count(near), /unable to find index for \$geoNear query/);
+      await c.createIndex({ keys: { loc: "2dsphere" }, name: "loc_2dsphere" });
+      assert.deepEqual(ids(await c.find(near)), ["paris", "versailles", "london"]);
+      assert.equal(await c.count(near), 3);
+      assert.equal(await c.count(near, { skip: 1, limit: 1 }), 1);
+      const sphere = { loc: { $nearSphere: { $geometry: paris, $minDistance: 1000 } } };
+      assert.deepEqual(ids(await c.find(sphere)), ["versailles", "london", "berlin"]);
+      assert.equal(await c.count(sphere), 3);
+      // In a top-level $and, beside other conditions: the rest of the filter still applies.
+      const and = { $and: [near, { kind: "castle" }] };
+      assert.deepEqual(ids(await c.find(and)), ["versailles"]);
+      assert.equal(await c.count(and), 1);
+      // A sort replaces the order by distance.
+      assert.deepEqual(ids(await c.find(near, { sort: { _id: 1 } })), [
+        "london",
+        "paris",
+        "versailles",
+      ]);
+    },
+  },
+  {
+    name: "geo: a legacy $near measures the plane's units (2d index), $nearSphere radians",
+    needs: ["geo"],
+    async fn({ coll }) {
+      const c = coll("near_legacy");
+      await c.insertMany([
+        { _id: 1, p: [0, 0] },
+        { _id: 2, p: [3, 4] },
+        { _id: 3, p: { x: 0, y: 6 } },
+        { _id: 4, p: [1, 0] },
+      ]);
+      const flat = { p: { $near: [0, 0], $maxDistance: 5.5 } };
+      // A legacy $near needs a 2d index: a 2dsphere one does not serve it.
+      await c.createIndex({ keys: { p: "2dsphere" }, name: "p_2dsphere" });
+      await assert.rejects(c.find(flat), /unable to find index for \$geoNear query/);
+      // $nearSphere from a legacy pair is served by a 2dsphere index, in radians.
+      const oneDegree = Math.PI / 180;
+      const sphere = { p: { $nearSphere: [0, 0], $maxDistance: 4.5 * oneDegree } };
+      assert.deepEqual(ids(await c.find(sphere)), [1, 4]);
+      const planar = coll("near_planar");
+      await planar.insertMany([
+        { _id: 1, p: [0, 0] },
+        { _id: 2, p: [3, 4] },
+        { _id: 3, p: { x: 0, y: 6 } },
+        { _id: 4, p: [1, 0] },
+      ]);
+      await planar.createIndex({ keys: { p: "2d" }, name: "p_2d" });
+      assert.deepEqual(ids(await planar.find(flat)), [1, 4, 2]);
+      assert.equal(await planar.count(flat), 3);
+      assert.deepEqual(ids(await planar.find({ p: { $near: [0, 0] } })), [1, 4, 2, 3]);
+      assert.deepEqual(
+        ids(await planar.find({ p: { $nearSphere: [0, 0], $maxDistance: 4.5 * oneDegree } })),
+        [1, 4],
+      );
+    },
+  },
+  {
+    name: "geo: a misplaced, second or malformed $near is refused",
+    needs: ["geo"],
+    async fn({ coll }) {
+      const c = coll("near_refused");
+      await c.insertMany([{ _id: 1, p: [0, 0], q: [1, 1] }]);
+      await c.createIndex({ keys: { p: "2d" }, name: "p_2d" });
+      await c.createIndex({ keys: { q: "2d" }, name: "q_2d" });
+      const refusals: Array<[Filter, RegExp]> = [
+        [{ $or: [{ p: { $near: [0, 0] } }, { _id: 2 }] }, /geoNear must be top-level expr/],
+        [{ $nor: [{ p: { $near: [0, 0] } }] }, /geoNear must be top-level expr/],
+        [{ p: { $near: [0, 0] }, q: { $near: [1, 1] } }, /Too many geoNear expressions/],
+        [{ p: { $near: [0, 0], $maxDistance: -1 } }, /must be non-negative/],
+        [{ p: { $near: [0, 0], $maxDistance: "far" } }, /\$maxDistance must be a number/],
+        [{ p: { $near: [0, 0], $exists: true } }, /invalid argument in geo near query/],
+        [
+          { p: { $near: { $geometry: { type: "Point", coordinates: [0, 0] } }, $maxDistance: 1 } },
+          /geo near accepts just one argument/,
+        ],
+      ];
+      for (const [filter, reason] of refusals) {
+        await assert.rejects(c.find(filter), reason, JSON.stringify(filter));
+      }
+    },
+  },
+  {
     name: "ping, kind",
     async fn({ store }) {
       await store.ping();

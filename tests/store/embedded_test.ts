@@ -469,6 +469,7 @@ Deno.test("embedded: geo queries on GeoJSON points", () =>
       { _id: "versailles", loc: at(2.1301, 48.8049) },
       { _id: "nowhere" },
     ]);
+    await c.createIndex({ keys: { loc: "2dsphere" }, name: "loc_2dsphere" });
     const ids = (docs: Record<string, unknown>[]) => docs.map((d) => d._id);
     const paris = { type: "Point", coordinates: [2.3522, 48.8566] };
     assert.deepEqual(

@@ -1,11 +1,14 @@
 /**
- * Geo query operators, which mingo lacks, for GeoJSON Point fields (and legacy
- * `[x, y]` pairs): `$geoWithin` ($box, $polygon, $center, $centerSphere, $geometry
- * Polygon/MultiPolygon), `$geoIntersects` with a polygon, and `$near`/`$nearSphere`
- * with `$maxDistance`/`$minDistance` in meters. Distances are great-circle (haversine);
- * polygon containment is planar on longitude/latitude.
+ * Geo query operators, which mingo lacks, for GeoJSON Point fields (and legacy pairs,
+ * `[x, y]` or a document of two numbers): `$geoWithin` ($box, $polygon, $center,
+ * $centerSphere, $geometry Polygon/MultiPolygon), `$geoIntersects` with a polygon, and
+ * `$near`/`$nearSphere` with `$maxDistance`/`$minDistance` in the units MongoDB uses (meters
+ * from a GeoJSON point, radians from a legacy pair with `$nearSphere`, the plane's units from
+ * one with `$near`; see ../near.ts). Spherical distances are great-circle (haversine); polygon
+ * containment is planar on longitude/latitude.
  */
 import type { Doc, Filter } from "../types.ts";
+import { type Near, type NearCondition, readCondition } from "../near.ts";
 
 /** Earth radius MongoDB uses for spherical distances, in meters. */
 const EARTH_RADIUS_M = 6378100;
@@ -18,14 +21,19 @@ function isPoint(v: unknown): v is Point {
     typeof v[1] === "number";
 }
 
-/** The [lng, lat] of a GeoJSON Point or legacy pair, or null. */
+/**
+ * The [lng, lat] of a GeoJSON Point or a legacy pair (a list, or a document whose first two
+ * values are numbers), or null.
+ */
 export function toPoint(v: unknown): Point | null {
   if (isPoint(v)) return [v[0], v[1]];
-  if (v && typeof v === "object" && (v as Doc).type === "Point") {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return null;
+  if ((v as Doc).type === "Point") {
     const c = (v as Doc).coordinates;
-    if (isPoint(c)) return [c[0], c[1]];
+    return isPoint(c) ? [c[0], c[1]] : null;
   }
-  return null;
+  const [x, y] = Object.values(v as Doc);
+  return typeof x === "number" && typeof y === "number" ? [x, y] : null;
 }
 
 function getPath(doc: unknown, path: string): unknown {
@@ -46,11 +54,6 @@ export function angularDistance(a: Point, b: Point): number {
   const h = Math.sin(dLat / 2) ** 2 +
     Math.cos(rad(a[1])) * Math.cos(rad(b[1])) * Math.sin(dLng / 2) ** 2;
   return 2 * Math.asin(Math.min(1, Math.sqrt(h)));
-}
-
-/** Great-circle distance in meters. */
-export function distanceMeters(a: Point, b: Point): number {
-  return angularDistance(a, b) * EARTH_RADIUS_M;
 }
 
 function inRing(p: Point, ring: Ring): boolean {
@@ -107,24 +110,6 @@ function shapeTest(shape: Doc): (p: Point) => boolean {
   throw new Error("unsupported geo shape (embedded store): " + Object.keys(shape).join(","));
 }
 
-/** A parsed `$near`/`$nearSphere` condition. */
-export interface NearSpec {
-  point: Point;
-  min: number;
-  max: number;
-}
-
-/** Reads `$near`/`$nearSphere` (GeoJSON form, or legacy pair with sibling `$maxDistance`). */
-function parseNear(value: unknown, siblings: Doc = {}): NearSpec {
-  const v = value as Doc;
-  const geometry = v && typeof v === "object" && !Array.isArray(v) ? v.$geometry : value;
-  const point = toPoint(geometry);
-  if (!point) throw new Error("$near requires a GeoJSON Point");
-  const max = Number((v as Doc)?.$maxDistance ?? siblings.$maxDistance ?? Infinity);
-  const min = Number((v as Doc)?.$minDistance ?? siblings.$minDistance ?? 0);
-  return { point, min, max };
-}
-
 // deno-lint-ignore no-explicit-any
 type QueryOp = (selector: string, value: any, options: any) => (doc: Doc) => boolean;
 
@@ -136,15 +121,12 @@ const geoWithin: QueryOp = (selector, value) => {
   };
 };
 
-const near: QueryOp = (selector, value, options) => {
-  const condition = options?.local?.condition as Filter | undefined;
-  const siblings = (condition?.[selector] ?? {}) as Doc;
-  const spec = parseNear(value, siblings);
+const near = (op: NearCondition["op"]): QueryOp => (selector, _value, options) => {
+  const condition = (options?.local?.condition as Filter | undefined)?.[selector] as Doc;
+  const spec = readCondition({ field: selector, op, condition, rest: {} });
   return (doc) => {
-    const p = toPoint(getPath(doc, selector));
-    if (!p) return false;
-    const d = distanceMeters(p, spec.point);
-    return d >= spec.min && d <= spec.max;
+    const d = distanceOf(spec, getPath(doc, selector));
+    return d !== Infinity && d >= spec.min && d <= spec.max;
   };
 };
 
@@ -154,31 +136,29 @@ const always: QueryOp = () => () => true;
 export const geoQueryOperators: Record<string, QueryOp> = {
   $geoWithin: geoWithin,
   $geoIntersects: geoWithin,
-  $near: near,
-  $nearSphere: near,
+  $near: near("$near"),
+  $nearSphere: near("$nearSphere"),
   // Read by $near from its sibling; on their own they do not filter.
   $maxDistance: always,
   $minDistance: always,
 };
 
-/** The field and centre of a top-level `$near`/`$nearSphere` in `filter`, for ordering. */
-export function nearOrder(filter: Filter): { field: string; point: Point } | null {
-  for (const [field, cond] of Object.entries(filter)) {
-    if (field[0] === "$" || !cond || typeof cond !== "object") continue;
-    const c = cond as Doc;
-    const value = c.$near ?? c.$nearSphere;
-    if (value !== undefined) return { field, point: parseNear(value, c).point };
-  }
-  return null;
+/**
+ * The distance from `near`'s centre to the point `value` holds, in `near`'s units (meters or
+ * radians on the sphere, or the plane's units); Infinity when it holds no point.
+ */
+export function distanceOf(near: Near, value: unknown): number {
+  const p = toPoint(value);
+  if (!p) return Infinity;
+  if (near.metric === "flat") return Math.hypot(p[0] - near.point[0], p[1] - near.point[1]);
+  const angle = angularDistance(p, near.point);
+  return near.metric === "radians" ? angle : angle * EARTH_RADIUS_M;
 }
 
-/** Orders documents by distance from `point` on `field`, nearest first. */
-export function sortByDistance(docs: Doc[], field: string, point: Point): Doc[] {
+/** Orders documents by distance from `near`'s centre, nearest first. */
+export function sortByDistance(docs: Doc[], near: Near): Doc[] {
   return docs
-    .map((doc) => {
-      const p = toPoint(getPath(doc, field));
-      return { doc, d: p ? distanceMeters(p, point) : Infinity };
-    })
+    .map((doc) => ({ doc, d: distanceOf(near, getPath(doc, near.field)) }))
     .sort((a, b) => a.d - b.d)
     .map((x) => x.doc);
 }

@@ -35,7 +35,8 @@ import { type CollectionState, idKeyOf } from "./state.ts";
 import { runAggregate } from "./aggregate.ts";
 import { countKey, pipelineKey, smallResult } from "./count_cache.ts";
 import type { Timeout } from "./columns.ts";
-import { nearOrder, sortByDistance } from "../../doc/match/geo.ts";
+import { sortByDistance } from "../../doc/match/geo.ts";
+import { type Near, readNear, requireNearIndex } from "../../doc/near.ts";
 import { compileTopLevel } from "./project.ts";
 import { firstSorted, MAX_FIRST_SORTED } from "./first_sorted.ts";
 import { EJSON } from "../../doc/bson.ts";
@@ -207,11 +208,25 @@ export class EmbeddedCollection implements Collection {
     return run(() => this.#find(filter, options));
   }
 
+  /**
+   * The `$near`/`$nearSphere` of `filter` (null when it has none), refused as MongoDB refuses
+   * it: misplaced, malformed, or without a geo index of the kind it needs on its field
+   * (../../doc/near.ts). A read of one `_id` is not looked into.
+   */
+  #near(filter: Filter): Near | null {
+    if (idEqualityWithin(filter) !== undefined) return null;
+    const near = readNear(filter);
+    if (near) {
+      requireNearIndex(near, [...this.#state().indexSpecs.values()].map((spec) => spec.keys));
+    }
+    return near;
+  }
+
   #find(filter: Filter, options: FindOptions): Doc[] {
     const skip = Math.max(0, options.skip ?? 0);
     const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
     const sorted = options.sort && Object.keys(options.sort).length > 0;
-    const near = sorted ? null : nearOrder(filter);
+    const near = this.#near(filter);
     const ordered = sorted || near !== null;
     // A sorted read works out the index candidates once: with none, it walks a sorted view.
     const narrowed = sorted && idEqualityWithin(filter) === undefined;
@@ -224,8 +239,8 @@ export class EmbeddedCollection implements Collection {
     else if (ordered) {
       docs = [];
       this.#scan(filter, Infinity, { candidates }, docs);
-      docs = near
-        ? sortByDistance(docs, near.field, near.point)
+      docs = !sorted
+        ? sortByDistance(docs, near!)
         : skip + limit <= MAX_FIRST_SORTED
         ? firstSorted(docs, options.sort!, skip + limit)
         : sortDocs(docs, options.sort!);
@@ -274,6 +289,7 @@ export class EmbeddedCollection implements Collection {
       const skip = Math.max(0, options.skip ?? 0);
       const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
       const all = Object.keys(filter).length === 0;
+      if (!all) this.#near(filter);
       const state = this.#state();
       const n = all
         ? state.docs.size

@@ -21,6 +21,7 @@ import type {
 } from "../store.ts";
 import { PartialWriteError, StoreError } from "../store.ts";
 import { driverFields, isWriteConcernError, translateError } from "./errors.ts";
+import { findNear, type NearCondition } from "../../doc/near.ts";
 
 /** Server error codes handled specially. */
 const NAMESPACE_NOT_FOUND = 26;
@@ -196,10 +197,64 @@ export class MongoCollection implements Collection {
   }
 
   count(filter: Filter, options?: { limit?: number; skip?: number }): Promise<number> {
+    let near: NearCondition | null;
+    try {
+      near = findNear(filter);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (near) return this.#countNear(near, options);
     const opts: { limit?: number; skip?: number } = {};
     if (options?.limit) opts.limit = options.limit;
     if (options?.skip) opts.skip = options.skip;
     return run(() => this.reader.countDocuments(filter, this.timed(opts)), this.secret);
+  }
+
+  /**
+   * The count of a filter holding a `$near` or `$nearSphere`, which `countDocuments` (a
+   * `$match`) refuses: a `$geoNear` stage on the same field, centre, bounds and units, with
+   * the rest of the filter as its query, then `$count`. The server checks the condition and
+   * its index as it does for the find beside it.
+   */
+  #countNear(
+    near: NearCondition,
+    options?: { limit?: number; skip?: number },
+  ): Promise<number> {
+    const { op, condition } = near;
+    const value = condition[op];
+    const stage: Document = {
+      key: near.field,
+      distanceField: "_near_distance",
+      query: near.rest,
+    };
+    const geometry = value !== null && typeof value === "object" && !Array.isArray(value)
+      ? (value as Document).$geometry
+      : undefined;
+    if (geometry !== undefined) {
+      // The GeoJSON form: the point and its bounds (meters) inside the operator.
+      const { $maxDistance, $minDistance, ...rest } = value as Document;
+      Object.assign(stage, { near: geometry, spherical: true, ...rest });
+      delete stage.$geometry;
+      if ($maxDistance !== undefined) stage.maxDistance = $maxDistance;
+      if ($minDistance !== undefined) stage.minDistance = $minDistance;
+    } else {
+      // A point as the operator's value, its bounds beside it: a GeoJSON point measures
+      // meters, a legacy pair radians with $nearSphere and the plane's units with $near.
+      const geoJson = (value as Document | null)?.type === "Point";
+      const pair = Array.isArray(value) && value.length === 3 ? value.slice(0, 2) : value;
+      Object.assign(stage, { near: pair, spherical: geoJson || op === "$nearSphere" });
+      if (Array.isArray(value) && value.length === 3) stage.maxDistance = value[2];
+      if (condition.$maxDistance !== undefined) stage.maxDistance = condition.$maxDistance;
+      if (condition.$minDistance !== undefined) stage.minDistance = condition.$minDistance;
+    }
+    const pipeline: Document[] = [{ $geoNear: stage }];
+    if (options?.skip) pipeline.push({ $skip: options.skip });
+    if (options?.limit) pipeline.push({ $limit: options.limit });
+    pipeline.push({ $count: "n" });
+    return run(async () => {
+      const [row] = await this.reader.aggregate(pipeline, this.timed({})).toArray();
+      return (row?.n as number | undefined) ?? 0;
+    }, this.secret);
   }
 
   /**

@@ -1,0 +1,78 @@
+/**
+ * Reading by distance: a `where` with `$near`/`$nearSphere` answers the nearest documents first
+ * with their total, in MongoDB's units, and needs the geo index MongoDB needs, on both stores.
+ */
+import assert from "node:assert/strict";
+import { scenario } from "../support/harness.ts";
+import type { Client } from "../support/client.ts";
+
+const at = (lng: number, lat: number) => ({ type: "Point", coordinates: [lng, lat] });
+
+const SETTINGS = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: {
+    places: {
+      schema: { name: { type: "string" }, loc: { type: "point" }, spot: { type: "list" } },
+      mongo_indexes: { loc_2dsphere: [["loc", "2dsphere"]], spot_2d: [["spot", "2d"]] },
+    },
+  },
+};
+
+async function seed(api: Client): Promise<void> {
+  const res = await api.post("places", [
+    { name: "london", loc: at(-0.1276, 51.5072), spot: [3, 4] },
+    { name: "paris", loc: at(2.3522, 48.8566), spot: [0, 0] },
+    { name: "berlin", loc: at(13.405, 52.52), spot: [0, 6] },
+    { name: "versailles", loc: at(2.1301, 48.8049), spot: [1, 0] },
+  ]);
+  assert.equal(res.status, 201, res.text);
+}
+
+async function near(api: Client, where: unknown) {
+  return await api.get(`places?where=${encodeURIComponent(JSON.stringify(where))}`);
+}
+
+scenario("a $near where answers the nearest first, with its total", SETTINGS, async (api) => {
+  await seed(api);
+  const paris = at(2.3522, 48.8566);
+  const res = await near(api, { loc: { $near: { $geometry: paris, $maxDistance: 400_000 } } });
+  assert.equal(res.status, 200, res.text);
+  assert.deepEqual(res.body._items.map((p: { name: string }) => p.name), [
+    "paris",
+    "versailles",
+    "london",
+  ]);
+  assert.equal(res.body._meta.total, 3);
+  // A page of one: the second nearest, the same total.
+  const second = await api.get(
+    `places?max_results=1&page=2&where=${
+      encodeURIComponent(JSON.stringify({ loc: { $nearSphere: { $geometry: paris } } }))
+    }`,
+  );
+  assert.equal(second.status, 200, second.text);
+  assert.deepEqual(second.body._items.map((p: { name: string }) => p.name), ["versailles"]);
+  assert.equal(second.body._meta.total, 4);
+  // A legacy pair with $near measures the plane's units (on a 2d index).
+  const flat = await near(api, { spot: { $near: [0, 0], $maxDistance: 5.5 } });
+  assert.equal(flat.status, 200, flat.text);
+  assert.deepEqual(flat.body._items.map((p: { name: string }) => p.name), [
+    "paris",
+    "versailles",
+    "london",
+  ]);
+  assert.equal(flat.body._meta.total, 3);
+}, { gaps: ["geo"] });
+
+scenario("a $near without the geo index it needs, or misplaced, is answered 400", {
+  ...SETTINGS,
+  DOMAIN: { places: { schema: SETTINGS.DOMAIN.places.schema } },
+}, async (api) => {
+  await seed(api);
+  const paris = at(2.3522, 48.8566);
+  const unindexed = await near(api, { loc: { $near: { $geometry: paris } } });
+  assert.equal(unindexed.status, 400, unindexed.text);
+  assert.match(unindexed.body._error.message, /unable to find index for \$geoNear query/);
+  const inOr = await near(api, { $or: [{ loc: { $near: { $geometry: paris } } }, { name: "x" }] });
+  assert.equal(inOr.status, 400, inOr.text);
+  assert.match(inOr.body._error.message, /geoNear must be top-level expr/);
+}, { gaps: ["geo"] });

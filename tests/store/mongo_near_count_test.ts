@@ -80,6 +80,23 @@ Deno.test("mongo count: legacy pairs keep their units (plane for $near, radians 
   assert.deepEqual(pipelines[2].slice(1), [{ $skip: 5 }, { $limit: 10 }, { $count: "n" }]);
 });
 
+Deno.test("mongo count: a client's keys inside $near never reach the $geoNear stage", async () => {
+  const { pipelines, coll } = recording(1);
+  await coll.count({
+    $and: [
+      { loc: { $near: { $geometry: point, query: {}, key: "other", distanceMultiplier: 9 } } },
+      { owner: "ann" },
+    ],
+  });
+  assert.deepEqual(pipelines[0][0].$geoNear, {
+    key: "loc",
+    distanceField: "_near_distance",
+    query: { $and: [{}, { owner: "ann" }] },
+    near: point,
+    spherical: true,
+  });
+});
+
 Deno.test("mongo count: no match counts 0; a misplaced $near is refused before the server", async () => {
   const { pipelines, coll } = recording(0);
   assert.equal(await coll.count({ p: { $nearSphere: { $geometry: point } } }), 0);

@@ -231,10 +231,10 @@ export class MongoCollection implements Collection {
       ? (value as Document).$geometry
       : undefined;
     if (geometry !== undefined) {
-      // The GeoJSON form: the point and its bounds (meters) inside the operator.
-      const { $maxDistance, $minDistance, ...rest } = value as Document;
-      Object.assign(stage, { near: geometry, spherical: true, ...rest });
-      delete stage.$geometry;
+      // The GeoJSON form: the point and its bounds (meters) inside the operator. Only these
+      // are taken: any other key is the client's, and the server refuses it in the find.
+      const { $maxDistance, $minDistance } = value as Document;
+      Object.assign(stage, { near: geometry, spherical: true });
       if ($maxDistance !== undefined) stage.maxDistance = $maxDistance;
       if ($minDistance !== undefined) stage.minDistance = $minDistance;
     } else {

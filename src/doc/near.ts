@@ -229,3 +229,99 @@ export function requireNearIndex(near: Near, indexes: Iterable<Record<string, un
   }
   refuse("unable to find index for $geoNear query");
 }
+
+/** A `$geoNear` stage read: the near query it runs and the fields it writes. */
+export interface GeoNearStage {
+  /** The stage's `query` with the near condition on its key, as MongoDB builds it. */
+  filter: Filter;
+  /** The field the distance is written to (a dotted path). */
+  distanceField: string;
+  /** The factor distances are written with. */
+  multiplier: number;
+  /** The field the matched location is written to, if any. */
+  includeLocs?: string;
+}
+
+const GEO_NEAR_OPTIONS = new Set([
+  "near",
+  "distanceField",
+  "spherical",
+  "maxDistance",
+  "minDistance",
+  "query",
+  "distanceMultiplier",
+  "includeLocs",
+  "key",
+  "uniqueDocs",
+]);
+
+/**
+ * A `$geoNear` stage's specification read as MongoDB reads it, its key chosen among the
+ * collection's geo `indexes` (key patterns) when it names none: the one `2d` index, or else
+ * the one `2dsphere` index. Its query is a `$near` (or `$nearSphere` when `spherical`) on the
+ * key, so its units and the index it needs are those of {@link readNear}.
+ */
+export function readGeoNear(
+  spec: unknown,
+  indexes: ReadonlyArray<Record<string, unknown>>,
+): GeoNearStage {
+  if (!isPlainObject(spec)) refuse("$geoNear argument must be an object");
+  for (const name of ["limit", "num"]) {
+    if (Object.hasOwn(spec, name)) {
+      refuse(`$geoNear no longer supports the '${name}' parameter. Use a $limit stage instead.`);
+    }
+  }
+  for (const key of Object.keys(spec)) {
+    if (!GEO_NEAR_OPTIONS.has(key)) refuse(`unknown argument to $geoNear: ${key}`);
+  }
+  const { near, distanceField, includeLocs, key } = spec;
+  if (near === null || typeof near !== "object") {
+    refuse("$geoNear requires a 'near' option as an Array");
+  }
+  if (typeof distanceField !== "string") {
+    refuse("$geoNear requires a 'distanceField' option as a String");
+  }
+  const condition: Record<string, unknown> = { [spec.spherical ? "$nearSphere" : "$near"]: near };
+  for (const name of ["minDistance", "maxDistance"]) {
+    const value = spec[name];
+    if (value === undefined) continue;
+    if (typeof value !== "number") refuse(`${name} must be a number`);
+    if (!(value >= 0)) refuse(`${name} must be nonnegative`);
+    condition[`$${name}`] = value;
+  }
+  let multiplier = 1;
+  if (spec.distanceMultiplier !== undefined) {
+    multiplier = spec.distanceMultiplier as number;
+    if (typeof multiplier !== "number") refuse("distanceMultiplier must be a number");
+    if (!(multiplier >= 0)) refuse("distanceMultiplier must be nonnegative");
+  }
+  const query = spec.query ?? {};
+  if (!isPlainObject(query)) refuse("query must be an object");
+  if (includeLocs !== undefined && typeof includeLocs !== "string") {
+    refuse("$geoNear requires that 'includeLocs' option is a String");
+  }
+  let field: string;
+  if (key !== undefined) {
+    if (typeof key !== "string") {
+      refuse(`$geoNear parameter 'key' must be of type string but found type: ${typeof key}`);
+    }
+    if (key === "") refuse("$geoNear parameter 'key' cannot be the empty string");
+    field = key;
+  } else field = geoKeyOf(indexes);
+  const filter = Object.hasOwn(query, field)
+    ? { $and: [query, { [field]: condition }] }
+    : { ...query, [field]: condition };
+  return { filter, distanceField, multiplier, includeLocs };
+}
+
+/** The field of the collection's one `2d` index, or else of its one `2dsphere` index. */
+function geoKeyOf(indexes: ReadonlyArray<Record<string, unknown>>): string {
+  for (const kind of ["2d", "2dsphere"]) {
+    const fields = indexes.flatMap((keys) => Object.keys(keys).filter((f) => keys[f] === kind));
+    if (fields.length > 1) {
+      refuse(`There is more than one ${kind} index; unsure which to use for $geoNear`);
+    }
+    if (fields.length === 1) return fields[0];
+  }
+  refuse("$geoNear requires a 2d or 2dsphere index, but none were found");
+}

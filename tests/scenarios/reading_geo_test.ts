@@ -76,3 +76,43 @@ scenario("a $near without the geo index it needs, or misplaced, is answered 400"
   assert.equal(inOr.status, 400, inOr.text);
   assert.match(inOr.body._error.message, /geoNear must be top-level expr/);
 }, { gaps: ["geo"] });
+
+scenario("an aggregation endpoint's $geoNear answers distances from the client's point", {
+  ...SETTINGS,
+  DOMAIN: {
+    ...SETTINGS.DOMAIN,
+    nearby: {
+      datasource: {
+        source: "places",
+        aggregation: {
+          pipeline: [
+            {
+              $geoNear: {
+                near: { type: "Point", coordinates: ["$lng", "$lat"] },
+                distanceField: "km",
+                distanceMultiplier: 0.001,
+                spherical: true,
+                maxDistance: "$within",
+                key: "loc",
+              },
+            },
+            { $project: { _id: 0, name: 1, km: { $round: ["$km", 0] } } },
+          ],
+        },
+      },
+    },
+  },
+}, async (api) => {
+  await seed(api);
+  const aggregate = encodeURIComponent(
+    JSON.stringify({ $lng: 2.3522, $lat: 48.8566, $within: 400_000 }),
+  );
+  const res = await api.get(`nearby?aggregate=${aggregate}`);
+  assert.equal(res.status, 200, res.text);
+  assert.deepEqual(res.body._items, [
+    { name: "paris", km: 0 },
+    { name: "versailles", km: 17 },
+    { name: "london", km: 344 },
+  ]);
+  assert.equal(res.body._meta.total, 3);
+}, { gaps: ["geo"] });

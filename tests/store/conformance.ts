@@ -2842,6 +2842,93 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: $geoNear writes distances in its query's units, nearest first",
+    needs: ["geo"],
+    async fn({ coll }) {
+      const c = coll("geo_near");
+      const at = (lng: number, lat: number) => ({ type: "Point", coordinates: [lng, lat] });
+      await c.insertMany([
+        { _id: "london", loc: at(-0.1276, 51.5072), spot: [3, 4] },
+        { _id: "paris", loc: at(2.3522, 48.8566), spot: [0, 0], open: true },
+        { _id: "berlin", loc: at(13.405, 52.52), spot: [0, 6], open: true },
+        { _id: "versailles", loc: at(2.1301, 48.8049), spot: [1, 0], open: true },
+      ]);
+      await c.createIndex({ keys: { loc: "2dsphere" }, name: "loc_2dsphere" });
+      const out = await c.aggregate([
+        {
+          $geoNear: {
+            near: at(2.3522, 48.8566),
+            distanceField: "dist.km",
+            distanceMultiplier: 0.001,
+            spherical: true,
+            maxDistance: 900_000,
+            query: { open: true },
+            includeLocs: "where",
+          },
+        },
+        { $project: { dist: 1, where: 1 } },
+      ]);
+      assert.deepEqual(ids(out), ["paris", "versailles", "berlin"]);
+      const km = out.map((d) => (d.dist as { km: number }).km);
+      assert.equal(km[0], 0);
+      assert.ok(Math.abs(km[1] - 16.9) < 0.5, String(km[1]));
+      assert.ok(Math.abs(km[2] - 878) < 5, String(km[2]));
+      assert.deepEqual(out[2].where, at(13.405, 52.52));
+      // The one geo index is the key when the stage names none; a 2d index serves legacy pairs
+      // on the plane, where distances are the plane's units.
+      const flat = coll("geo_near_flat");
+      await flat.insertMany([
+        { _id: 1, p: [0, 0] },
+        { _id: 2, p: [3, 4] },
+        { _id: 3, p: [0, 6] },
+        { _id: 4, p: [1, 0] },
+      ]);
+      await flat.createIndex({ keys: { p: "2d" }, name: "p_2d" });
+      const planar = await flat.aggregate([{ $geoNear: { near: [0, 0], distanceField: "d" } }]);
+      assert.deepEqual(planar.map((d) => [d._id, d.d]), [[1, 0], [4, 1], [2, 5], [3, 6]]);
+      const later = await flat.aggregate([
+        { $geoNear: { near: [0, 0], distanceField: "d", minDistance: 2 } },
+        { $match: { d: { $lt: 6 } } },
+        { $count: "n" },
+      ]);
+      assert.deepEqual(later, [{ n: 1 }]);
+    },
+  },
+  {
+    name: "aggregate: $geoNear is refused without its index, misplaced or malformed",
+    needs: ["geo"],
+    async fn({ coll }) {
+      const c = coll("geo_near_refused");
+      await c.insertMany([{ _id: 1, p: [0, 0], q: [1, 1] }]);
+      const stage = { $geoNear: { near: [0, 0], distanceField: "d" } };
+      await assert.rejects(c.aggregate([stage]), /requires a 2d or 2dsphere index/);
+      await c.createIndex({ keys: { p: "2d" }, name: "p_2d" });
+      await c.createIndex({ keys: { q: "2d" }, name: "q_2d" });
+      await assert.rejects(c.aggregate([stage]), /more than one 2d index/);
+      const refusals: Array<[Doc[], RegExp]> = [
+        [[{ $match: {} }, { $geoNear: { ...stage.$geoNear, key: "p" } }], /first stage/],
+        [[{ $geoNear: { near: [0, 0], key: "p" } }], /'distanceField' option as a String/],
+        [[{ $geoNear: { distanceField: "d", key: "p" } }], /'near' option/],
+        [[{ $geoNear: { ...stage.$geoNear, key: "p", limit: 5 } }], /no longer supports/],
+        [[{ $geoNear: { ...stage.$geoNear, key: "p", maxDistance: -1 } }], /nonnegative/],
+        // A GeoJSON point needs a 2dsphere index: the 2d index on `p` does not serve it.
+        [
+          [{
+            $geoNear: {
+              near: { type: "Point", coordinates: [0, 0] },
+              distanceField: "d",
+              key: "p",
+            },
+          }],
+          /unable to find index for \$geoNear query/,
+        ],
+      ];
+      for (const [pipeline, reason] of refusals) {
+        await assert.rejects(c.aggregate(pipeline), reason, JSON.stringify(pipeline));
+      }
+    },
+  },
+  {
     name: "ping, kind",
     async fn({ store }) {
       await store.ping();

@@ -36,7 +36,8 @@ export function toPoint(v: unknown): Point | null {
   return typeof x === "number" && typeof y === "number" ? [x, y] : null;
 }
 
-function getPath(doc: unknown, path: string): unknown {
+/** The value at the dotted `path` of `doc` (a location field), through documents only. */
+export function getPath(doc: unknown, path: string): unknown {
   let cur = doc;
   for (const part of path.split(".")) {
     if (cur === null || typeof cur !== "object") return undefined;

@@ -32,7 +32,6 @@ const JAVASCRIPT: ReadonlySet<string> = new Set(["$function", "$accumulator", "$
  */
 const MONGODB_ONLY: ReadonlySet<string> = new Set([
   // stages
-  "$geoNear",
   "$search",
   "$searchMeta",
   "$vectorSearch",

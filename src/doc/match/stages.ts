@@ -23,7 +23,7 @@ import { evalExpr } from "mingo/core";
 import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
 import { type Decimal128, Long, type ObjectId, objectIdHex } from "../bson.ts";
-import type { Doc } from "../types.ts";
+import { type Doc, InvalidQueryError } from "../types.ts";
 import { isPlainObject } from "../../util/plain.ts";
 import { normalizedDecimal } from "./decimal.ts";
 import { bsonType, numberValue, valueOf } from "./numbers.ts";
@@ -321,7 +321,7 @@ function matchesOf(index: JoinIndex, values: unknown[]): Doc[] {
  * a new field goes last, an existing one keeps its place, and a step of the path that holds
  * anything but a document (a list included) becomes a new document.
  */
-function withField(doc: Doc, path: string[], value: unknown, at = 0): Doc {
+export function withField(doc: Doc, path: string[], value: unknown, at = 0): Doc {
   const name = path[at];
   if (at === path.length - 1) return { ...doc, [name]: value };
   const inner = doc[name];
@@ -613,8 +613,18 @@ const windowStage: AnyFn = (coll: unknown, spec: unknown, options: Options) => {
   return MINGO.$setWindowFields(coll, spec, options);
 };
 
+/**
+ * `$geoNear` met by the engine: the store runs a leading one (it reads by distance with the
+ * collection's indexes), so one the engine meets stands elsewhere, which MongoDB refuses.
+ */
+const geoNearStage: AnyFn = () => {
+  const reason = "$geoNear is only valid as the first stage in a pipeline";
+  throw new InvalidQueryError(reason, { reason });
+};
+
 /** The stages above, by name. */
 export const pipelineStages: Record<string, AnyFn> = {
+  $geoNear: geoNearStage,
   $count: countStage,
   $group: groupStage,
   $limit: limitStage,

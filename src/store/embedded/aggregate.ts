@@ -27,6 +27,11 @@ export interface AggregateSource {
    */
   columns?(fields: readonly string[], timeout: Timeout | null): unknown[][] | null;
   sibling(name: string): AggregateTarget;
+  /**
+   * What a leading `$geoNear` stage of specification `spec` passes on: the matching documents
+   * nearest first, each with the fields the stage writes (not deep copies).
+   */
+  geoNear?(spec: unknown): Doc[];
   readonly options: Partial<Options>;
   /** Time bound of one aggregation in ms (QUERY_TIMEOUT_MS); 0 or absent: none. */
   readonly timeoutMs?: number;
@@ -49,6 +54,11 @@ interface MergeSpec {
 
 /** Runs `pipeline` on copies of the stored documents. */
 export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
+  // A leading `$geoNear` is the store's: it reads by distance, with the collection's indexes.
+  const near = pipeline.length > 0 && Object.hasOwn(pipeline[0], "$geoNear") && source.geoNear
+    ? source.geoNear(pipeline[0].$geoNear)
+    : null;
+  if (near) pipeline = pipeline.slice(1);
   const last = pipeline[pipeline.length - 1];
   const writes = last && ("$out" in last || "$merge" in last);
   const stages = writes ? pipeline.slice(0, -1) : pipeline;
@@ -75,12 +85,12 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
   const facets = !writes && rest.length > 0 ? pageFacets(rest[rest.length - 1]) : null;
   const body = facets ? rest.slice(0, -1) : rest;
   const timeoutMs = source.timeoutMs ?? 0;
-  const grouped = body.length > 0 ? plainGroup(body[0]) : null;
+  const grouped = !near && body.length > 0 ? plainGroup(body[0]) : null;
   const first = grouped ? groupOf(source, grouped, { filter, test, timeoutMs }) : null;
   const results = first
     ? (body.length > 1 ? new Aggregator(body.slice(1), source.options).run<Doc>(first) : first)
     : new Aggregator(body, source.options).run<Doc>(
-      inputOf(source.snapshot(), {
+      inputOf(near ?? source.snapshot(), {
         test: test(),
         timeoutMs,
         fields: body.length > 0 ? groupInputFields(body[0]) : null,

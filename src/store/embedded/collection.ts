@@ -35,8 +35,9 @@ import { type CollectionState, idKeyOf } from "./state.ts";
 import { runAggregate } from "./aggregate.ts";
 import { countKey, pipelineKey, smallResult } from "./count_cache.ts";
 import type { Timeout } from "./columns.ts";
-import { sortByDistance } from "../../doc/match/geo.ts";
-import { type Near, readNear, requireNearIndex } from "../../doc/near.ts";
+import { distanceOf, getPath, sortByDistance } from "../../doc/match/geo.ts";
+import { withField } from "../../doc/match/stages.ts";
+import { type Near, readGeoNear, readNear, requireNearIndex } from "../../doc/near.ts";
 import { compileTopLevel } from "./project.ts";
 import { firstSorted, MAX_FIRST_SORTED } from "./first_sorted.ts";
 import { EJSON } from "../../doc/bson.ts";
@@ -605,6 +606,25 @@ export class EmbeddedCollection implements Collection {
       const out = runAggregate(this, pipeline);
       if (smallResult(out)) counts.setResult(key, out.map(cloneValue));
       return out;
+    });
+  }
+
+  /**
+   * What a leading `$geoNear` passes on (see aggregate.ts): the documents its near query finds,
+   * nearest first (refused as a `find` would refuse it), each with the distance in the query's
+   * units times `distanceMultiplier`, and the location with `includeLocs`. Not deep copies.
+   */
+  geoNear(spec: unknown): Doc[] {
+    const indexes = [...this.#state().indexSpecs.values()].map((index) => index.keys);
+    const stage = readGeoNear(spec, indexes);
+    const docs = this.#find(stage.filter, {});
+    const near = readNear(stage.filter)!;
+    const distance = stage.distanceField.split(".");
+    const locs = stage.includeLocs?.split(".");
+    return docs.map((doc) => {
+      const location = getPath(doc, near.field);
+      const out = withField(doc, distance, distanceOf(near, location) * stage.multiplier);
+      return locs ? withField(out, locs, location) : out;
     });
   }
 

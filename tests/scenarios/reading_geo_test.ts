@@ -116,3 +116,29 @@ scenario("an aggregation endpoint's $geoNear answers distances from the client's
   ]);
   assert.equal(res.body._meta.total, 3);
 }, { gaps: ["geo"] });
+
+scenario("a $geoIntersects where finds the stored polygons holding a point", {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: { regions: { schema: { name: { type: "string" }, area: { type: "polygon" } } } },
+}, async (api) => {
+  const square = (x: number, y: number, size: number) => ({
+    type: "Polygon",
+    coordinates: [[[x, y], [x + size, y], [x + size, y + size], [x, y + size], [x, y]]],
+  });
+  const posted = await api.post("regions", [
+    { name: "north", area: square(0, 10, 10) },
+    { name: "south", area: square(0, 0, 10) },
+  ]);
+  assert.equal(posted.status, 201, posted.text);
+  const holding = async (lng: number, lat: number) => {
+    const where = {
+      area: { $geoIntersects: { $geometry: { type: "Point", coordinates: [lng, lat] } } },
+    };
+    const res = await api.get(`regions?where=${encodeURIComponent(JSON.stringify(where))}`);
+    assert.equal(res.status, 200, res.text);
+    return res.body._items.map((r: { name: string }) => r.name).sort();
+  };
+  assert.deepEqual(await holding(5, 15), ["north"]);
+  assert.deepEqual(await holding(5, 5), ["south"]);
+  assert.deepEqual(await holding(25, 5), []);
+}, { gaps: ["geo"] });

@@ -2929,6 +2929,78 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "geo: $geoIntersects and $geoWithin test stored lines and polygons, not only points",
+    needs: ["geo"],
+    async fn({ coll }) {
+      const c = coll("geo_shapes");
+      const square = (x: number, y: number, size: number) => ({
+        type: "Polygon",
+        coordinates: [[[x, y], [x + size, y], [x + size, y + size], [x, y + size], [x, y]]],
+      });
+      await c.insertMany([
+        { _id: "big", area: square(0, 0, 10) },
+        { _id: "small", area: square(2, 2, 2) },
+        { _id: "far", area: square(20, 20, 2) },
+        {
+          _id: "holed",
+          area: {
+            type: "Polygon",
+            coordinates: [
+              [[30, 0], [40, 0], [40, 10], [30, 10], [30, 0]],
+              [[33, 3], [37, 3], [37, 7], [33, 7], [33, 3]],
+            ],
+          },
+        },
+        { _id: "road", area: { type: "LineString", coordinates: [[-5, 5], [5, 5]] } },
+        { _id: "spot", area: { type: "Point", coordinates: [3, 3] } },
+        {
+          _id: "mixed",
+          area: {
+            type: "GeometryCollection",
+            geometries: [{ type: "Point", coordinates: [50, 50] }, square(8, 8, 1)],
+          },
+        },
+      ]);
+      await c.createIndex({ keys: { area: "2dsphere" }, name: "area_2dsphere" });
+      const intersecting = async (geometry: unknown) =>
+        ids(
+          await c.find({ area: { $geoIntersects: { $geometry: geometry } } }, { sort: { _id: 1 } }),
+        );
+      // Which areas hold the point (3, 3): the regions around it and the point itself.
+      assert.deepEqual(await intersecting({ type: "Point", coordinates: [3, 3] }), [
+        "big",
+        "small",
+        "spot",
+      ]);
+      // The hole of a polygon is not part of it.
+      assert.deepEqual(await intersecting({ type: "Point", coordinates: [35, 5] }), []);
+      assert.deepEqual(await intersecting({ type: "Point", coordinates: [31, 5] }), ["holed"]);
+      // A line crossing the big square's edge and the road.
+      assert.deepEqual(
+        await intersecting({ type: "LineString", coordinates: [[-1, 4], [-1, 6]] }),
+        ["road"],
+      );
+      assert.deepEqual(
+        await intersecting({
+          type: "Polygon",
+          coordinates: [[[7, 7], [9, 7], [9, 9], [7, 9], [7, 7]]],
+        }),
+        ["big", "mixed"],
+      );
+      // Wholly within the square (0, 0)-(11, 11): the small square, the point, and the big
+      // square itself; the road leaves it, and a collection counts all of its parts.
+      const within = await c.find(
+        { area: { $geoWithin: { $geometry: square(-0.5, -0.5, 11) } } },
+        { sort: { _id: 1 } },
+      );
+      assert.deepEqual(ids(within), ["big", "small", "spot"]);
+      assert.equal(
+        await c.count({ area: { $geoWithin: { $centerSphere: [[3, 3], (2 / 180) * Math.PI] } } }),
+        2,
+      );
+    },
+  },
+  {
     name: "ping, kind",
     async fn({ store }) {
       await store.ping();

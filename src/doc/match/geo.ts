@@ -1,7 +1,8 @@
 /**
- * Geo query operators, which mingo lacks, for GeoJSON Point fields (and legacy pairs,
- * `[x, y]` or a document of two numbers): `$geoWithin` ($box, $polygon, $center,
- * $centerSphere, $geometry Polygon/MultiPolygon), `$geoIntersects` with a polygon, and
+ * Geo query operators, which mingo lacks: `$geoWithin` ($box, $polygon, $center,
+ * $centerSphere, $geometry Polygon/MultiPolygon) and `$geoIntersects` (any GeoJSON geometry)
+ * on fields holding any GeoJSON geometry or a legacy pair (`[x, y]` or a document of two
+ * numbers; see geometry.ts), and, on points,
  * `$near`/`$nearSphere` with `$maxDistance`/`$minDistance` in the units MongoDB uses (meters
  * from a GeoJSON point, radians from a legacy pair with `$nearSphere`, the plane's units from
  * one with `$near`; see ../near.ts). Spherical distances are great-circle (haversine); polygon
@@ -9,11 +10,19 @@
  */
 import type { Doc, Filter } from "../types.ts";
 import { type Near, type NearCondition, readCondition } from "../near.ts";
+import {
+  everyVertex,
+  inPolygon,
+  intersects,
+  type Point,
+  type Shape,
+  shapeOf,
+  within,
+} from "./geometry.ts";
 
 /** Earth radius MongoDB uses for spherical distances, in meters. */
 const EARTH_RADIUS_M = 6378100;
 
-type Point = [number, number];
 type Ring = Point[];
 
 function isPoint(v: unknown): v is Point {
@@ -57,26 +66,8 @@ export function angularDistance(a: Point, b: Point): number {
   return 2 * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
-function inRing(p: Point, ring: Ring): boolean {
-  let inside = false;
-  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-    const [xi, yi] = ring[i];
-    const [xj, yj] = ring[j];
-    if ((yi > p[1]) !== (yj > p[1]) && p[0] < (xj - xi) * (p[1] - yi) / (yj - yi) + xi) {
-      inside = !inside;
-    }
-  }
-  return inside;
-}
-
-function inPolygon(p: Point, rings: Ring[]): boolean {
-  if (rings.length === 0 || !inRing(p, rings[0])) return false;
-  for (let i = 1; i < rings.length; i++) if (inRing(p, rings[i])) return false;
-  return true;
-}
-
-/** Compiles a `$geoWithin`/`$geoIntersects` shape into a point test. */
-function shapeTest(shape: Doc): (p: Point) => boolean {
+/** Compiles a `$geoWithin` shape into a test of a stored geometry. */
+function withinTest(shape: Doc): (stored: Shape) => boolean {
   if (Array.isArray(shape.$box)) {
     const [[x1, y1], [x2, y2]] = shape.$box as Point[];
     const [lx, hx, ly, hy] = [
@@ -85,42 +76,48 @@ function shapeTest(shape: Doc): (p: Point) => boolean {
       Math.min(y1, y2),
       Math.max(y1, y2),
     ];
-    return (p) => p[0] >= lx && p[0] <= hx && p[1] >= ly && p[1] <= hy;
+    return (s) => everyVertex(s, (p) => p[0] >= lx && p[0] <= hx && p[1] >= ly && p[1] <= hy);
   }
   if (Array.isArray(shape.$polygon)) {
     const ring = shape.$polygon as Ring;
-    return (p) => inRing(p, ring);
+    return (s) => everyVertex(s, (p) => inPolygon(p, [ring]));
   }
   if (Array.isArray(shape.$center)) {
     const [c, r] = shape.$center as [Point, number];
-    return (p) => Math.hypot(p[0] - c[0], p[1] - c[1]) <= r;
+    return (s) => everyVertex(s, (p) => Math.hypot(p[0] - c[0], p[1] - c[1]) <= r);
   }
   if (Array.isArray(shape.$centerSphere)) {
     const [c, r] = shape.$centerSphere as [Point, number];
-    return (p) => angularDistance(p, c) <= r;
+    return (s) => everyVertex(s, (p) => angularDistance(p, c) <= r);
   }
   const geometry = shape.$geometry as Doc | undefined;
-  if (geometry?.type === "Polygon") {
-    const rings = geometry.coordinates as Ring[];
-    return (p) => inPolygon(p, rings);
-  }
-  if (geometry?.type === "MultiPolygon") {
-    const polygons = geometry.coordinates as Ring[][];
-    return (p) => polygons.some((rings) => inPolygon(p, rings));
+  if (geometry?.type === "Polygon" || geometry?.type === "MultiPolygon") {
+    const query = shapeOf(geometry);
+    if (query) return (s) => within(s, query.polygons);
   }
   throw new Error("unsupported geo shape (embedded store): " + Object.keys(shape).join(","));
+}
+
+/** Compiles a `$geoIntersects` geometry into a test of a stored geometry. */
+function intersectsTest(shape: Doc): (stored: Shape) => boolean {
+  const query = shapeOf(shape.$geometry);
+  if (!query || Object.keys(shape).length !== 1) {
+    throw new Error("$geoIntersects takes one GeoJSON $geometry");
+  }
+  return (s) => intersects(s, query);
 }
 
 // deno-lint-ignore no-explicit-any
 type QueryOp = (selector: string, value: any, options: any) => (doc: Doc) => boolean;
 
-const geoWithin: QueryOp = (selector, value) => {
-  const test = shapeTest(value as Doc);
-  return (doc) => {
-    const p = toPoint(getPath(doc, selector));
-    return p !== null && test(p);
+const geoShape =
+  (compile: (shape: Doc) => (stored: Shape) => boolean): QueryOp => (selector, value) => {
+    const test = compile(value as Doc);
+    return (doc) => {
+      const stored = shapeOf(getPath(doc, selector));
+      return stored !== null && test(stored);
+    };
   };
-};
 
 const near = (op: NearCondition["op"]): QueryOp => (selector, _value, options) => {
   const condition = (options?.local?.condition as Filter | undefined)?.[selector] as Doc;
@@ -135,8 +132,8 @@ const always: QueryOp = () => () => true;
 
 /** Query operators to register in mingo's context. */
 export const geoQueryOperators: Record<string, QueryOp> = {
-  $geoWithin: geoWithin,
-  $geoIntersects: geoWithin,
+  $geoWithin: geoShape(withinTest),
+  $geoIntersects: geoShape(intersectsTest),
   $near: near("$near"),
   $nearSphere: near("$nearSphere"),
   // Read by $near from its sibling; on their own they do not filter.

@@ -2,6 +2,7 @@
  * Builds the frozen, normalized domain from checked settings: per resource, everything a
  * request needs, with per-resource overrides of the globals resolved once.
  */
+import { readIndexes } from "./indexes.ts";
 import type { Settings } from "../settings/check.ts";
 import { isPlainObject } from "../util/plain.ts";
 import { optionReader, type ResourceOptions } from "../settings/keys.ts";
@@ -225,7 +226,8 @@ function buildResource(
     normalizeDotted: get("normalize_dotted_fields"),
     extraResponseFields: get("extra_response_fields"),
     queryObjectIdAsString: get("query_objectid_as_string"),
-    extra: { mongo_indexes: raw.mongo_indexes, mongo_write_concern: raw.mongo_write_concern },
+    indexes: readIndexes(raw.mongo_indexes, `${path}.mongo_indexes`, problems),
+    extra: { mongo_write_concern: raw.mongo_write_concern },
   };
 }
 

@@ -2,6 +2,7 @@
  * The normalized, frozen domain: everything a request needs about a resource, resolved
  * once at start-up from the settings. Nothing downstream re-reads raw settings.
  */
+import type { IndexDeclaration } from "./indexes.ts";
 import type { Doc, Filter, Projection, Sort } from "../doc/types.ts";
 import type { ResourceSchema, SchemaModel } from "./schema.ts";
 
@@ -103,6 +104,8 @@ export interface Resource {
   extraResponseFields: string[];
   /** `query_objectid_as_string`: `where` keeps 24-hex strings as strings. */
   queryObjectIdAsString: boolean;
+  /** `mongo_indexes`: the indexes declared, checked (see indexes.ts). */
+  indexes: IndexDeclaration[];
   /** Extra per-resource settings kept verbatim (auth, roles, rate limits ...). */
   extra: Doc;
 }

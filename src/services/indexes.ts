@@ -81,17 +81,23 @@ export async function ensureIndexes(rt: Runtime): Promise<void> {
         });
       }
     }
-    for (
-      const [name, spec] of Object.entries(
-        (resource.extra.mongo_indexes ?? {}) as Record<string, unknown>,
-      )
-    ) {
-      const tuple = Array.isArray(spec) && Array.isArray(spec[0]) && Array.isArray(spec[0][0]);
-      const [keys, options] = tuple ? spec : [spec, {}];
-      const keyDoc = Object.fromEntries(
-        keys as Array<[string, 1 | -1 | "2d" | "2dsphere" | "text"]>,
-      );
-      specs.push({ keys: keyDoc, name, unique: !!(options as { unique?: boolean }).unique });
+    for (const index of resource.indexes) {
+      const { unique, sparse, expireAfterSeconds, partialFilterExpression, ...options } =
+        index.options;
+      specs.push({
+        keys: index.keys,
+        name: index.name,
+        unique: unique === true,
+        ...(sparse === true ? { sparse: true } : {}),
+        ...(typeof expireAfterSeconds === "number" ? { expireAfterSeconds } : {}),
+        ...(partialFilterExpression
+          ? {
+            partialFilterExpression:
+              partialFilterExpression as IndexSpec["partialFilterExpression"],
+          }
+          : {}),
+        ...(Object.keys(options).length > 0 ? { options } : {}),
+      });
     }
     // Automatic plain indexes for the fields requests look up and sort on.
     const automatic: Array<[string, 1 | -1]> = [];

@@ -40,11 +40,23 @@ export interface FindOptions {
 
 export interface IndexSpec {
   /** Index keys, e.g. `{ email: 1 }`, `{ location: "2dsphere" }` or `{ spot: "2d" }`. */
-  keys: Record<string, 1 | -1 | "2d" | "2dsphere" | "text">;
+  keys: Record<string, 1 | -1 | "2d" | "2dsphere" | "text" | "hashed">;
   unique?: boolean;
+  /** Documents holding none of the keys are left out of the index (MongoDB sparse index). */
+  sparse?: boolean;
+  /**
+   * A TTL index (one key): a document whose value there is a date (or a list holding one)
+   * older than this many seconds is deleted, by the store in the background.
+   */
+  expireAfterSeconds?: number;
   /** Documents the index applies to (MongoDB partial index). */
   partialFilterExpression?: Filter;
   name?: string;
+  /**
+   * Other options of MongoDB's `createIndexes` (`collation`, `weights`, `hidden`...), passed
+   * to MongoDB as given; the embedded store keeps them and has no use for them.
+   */
+  options?: Record<string, unknown>;
 }
 
 /** Thrown by writes that break a unique index; never reaches a client as a 500. */

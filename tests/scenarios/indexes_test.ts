@@ -199,3 +199,55 @@ scenario("a page's total over a range with both bounds of one side counts the ti
     assert.equal(res.body._items.length, total, JSON.stringify(where));
   }
 });
+
+scenario("mongo_indexes options reach the store: a sparse unique code, a TTL on sessions", {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: {
+    codes: {
+      schema: { code: { type: "string", nullable: true }, note: { type: "string" } },
+      mongo_indexes: { code_unique: [[["code", 1]], { unique: true, sparse: true }] },
+    },
+  },
+}, async (api) => {
+  // Sparse: any number of documents lack the code; a code (null included) is taken once.
+  for (const body of [{ note: "a" }, { note: "b" }, { code: "x" }, { code: null }]) {
+    const res = await api.post("codes", body);
+    assert.equal(res.status, 201, res.text);
+  }
+  for (const body of [{ code: "x" }, { code: null }]) {
+    const res = await api.post("codes", body);
+    assert.equal(res.status, 422, res.text);
+  }
+});
+
+scenario("a TTL index deletes the documents past it", {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: {
+    sessions: {
+      schema: { user: { type: "string" }, seen: { type: "datetime" } },
+      mongo_indexes: { seen_ttl: [[["seen", 1]], { expireAfterSeconds: 600 }] },
+    },
+  },
+}, async (api, running) => {
+  const hourAgo = new Date(Date.now() - 3_600_000).toUTCString();
+  const posted = await api.post("sessions", [
+    { user: "gone", seen: hourAgo },
+    { user: "kept", seen: new Date().toUTCString() },
+  ]);
+  assert.equal(posted.status, 201, posted.text);
+  // MongoDB's TTL monitor runs once a minute; the embedded store's sweep can be run at once.
+  const store = running.service.store as { expire?: () => Promise<number> };
+  if (store.expire) assert.equal(await store.expire(), 1);
+  const deadline = Date.now() + 150_000;
+  for (;;) {
+    const res = await api.get("sessions");
+    assert.equal(res.status, 200, res.text);
+    const users = res.body._items.map((s: { user: string }) => s.user);
+    if (!users.includes("gone")) {
+      assert.deepEqual(users, ["kept"]);
+      break;
+    }
+    assert.ok(Date.now() < deadline, "the expired session is still there after 150 s");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}, { gaps: ["ttl"] });

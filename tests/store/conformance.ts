@@ -3001,6 +3001,50 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "indexes: a sparse unique index leaves out the documents lacking its field",
+    async fn({ coll }) {
+      const c = coll("sparse_unique");
+      await c.createIndex({ keys: { code: 1 }, name: "code_1", unique: true, sparse: true });
+      await c.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3, code: null }]);
+      // A null is a value: a sparse index holds it.
+      await assert.rejects(c.insertMany([{ _id: 4, code: null }]), DuplicateKeyError);
+      await c.insertMany([{ _id: 5, code: "a" }]);
+      await assert.rejects(c.insertMany([{ _id: 6, code: "a" }]), DuplicateKeyError);
+      assert.deepEqual(ids(await c.find({}, { sort: { _id: 1 } })), [1, 2, 3, 5]);
+      // Not sparse: a missing field is indexed as null, so two documents lacking it clash.
+      const plain = coll("plain_unique");
+      await plain.createIndex({ keys: { code: 1 }, name: "code_1", unique: true });
+      await plain.insertMany([{ _id: 1 }]);
+      await assert.rejects(plain.insertMany([{ _id: 2 }]), DuplicateKeyError);
+    },
+  },
+  {
+    name: "indexes: a TTL index deletes the documents whose date is past it",
+    needs: ["ttl"],
+    async fn({ store, coll }) {
+      const c = coll("ttl");
+      const now = Date.now();
+      const old = new Date(now - 3_600_000);
+      await c.createIndex({ keys: { seen: 1 }, name: "seen_ttl", expireAfterSeconds: 600 });
+      await c.insertMany([
+        { _id: 1, seen: old },
+        { _id: 2, seen: new Date(now) },
+        { _id: 3, seen: "yesterday" },
+        { _id: 4 },
+        { _id: 5, seen: [new Date(now), old] },
+      ]);
+      // MongoDB's TTL monitor runs once a minute; the embedded store's can be run at once.
+      const expire = (store as { expire?: () => Promise<number> }).expire;
+      if (expire) assert.equal(await expire.call(store), 2);
+      const deadline = Date.now() + 150_000;
+      while ((await c.count({ _id: 1 })) > 0) {
+        assert.ok(Date.now() < deadline, "the expired document is still there after 150 s");
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      assert.deepEqual(ids(await c.find({}, { sort: { _id: 1 } })), [2, 3, 4]);
+    },
+  },
+  {
     name: "ping, kind",
     async fn({ store }) {
       await store.ping();

@@ -54,6 +54,7 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
   ["date-operators", "date aggregation operators are not implemented"],
   ["geo", "$near, $geoWithin and $geoNear are not implemented"],
   ["$text", "$text search is not implemented"],
+  ["ttl", "TTL indexes delete nothing: there is no TTL monitor"],
   ["change-streams", "change streams are not implemented"],
   ["listCollections", "listCollections is not implemented"],
   ["drop", "the drop command is not implemented"],

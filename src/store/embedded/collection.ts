@@ -862,9 +862,18 @@ function prepareModifier(update: Doc | Doc[], inserting: boolean): Doc | Doc[] {
 
 function sameIndex(a: IndexSpec, b: IndexSpec): boolean {
   const canon = (s: IndexSpec) =>
-    EJSON.stringify([s.name, s.keys, !!s.unique, s.partialFilterExpression ?? null], {
-      relaxed: false,
-    });
+    EJSON.stringify(
+      [
+        s.name,
+        s.keys,
+        !!s.unique,
+        s.partialFilterExpression ?? null,
+        !!s.sparse,
+        s.expireAfterSeconds ?? null,
+        s.options ?? null,
+      ],
+      { relaxed: false },
+    );
   return canon(a) === canon(b);
 }
 

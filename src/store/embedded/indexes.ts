@@ -1,7 +1,8 @@
 /**
  * Unique index bookkeeping: a map from index key to the `_id` key of the owning document,
  * with MongoDB's rules (a missing field is null, array elements are indexed one by one,
- * partial indexes skip documents that do not match their filter).
+ * partial indexes skip documents that do not match their filter, sparse ones those holding
+ * none of their fields).
  */
 import type { Doc, IndexSpec } from "../store.ts";
 import { DuplicateKeyError } from "../store.ts";
@@ -23,6 +24,8 @@ export class UniqueIndex {
   /** The field when the index has one top-level field (the common case, fast path). */
   readonly #single: string | null;
   readonly #partial?: (doc: Doc) => boolean;
+  /** A sparse index leaves out the documents holding none of its fields. */
+  readonly #sparse: boolean;
   /** Index key -> `_id` key of the document holding it. */
   readonly entries = new Map<string, string>();
 
@@ -31,11 +34,13 @@ export class UniqueIndex {
     this.#paths = this.fields.map((f) => f.split("."));
     this.#single = this.#paths.length === 1 && this.#paths[0].length === 1 ? this.fields[0] : null;
     this.#partial = partial;
+    this.#sparse = spec.sparse === true;
   }
 
   /** The index keys of `doc`; none when a partial filter excludes it. */
   keysOf(doc: Doc): string[] {
     if (this.#partial && !this.#partial(doc)) return [];
+    if (this.#sparse && this.#paths.every((path) => holdsNothing(doc, path))) return [];
     if (this.#single !== null) {
       const v = doc[this.#single];
       if (!Array.isArray(v)) return [keyOfIndexed(v)];
@@ -71,6 +76,14 @@ export class UniqueIndex {
       `E11000 duplicate key error collection: ${collection} index: ${this.name}`,
     );
   }
+}
+
+/**
+ * Whether `doc` lacks the field at `path` (a sparse index leaves such a document out; a null
+ * or an empty list is a value there, as in MongoDB).
+ */
+function holdsNothing(doc: Doc, path: string[]): boolean {
+  return pathValues(doc, path).every((v) => v === undefined);
 }
 
 function keyOfIndexed(v: unknown): string {

@@ -124,6 +124,8 @@ export interface Statements {
   deleteDoc: StatementSync;
   deleteDocs: StatementSync;
   loadIndexes: StatementSync;
+  /** Every collection's TTL indexes (`expireAfterSeconds`), for the TTL sweep. */
+  ttlIndexes: StatementSync;
   insertIndex: StatementSync;
   deleteIndexes: StatementSync;
   deleteIndex: StatementSync;
@@ -269,6 +271,9 @@ export class Database {
       deleteDoc: p("DELETE FROM docs WHERE coll = ? AND id = ?"),
       deleteDocs: p("DELETE FROM docs WHERE coll = ?"),
       loadIndexes: p("SELECT spec FROM indexes WHERE coll = ? ORDER BY rowid"),
+      ttlIndexes: p(
+        "SELECT coll, spec FROM indexes WHERE spec LIKE '%\"expireAfterSeconds\"%' ORDER BY rowid",
+      ),
       insertIndex: p("INSERT OR REPLACE INTO indexes (coll, name, spec) VALUES (?, ?, ?)"),
       deleteIndexes: p("DELETE FROM indexes WHERE coll = ?"),
       deleteIndex: p("DELETE FROM indexes WHERE coll = ? AND name = ?"),

@@ -728,7 +728,7 @@ export class CollectionState {
 /**
  * Whether a partial filter leaves out only documents without `field` (no filter, or the
  * `{field: {$exists: true}}` that `unique` fields get): an equality index files none of
- * those either.
+ * those either (nor does a sparse index).
  */
 function onlyWhereSet(partial: Filter | undefined, field: string): boolean {
   if (!partial) return true;

@@ -365,12 +365,7 @@ export class MongoCollection implements Collection {
    * became unique) is dropped and created again.
    */
   async createIndex(spec: IndexSpec): Promise<void> {
-    const options: Document = {};
-    if (spec.name) options.name = spec.name;
-    if (spec.unique) options.unique = true;
-    if (spec.partialFilterExpression) {
-      options.partialFilterExpression = spec.partialFilterExpression;
-    }
+    const options = indexOptions(spec);
     try {
       await this.coll.createIndex(spec.keys, options);
       return;
@@ -431,10 +426,42 @@ function sameKeys(a: Record<string, unknown> | undefined, b: Record<string, unkn
     ka.every((k, i) => k === kb[i] && String(a[k]) === String(b[k]));
 }
 
+/** The `createIndexes` options of `spec`: its name, flags and bounds, and its other options. */
+function indexOptions(spec: IndexSpec): Document {
+  const options: Document = { ...spec.options };
+  if (spec.name) options.name = spec.name;
+  if (spec.unique) options.unique = true;
+  if (spec.sparse) options.sparse = true;
+  if (spec.expireAfterSeconds !== undefined) options.expireAfterSeconds = spec.expireAfterSeconds;
+  if (spec.partialFilterExpression) {
+    options.partialFilterExpression = spec.partialFilterExpression;
+  }
+  return options;
+}
+
+/**
+ * Options an existing index must have to stand for `spec` (the server reports others of its
+ * own, such as `v` and `key`): the flags compared as flags, the rest as written.
+ */
+const COMPARED_OPTIONS = ["expireAfterSeconds", "partialFilterExpression", "collation", "weights"];
+
 function equivalentOptions(existing: Document, spec: IndexSpec): boolean {
-  if (!!existing.unique !== !!spec.unique) return false;
-  const a = existing.partialFilterExpression;
-  const b = spec.partialFilterExpression;
-  if (!a || !b) return !a && !b;
-  return JSON.stringify(a) === JSON.stringify(b);
+  if (!!existing.unique !== !!spec.unique || !!existing.sparse !== !!spec.sparse) return false;
+  const wanted = indexOptions(spec);
+  for (const name of COMPARED_OPTIONS) {
+    const a = existing[name];
+    const b = wanted[name];
+    if (name === "collation" || name === "weights") {
+      // The server fills a collation's defaults and every text field's weight in: only the
+      // values asked for are compared.
+      if (b === undefined) continue;
+      if (a === null || typeof a !== "object") return false;
+      for (const [key, value] of Object.entries(b as Document)) {
+        if (JSON.stringify((a as Document)[key]) !== JSON.stringify(value)) return false;
+      }
+    } else if (a === undefined || b === undefined) {
+      if (a !== b) return false;
+    } else if (JSON.stringify(a) !== JSON.stringify(b)) return false;
+  }
+  return true;
 }

@@ -50,12 +50,15 @@ const INDEX_OPTIONS: Readonly<Record<string, "boolean" | "number" | "string" | "
   storageEngine: "object",
 };
 
-const KINDS: ReadonlySet<unknown> = new Set([1, -1, "2d", "2dsphere", "text", "hashed"]);
+/** Whether a value has each type of {@link INDEX_OPTIONS}. */
+const OF_TYPE: Readonly<Record<string, (value: unknown) => boolean>> = {
+  boolean: (value) => typeof value === "boolean",
+  number: (value) => typeof value === "number",
+  string: (value) => typeof value === "string",
+  object: isPlainObject,
+};
 
-/** The JavaScript type of an option's value, as named in {@link INDEX_OPTIONS}. */
-function kindOf(value: unknown): string {
-  return typeof value;
-}
+const KINDS: ReadonlySet<unknown> = new Set([1, -1, "2d", "2dsphere", "text", "hashed"]);
 
 /**
  * The indexes `raw` (a resource's `mongo_indexes`) declares; each problem is pushed onto
@@ -110,7 +113,7 @@ export function readIndexes(raw: unknown, path: string, problems: string[]): Ind
           }?)`,
         );
         valid = false;
-      } else if (type === "object" ? !isPlainObject(value) : kindOf(value) !== type) {
+      } else if (!OF_TYPE[type](value)) {
         problems.push(`${at}: the option "${option}" must be a ${type}`);
         valid = false;
       }

@@ -166,6 +166,41 @@ Deno.test("mongo store: createIndex keeps an equivalent index and replaces a cha
   }]);
 });
 
+Deno.test("mongo store: createIndex sends every option, and compares them with the existing index", async () => {
+  const existing = [{
+    name: "seen_ttl",
+    key: { seen: 1 },
+    sparse: true,
+    expireAfterSeconds: 600,
+    collation: { locale: "fr", strength: 3, caseLevel: false },
+  }];
+  const { driver, calls } = fakeDriver({
+    createIndex: () => Promise.reject({ code: 85, message: "Index already exists" }),
+    listIndexes: () => ({ toArray: () => Promise.resolve(existing) }),
+    dropIndex: () => Promise.resolve({}),
+  });
+  const c = new MongoCollection(driver);
+  const spec = {
+    keys: { seen: 1 as const },
+    name: "seen_ttl",
+    sparse: true,
+    expireAfterSeconds: 600,
+    options: { collation: { locale: "fr" } },
+  };
+  await c.createIndex(spec).catch(() => {});
+  assert.deepEqual(calls.find(([m]) => m === "createIndex")?.[1], [{ seen: 1 }, {
+    collation: { locale: "fr" },
+    name: "seen_ttl",
+    sparse: true,
+    expireAfterSeconds: 600,
+  }]);
+  // The same options (the server's collation filled in): kept.
+  assert.equal(calls.filter(([m]) => m === "dropIndex").length, 0);
+  // Another TTL: the index is rebuilt.
+  await c.createIndex({ ...spec, expireAfterSeconds: 60 }).catch(() => {});
+  assert.deepEqual(calls.filter(([m]) => m === "dropIndex").map(([, a]) => a[0]), ["seen_ttl"]);
+});
+
 Deno.test("mongo store: drop ignores a missing namespace", async () => {
   const { driver } = fakeDriver({
     drop: () => Promise.reject({ code: 26, message: "ns not found" }),

@@ -34,6 +34,18 @@ export class SettingsError extends Error {
   }
 }
 
+/** The MongoDB driver's authentication mechanisms (`authMechanism`). */
+const AUTH_MECHANISMS = [
+  "DEFAULT",
+  "SCRAM-SHA-1",
+  "SCRAM-SHA-256",
+  "MONGODB-X509",
+  "MONGODB-AWS",
+  "MONGODB-OIDC",
+  "GSSAPI",
+  "PLAIN",
+];
+
 /** Levenshtein distance, for "did you mean" suggestions. */
 export function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -159,6 +171,13 @@ export function checkSettings(raw: Record<string, unknown>): {
     const key of ["QUERY_TIMEOUT_MS", "MIN_REQUEST_BODY_RATE", "MIN_REQUEST_BODY_RATE_GRACE_MS"]
   ) {
     if ((out[key] as number) < 0) problems.push(`${key}: must be 0 or more`);
+  }
+  const mechanism = out.MONGO_AUTH_MECHANISM;
+  if (typeof mechanism === "string" && !AUTH_MECHANISMS.includes(mechanism)) {
+    problems.push(
+      `MONGO_AUTH_MECHANISM: unknown mechanism "${mechanism}" ` +
+        `(did you mean ${closest(mechanism, AUTH_MECHANISMS)}?)`,
+    );
   }
   // A short key could be guessed together with a hidden value (see services/etag.ts).
   if (typeof out.ETAG_SECRET === "string" && out.ETAG_SECRET.length < 16) {

@@ -48,6 +48,14 @@ export const GLOBAL_MEANINGS: Readonly<Record<string, Meaning>> = {
   DB_USERNAME: m("configuration", "MongoDB user (never logged)"),
   DB_PASSWORD: m("configuration", "MongoDB password (never logged)"),
   DB_AUTH_SOURCE: m("configuration", "Database the MongoDB user authenticates on"),
+  MONGO_AUTH_MECHANISM: m(
+    "configuration",
+    "How the MongoDB user authenticates (the driver's authMechanism: SCRAM-SHA-256, MONGODB-X509...)",
+  ),
+  MONGO_AUTH_MECHANISM_PROPERTIES: m(
+    "configuration",
+    "The mechanism's properties (authMechanismProperties)",
+  ),
   DB_DBNAME: m("configuration", "MongoDB database name"),
   MONGO_OPTIONS: m("configuration", "Extra MongoClient options"),
   HOST: m("deployment", "Address `deno task start` listens on"),
@@ -209,8 +217,6 @@ export const GLOBAL_MEANINGS: Readonly<Record<string, Meaning>> = {
     "configuration",
     "Write concern passed to the driver (MONGO_OPTIONS wins)",
   ),
-  MONGO_AUTH_MECHANISM: m("migrating-from-eve", "No effect here; put it in MONGO_URI"),
-  MONGO_AUTH_MECHANISM_PROPERTIES: m("migrating-from-eve", "No effect here; put it in MONGO_URI"),
   MONGO_CONNECT: m("migrating-from-eve", "No effect here (the service connects at start-up)"),
   STANDARD_ERRORS: m(
     "migrating-from-eve",

@@ -33,7 +33,14 @@ export async function openStore(
       authSource: settings.DB_AUTH_SOURCE ?? undefined,
       // A database named in MONGO_URI wins, as in Eve.
       dbName: settings.MONGO_URI ? undefined : settings.DB_DBNAME,
-      options: { writeConcern: settings.MONGO_WRITE_CONCERN, ...settings.MONGO_OPTIONS },
+      options: {
+        writeConcern: settings.MONGO_WRITE_CONCERN,
+        ...(settings.MONGO_AUTH_MECHANISM ? { authMechanism: settings.MONGO_AUTH_MECHANISM } : {}),
+        ...(settings.MONGO_AUTH_MECHANISM_PROPERTIES
+          ? { authMechanismProperties: settings.MONGO_AUTH_MECHANISM_PROPERTIES }
+          : {}),
+        ...settings.MONGO_OPTIONS,
+      },
       queryTimeoutMs: settings.QUERY_TIMEOUT_MS,
       writeConcerns,
     });

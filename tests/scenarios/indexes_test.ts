@@ -200,7 +200,7 @@ scenario("a page's total over a range with both bounds of one side counts the ti
   }
 });
 
-scenario("mongo_indexes options reach the store: a sparse unique code, a TTL on sessions", {
+scenario("a sparse unique index from mongo_indexes: any number lack the code, each code once", {
   RESOURCE_METHODS: ["GET", "POST"],
   DOMAIN: {
     codes: {

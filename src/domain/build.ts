@@ -212,7 +212,7 @@ function buildResource(
     hateoas: get("hateoas"),
     softDelete: get("soft_delete"),
     versioning: get("versioning"),
-    internal: raw.internal_resource === true,
+    internal: get("internal_resource") === true,
     bulkEnabled: get("bulk_enabled"),
     upsertOnPut: get("upsert_on_put"),
     mergeNestedDocuments: get("merge_nested_documents"),

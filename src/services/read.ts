@@ -372,8 +372,9 @@ export async function getCollection(rt: Runtime, ctx: RequestContext): Promise<R
   await rt.events.emitFor("on_fetched_resource", resource.name, envelope);
   const headers = cacheHeaders(ctx);
   const total = (body[settings.META] as Doc | undefined)?.total;
-  // As in Eve, a collection read (GET or HEAD) tells the total in a header when counted.
-  if (typeof total === "number") headers["x-total-count"] = String(total);
+  // As in Eve, a collection read (GET or HEAD) tells the total in a header when counted
+  // (HEADER_TOTAL_COUNT, `X-Total-Count` by default).
+  if (typeof total === "number") headers[settings.HEADER_TOTAL_COUNT.toLowerCase()] = String(total);
   return { status: 200, body: envelope, headers };
 }
 

@@ -34,6 +34,22 @@ export class SettingsError extends Error {
   }
 }
 
+/** Fields a page's answer sets otherwise: HEADER_TOTAL_COUNT may not name one of them. */
+const RESERVED_FIELDS: ReadonlySet<string> = new Set([
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "transfer-encoding",
+  "cache-control",
+  "expires",
+  "vary",
+  "etag",
+  "last-modified",
+  "date",
+  "connection",
+  "set-cookie",
+]);
+
 /** The MongoDB driver's authentication mechanisms (`authMechanism`). */
 const AUTH_MECHANISMS = [
   "DEFAULT",
@@ -171,6 +187,13 @@ export function checkSettings(raw: Record<string, unknown>): {
     const key of ["QUERY_TIMEOUT_MS", "MIN_REQUEST_BODY_RATE", "MIN_REQUEST_BODY_RATE_GRACE_MS"]
   ) {
     if ((out[key] as number) < 0) problems.push(`${key}: must be 0 or more`);
+  }
+  // A field name (RFC 9110 token), and none the service sets itself on a page.
+  const totalField = out.HEADER_TOTAL_COUNT as string;
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(totalField)) {
+    problems.push(`HEADER_TOTAL_COUNT: "${totalField}" is not a header field name`);
+  } else if (RESERVED_FIELDS.has(totalField.toLowerCase())) {
+    problems.push(`HEADER_TOTAL_COUNT: "${totalField}" is a field the service sets itself`);
   }
   const mechanism = out.MONGO_AUTH_MECHANISM;
   if (typeof mechanism === "string" && !AUTH_MECHANISMS.includes(mechanism)) {

@@ -119,6 +119,11 @@ export const GLOBAL_MEANINGS: Readonly<Record<string, Meaning>> = {
   ITEMS: m("configuration", "Envelope key of a page's items"),
   LINKS: m("configuration", "Envelope key of links"),
   META: m("configuration", "Envelope key of paging facts"),
+  INTERNAL_RESOURCE: m(
+    "embedding-and-events",
+    "Resources reachable in-process only, never over HTTP",
+  ),
+  HEADER_TOTAL_COUNT: m("reading", "The field a page's total is sent in (X-Total-Count)"),
   SOFT_DELETE: m("writing", "DELETE marks documents deleted instead of removing them"),
   DELETED: m("writing", "Name of the soft-delete flag field"),
   SHOW_DELETED_PARAM: m("writing", "Query parameter that lists soft-deleted documents too"),
@@ -318,7 +323,6 @@ export const RESOURCE_MEANINGS: Readonly<Record<string, Meaning>> = {
   ),
   embedded_fields: m("reading", "Relations embedded by default"),
   hidden_fields: m("security", "Fields no read ever returns, filters or sorts on"),
-  internal_resource: m("embedding-and-events", "Reachable in-process only, never over HTTP"),
   mongo_indexes: m("configuration", "Indexes created at start-up"),
   authentication: m(
     "authentication",

@@ -225,6 +225,33 @@ scenario("HEAD on a collection carries X-Total-Count", ANSWERS, async (api) => {
   assert.equal(head.text, "");
 });
 
+scenario("HEADER_TOTAL_COUNT names the total's field, as in Eve", {
+  ...ANSWERS,
+  HEADER_TOTAL_COUNT: "X-Count",
+}, async (api) => {
+  await api.create("people", { name: "a" });
+  for (const res of [await api.get("people"), await api.head("people")]) {
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("x-count"), "1");
+    assert.equal(res.headers.get("x-total-count"), null);
+  }
+});
+
+scenario("INTERNAL_RESOURCE makes every resource internal unless it says otherwise", {
+  RESOURCE_METHODS: ["GET", "POST"],
+  INTERNAL_RESOURCE: true,
+  DOMAIN: {
+    audit: { schema: { what: { type: "string" } } },
+    people: { internal_resource: false, schema: { name: { type: "string" } } },
+  },
+}, async (api, running) => {
+  assert.equal((await api.get("audit")).status, 404);
+  assert.equal((await api.get("people")).status, 200);
+  // In process, the internal resource is there.
+  const stored = await running.service.data.post("audit", { what: "x" });
+  assert.equal(stored.status, 201);
+});
+
 scenario("a resource url wins over another resource's additional lookup", ANSWERS, async (api) => {
   await api.create("users", { name: "ann" });
   await api.create("users/overseas", { name: "zed" });

@@ -240,3 +240,21 @@ Deno.test("ETAG_SECRET: a short key is refused, a long one accepted", () => {
   assert.deepEqual(problems({ ETAG_SECRET: "a".repeat(16), DOMAIN: {} }), []);
   assert.deepEqual(problems({ DOMAIN: {} }), []);
 });
+
+Deno.test("HEADER_TOTAL_COUNT must be a header field name the service does not set itself", () => {
+  const problemsOf = (name: string) => {
+    try {
+      prepare({ HEADER_TOTAL_COUNT: name, DOMAIN: {} }, { env: false });
+      return [];
+    } catch (error) {
+      return (error as { problems: string[] }).problems;
+    }
+  };
+  assert.deepEqual(problemsOf("X-Total"), []);
+  assert.deepEqual(problemsOf("X Total"), [
+    'HEADER_TOTAL_COUNT: "X Total" is not a header field name',
+  ]);
+  assert.deepEqual(problemsOf("ETag"), [
+    'HEADER_TOTAL_COUNT: "ETag" is a field the service sets itself',
+  ]);
+});

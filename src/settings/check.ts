@@ -225,7 +225,7 @@ export function checkSettings(raw: Record<string, unknown>): {
     }
   }
   if (isPlainObject(out.DOMAIN)) {
-    out.DOMAIN = checkDomainShape(out.DOMAIN, problems);
+    out.DOMAIN = checkDomainShape(out.DOMAIN, problems, warnings);
   }
   // Every known key is now present and of its kind (the problems say where not).
   return { settings: out as unknown as Settings, problems, warnings };
@@ -247,6 +247,7 @@ function normalizeRenderers(list: string[], problems: string[]): string[] {
 function checkDomainShape(
   domain: Record<string, unknown>,
   problems: string[],
+  warnings: string[],
 ): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   const known = [...Object.keys(KNOWN_RESOURCE_KEYS), ...Object.keys(RESOURCE_ALIASES)];
@@ -272,7 +273,11 @@ function checkDomainShape(
       const problem = checkKind(value, spec.kind);
       if (problem) problems.push(`${path}.${rawKey}: ${problem}`);
       else if (spec.refused) problems.push(`${path}.${rawKey}: ${spec.refused}`);
-      else resource[key] = value;
+      else if (spec.ignored) {
+        warnings.push(
+          `${path}.${rawKey}: accepted for Eve compatibility, has no effect (${spec.ignored})`,
+        );
+      } else resource[key] = value;
     }
     out[name] = resource;
   }

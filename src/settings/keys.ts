@@ -49,6 +49,8 @@ export interface ResourceKeySpec<K extends Kind = Kind, G extends string = strin
   kind: K;
   global?: G;
   refused?: string;
+  /** Known to Eve but without effect here: accepted with a start-up warning saying why. */
+  ignored?: string;
 }
 
 /** The refusal text of a former server setting that the reverse proxy's `directive` replaced. */
@@ -355,6 +357,11 @@ export const RESOURCE_KEYS = {
   soft_delete: overrides("bool", "SOFT_DELETE"),
   versioning: overrides("bool", "VERSIONING"),
   internal_resource: overrides("bool", "INTERNAL_RESOURCE"),
+  etag_ignore_fields: {
+    kind: "any",
+    ignored: "every stored field counts in an ETag, which each write draws afresh " +
+      "(docs/migrating-from-eve.md)",
+  },
   bulk_enabled: overrides("bool", "BULK_ENABLED"),
   upsert_on_put: overrides("bool", "UPSERT_ON_PUT"),
   item_lookup: overrides("bool", "ITEM_LOOKUP"),

@@ -323,6 +323,10 @@ export const RESOURCE_MEANINGS: Readonly<Record<string, Meaning>> = {
   ),
   embedded_fields: m("reading", "Relations embedded by default"),
   hidden_fields: m("security", "Fields no read ever returns, filters or sorts on"),
+  etag_ignore_fields: m(
+    "migrating-from-eve",
+    "No effect here: every stored field counts in an ETag, drawn afresh at each write",
+  ),
   mongo_indexes: m("configuration", "Indexes created at start-up"),
   authentication: m(
     "authentication",

@@ -258,3 +258,17 @@ Deno.test("HEADER_TOTAL_COUNT must be a header field name the service does not s
     'HEADER_TOTAL_COUNT: "ETag" is a field the service sets itself',
   ]);
 });
+
+Deno.test("etag_ignore_fields is accepted with a warning: every stored field counts", () => {
+  const { warnings } = prepare({
+    DOMAIN: { people: { etag_ignore_fields: ["seen"], schema: { seen: { type: "datetime" } } } },
+  }, { env: false });
+  assert.ok(
+    warnings.some((w) =>
+      w.startsWith(
+        "DOMAIN.people.etag_ignore_fields: accepted for Eve compatibility, has no effect",
+      )
+    ),
+    warnings.join("\n"),
+  );
+});

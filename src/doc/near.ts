@@ -61,6 +61,8 @@ function refuse(reason: string): never {
  * at the top or in a top-level `$and`, is refused as MongoDB refuses it.
  */
 export function findNear(filter: Filter): NearCondition | null {
+  // Most filters hold none: looked for first without allocating anything.
+  if (!holdsNear(filter, 0)) return null;
   let found: NearCondition | null = null;
   const take = (part: Filter, rebuild: (rest: Filter) => Filter) => {
     for (const key of Object.keys(part)) {
@@ -99,12 +101,17 @@ export function findNear(filter: Filter): NearCondition | null {
 /** How deep {@link holdsNear} looks (a filter is bounded far below this by the query layer). */
 const MAX_DEPTH = 64;
 
+/** Whether `value` holds a `$near` or `$nearSphere` key at any depth. */
 function holdsNear(value: unknown, depth: number): boolean {
   if (depth > MAX_DEPTH || value === null || typeof value !== "object") return false;
-  if (Array.isArray(value)) return value.some((v) => holdsNear(v, depth + 1));
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (holdsNear(value[i], depth + 1)) return true;
+    return false;
+  }
   if (!isPlainObject(value)) return false;
-  for (const key of Object.keys(value)) {
-    if (NEAR_OPS.has(key) || holdsNear(value[key], depth + 1)) return true;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key === "$near" || key === "$nearSphere" || holdsNear(value[key], depth + 1)) return true;
   }
   return false;
 }

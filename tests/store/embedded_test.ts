@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { openEmbeddedStore } from "../../src/store/embedded/mod.ts";
 import { Binary, Decimal128, Long, ObjectId } from "../../src/doc/bson.ts";
-import { DuplicateKeyError } from "../../src/store/store.ts";
+import { DuplicateKeyError, InvalidQueryError } from "../../src/store/store.ts";
 import { inTempDir, withStore } from "../support/embedded.ts";
 
 const oid = (n: number) => new ObjectId(n.toString(16).padStart(24, "0"));
@@ -1233,5 +1233,23 @@ Deno.test("embedded: NaN sorts before every other number, as in MongoDB, whateve
         const down = (await c.find({}, { sort: { v: -1 }, limit })).map((d) => d.v);
         assert.deepEqual(down, [...expected].reverse().slice(0, limit), `${name} descending`);
       }
+    }
+  }));
+
+Deno.test("embedded: $text is refused with a reason naming where it runs", () =>
+  withStore(async (store) => {
+    const c = store.collection("notes");
+    await c.insertMany([{ _id: 1, title: "running shoes" }]);
+    for (
+      const filter of [
+        { $text: { $search: "run" } },
+        { $and: [{ $text: { $search: "run" } }, { _deleted: { $ne: true } }] },
+      ]
+    ) {
+      await assert.rejects(
+        c.find(filter),
+        (err: unknown) =>
+          err instanceof InvalidQueryError && /runs on MongoDB only/.test(err.reason ?? ""),
+      );
     }
   }));

@@ -254,6 +254,15 @@ export function compileFilter(filter: Filter, options: Partial<Options>): Matche
   return engineMatcher(filter, options);
 }
 
+/** Whether `value` holds the key `name` at any depth (up to 64 levels). */
+function holdsKey(value: unknown, name: string, depth: number): boolean {
+  if (depth > 64 || value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some((v) => holdsKey(v, name, depth + 1));
+  return Object.keys(value).some((key) =>
+    key === name || holdsKey((value as Doc)[key], name, depth + 1)
+  );
+}
+
 /**
  * `filter` compiled by the query engine alone, without the direct matcher of the common
  * shape (which must answer the same: tests compare the two).
@@ -265,7 +274,11 @@ export function engineMatcher(filter: Filter, options: Partial<Options>): Matche
   } catch (err) {
     // The engine refuses the filter itself: a client's query, whoever compiles it.
     if (!(err instanceof Error)) throw err;
-    throw new InvalidQueryError(err.message, { cause: err });
+    // A search the engine has no means for is named, so the client knows where it runs.
+    const reason = holdsKey(filter, "$text", 0)
+      ? "$text search runs on MongoDB only (with a text index): the embedded store has none"
+      : undefined;
+    throw new InvalidQueryError(err.message, { cause: err, reason });
   }
   return (doc) => query.test(doc);
 }

@@ -3,6 +3,7 @@
  * request needs, with per-resource overrides of the globals resolved once.
  */
 import { readIndexes } from "./indexes.ts";
+import { closest } from "../settings/check.ts";
 import type { Settings } from "../settings/check.ts";
 import { isPlainObject } from "../util/plain.ts";
 import { optionReader, type ResourceOptions } from "../settings/keys.ts";
@@ -280,6 +281,46 @@ function checkDatasource(datasource: Doc, path: string, problems: string[]) {
     } else if (!aggregation.pipeline.every(isPlainObject)) {
       problems.push(`${path}.aggregation.pipeline: every stage must be an object`);
     }
+    if (isPlainObject(aggregation)) {
+      for (const key of Object.keys(aggregation)) {
+        if (key !== "pipeline" && key !== "options") {
+          problems.push(`${path}.aggregation.${key}: unknown key (known: pipeline, options)`);
+        }
+      }
+      if (aggregation.options !== undefined) {
+        checkAggregateOptions(aggregation.options, `${path}.aggregation.options`, problems);
+      }
+    }
+  }
+}
+
+/** MongoDB's `aggregate` options and what each must be. */
+const AGGREGATE_OPTIONS: Readonly<Record<string, [string, (value: unknown) => boolean]>> = {
+  let: ["an object", isPlainObject],
+  collation: ["an object", isPlainObject],
+  hint: ["an index name or key pattern", (v) => typeof v === "string" || isPlainObject(v)],
+  comment: ["any value", () => true],
+  maxTimeMS: ["a whole number of 0 or more", (v) => Number.isInteger(v) && (v as number) >= 0],
+  batchSize: ["a whole number of 0 or more", (v) => Number.isInteger(v) && (v as number) >= 0],
+  allowDiskUse: ["a boolean", (v) => typeof v === "boolean"],
+  bypassDocumentValidation: ["a boolean", (v) => typeof v === "boolean"],
+};
+
+/** Checks an aggregation endpoint's `options` as MongoDB's `aggregate` takes them. */
+function checkAggregateOptions(options: unknown, path: string, problems: string[]): void {
+  if (!isPlainObject(options)) {
+    problems.push(`${path}: must be an object`);
+    return;
+  }
+  for (const [name, value] of Object.entries(options)) {
+    const known = Object.hasOwn(AGGREGATE_OPTIONS, name) ? AGGREGATE_OPTIONS[name] : undefined;
+    if (!known) {
+      problems.push(
+        `${path}.${name}: unknown aggregate option (did you mean ${
+          closest(name, Object.keys(AGGREGATE_OPTIONS))
+        }?)`,
+      );
+    } else if (!known[1](value)) problems.push(`${path}.${name}: must be ${known[0]}`);
   }
 }
 

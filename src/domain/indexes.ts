@@ -105,7 +105,7 @@ export function readIndexes(raw: unknown, path: string, problems: string[]): Ind
       } else keys[pair[0]] = pair[1] as IndexKind;
     }
     for (const [option, value] of Object.entries(options)) {
-      const type = INDEX_OPTIONS[option];
+      const type = Object.hasOwn(INDEX_OPTIONS, option) ? INDEX_OPTIONS[option] : undefined;
       if (!type) {
         problems.push(
           `${at}: unknown index option "${option}" (did you mean ${

@@ -53,7 +53,11 @@ export interface Resource {
   /** Default sort (`datasource.default_sort` or `default_sort`). */
   defaultSort?: Sort;
   /** Aggregation pipeline, when the endpoint is an aggregation endpoint. */
-  aggregation?: { pipeline: Doc[]; options?: Doc };
+  aggregation?: {
+    pipeline: Doc[];
+    /** MongoDB's `aggregate` options (`let`, `collation`, `hint`...), checked at start-up. */
+    options?: Doc;
+  };
   /** The schema as written (shorthands expanded): the schema endpoint shows it. */
   schema: ResourceSchema;
   /** The compiled schema model every field question is asked of (domain/schema.ts). */

@@ -229,7 +229,7 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
         page: [{ $skip: skip }, { $limit: paging.maxResults }],
         total: [{ $count: "n" }],
       },
-    }]);
+    }], resource.aggregation!.options);
     const documents = showable(rt, resource, (faceted?.page ?? []) as Doc[]);
     const total = ((faceted?.total as Doc[] | undefined)?.[0]?.n ?? 0) as number;
     await rt.events.emitFor("after_aggregation", resource.name, documents);
@@ -249,7 +249,7 @@ export async function runAggregation(rt: Runtime, ctx: RequestContext): Promise<
     const documents = showable(
       rt,
       resource,
-      await rt.store.collection(resource.source).aggregate(pipeline),
+      await rt.store.collection(resource.source).aggregate(pipeline, resource.aggregation!.options),
     );
     await rt.events.emitFor("after_aggregation", resource.name, documents);
     body[settings.ITEMS] = documents;

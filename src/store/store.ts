@@ -38,6 +38,24 @@ export interface FindOptions {
   known?: (stored: Doc) => Doc | undefined;
 }
 
+/**
+ * Options of an aggregation, as MongoDB's `aggregate` takes them (a resource's
+ * `datasource.aggregation.options`). The embedded store applies `let` (the pipeline's
+ * variables) and `maxTimeMS`; the others are MongoDB's.
+ */
+export interface AggregateOptions {
+  /** Variables of the pipeline (`$$name`), each an expression evaluated once. */
+  let?: Doc;
+  /** A time bound below QUERY_TIMEOUT_MS, in ms. */
+  maxTimeMS?: number;
+  allowDiskUse?: boolean;
+  collation?: Doc;
+  hint?: string | Doc;
+  comment?: unknown;
+  batchSize?: number;
+  bypassDocumentValidation?: boolean;
+}
+
 export interface IndexSpec {
   /** Index keys, e.g. `{ email: 1 }`, `{ location: "2dsphere" }` or `{ spot: "2d" }`. */
   keys: Record<string, 1 | -1 | "2d" | "2dsphere" | "text" | "hashed">;
@@ -174,7 +192,7 @@ export interface Collection {
   deleteOne(filter: Filter, options?: WriteOptions): Promise<number>;
   deleteMany(filter: Filter, options?: WriteOptions): Promise<number>;
   /** Runs an aggregation pipeline and returns every resulting document. */
-  aggregate(pipeline: Doc[]): Promise<Doc[]>;
+  aggregate(pipeline: Doc[], options?: AggregateOptions): Promise<Doc[]>;
   distinct(field: string, filter?: Filter): Promise<unknown[]>;
   /** Creates an index if it does not exist yet (idempotent). */
   createIndex(spec: IndexSpec): Promise<void>;

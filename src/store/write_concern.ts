@@ -41,7 +41,7 @@ export function refusingWrites(collection: Collection, reason: string): Collecti
     find: (filter, options) => collection.find(filter, options),
     findOne: (filter, options) => collection.findOne(filter, options),
     count: (filter, options) => collection.count(filter, options),
-    aggregate: (pipeline) => collection.aggregate(pipeline),
+    aggregate: (pipeline, options) => collection.aggregate(pipeline, options),
     distinct: (field, filter) => collection.distinct(field, filter),
     createIndex: (spec) => collection.createIndex(spec),
     drop: () => collection.drop(),

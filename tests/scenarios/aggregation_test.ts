@@ -677,3 +677,39 @@ scenario(
   },
   { gaps: ["$sample"] },
 );
+
+scenario(
+  "an aggregation endpoint's options reach the store: let variables bound for its pipeline",
+  {
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      scores: { schema: { who: { type: "string" }, points: { type: "integer" } } },
+      passed: {
+        datasource: {
+          source: "scores",
+          aggregation: {
+            pipeline: [
+              { $match: { $expr: { $gte: ["$points", "$$pass"] } } },
+              { $project: { _id: 0, who: 1 } },
+              { $sort: { who: 1 } },
+            ],
+            options: { let: { pass: 50 }, allowDiskUse: true, comment: "passed" },
+          },
+        },
+      },
+    },
+  },
+  async (api) => {
+    const posted = await api.post("scores", [
+      { who: "ann", points: 70 },
+      { who: "bob", points: 40 },
+      { who: "cid", points: 50 },
+    ]);
+    assert.equal(posted.status, 201, posted.text);
+    const res = await api.get("passed");
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body._items, [{ who: "ann" }, { who: "cid" }]);
+    assert.equal(res.body._meta.total, 2);
+  },
+  { gaps: ["aggregate-let"] },
+);

@@ -65,3 +65,9 @@ Deno.test("mongo_indexes: every problem is listed, with its index", () => {
   );
   assert.deepEqual(problemsOf([["email", 1]]), [`${at}: must be an object`]);
 });
+
+Deno.test("mongo_indexes: prototype names are unknown options, not a crash", () => {
+  assert.deepEqual(problemsOf({ a: [[["email", 1]], { constructor: true }] }), [
+    'DOMAIN.people.mongo_indexes.a: unknown index option "constructor" (did you mean collation?)',
+  ]);
+});

@@ -80,3 +80,26 @@ Deno.test("pipeline operators: server-side JavaScript is refused by name", () =>
     "JavaScript, which this service does not",
   ]);
 });
+
+Deno.test("aggregation options: MongoDB's are checked, an unknown one is named", () => {
+  const raw = (options: unknown) => ({
+    STORE: "embedded",
+    DOMAIN: {
+      rows: { schema: { a: { type: "integer" } } },
+      summary: {
+        datasource: { source: "rows", aggregation: { pipeline: [{ $match: {} }], options } },
+      },
+    },
+  });
+  const at = "DOMAIN.summary.datasource.aggregation.options";
+  assert.deepEqual(
+    problemsOf(raw({ let: { min: 2 }, allowDiskUse: true, collation: { locale: "fr" } })),
+    [],
+  );
+  assert.deepEqual(problemsOf(raw({ alowDiskUse: true, maxTimeMS: -1, constructor: 1 })), [
+    `${at}.alowDiskUse: unknown aggregate option (did you mean allowDiskUse?)`,
+    `${at}.maxTimeMS: must be a whole number of 0 or more`,
+    `${at}.constructor: unknown aggregate option (did you mean collation?)`,
+  ]);
+  assert.deepEqual(problemsOf(raw(5)), [`${at}: must be an object`]);
+});

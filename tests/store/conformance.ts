@@ -3045,6 +3045,21 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "aggregate: let variables are bound for the whole pipeline",
+    needs: ["aggregate-let"],
+    async fn({ coll }) {
+      const c = coll("agg_let");
+      await c.insertMany([{ _id: 1, a: 1 }, { _id: 2, a: 3 }, { _id: 3, a: 5 }]);
+      const out = await c.aggregate([
+        { $match: { $expr: { $gte: ["$a", "$$min"] } } },
+        { $project: { _id: 1, over: { $subtract: ["$a", "$$min"] } } },
+        { $sort: { _id: 1 } },
+      ], { let: { min: { $add: [1, 2] } }, maxTimeMS: 60_000, comment: "conformance" });
+      assert.deepEqual(out, [{ _id: 2, over: 0 }, { _id: 3, over: 2 }]);
+      await assert.rejects(c.aggregate([{ $match: {} }], { let: { Min: 1 } }));
+    },
+  },
+  {
     name: "ping, kind",
     async fn({ store }) {
       await store.ping();

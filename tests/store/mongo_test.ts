@@ -201,6 +201,23 @@ Deno.test("mongo store: createIndex sends every option, and compares them with t
   assert.deepEqual(calls.filter(([m]) => m === "dropIndex").map(([, a]) => a[0]), ["seen_ttl"]);
 });
 
+Deno.test("mongo store: aggregate passes its options, disk use allowed, the tighter time bound", async () => {
+  const { driver, calls } = fakeDriver({
+    aggregate: () => ({ toArray: () => Promise.resolve([]) }),
+  });
+  const ctx = { maxTimeMS: 5_000 } as unknown as ConstructorParameters<typeof MongoCollection>[2];
+  const c = new MongoCollection(driver, undefined, ctx);
+  await c.aggregate([{ $match: {} }], { let: { min: 2 }, collation: { locale: "fr" } });
+  await c.aggregate([], { maxTimeMS: 100, allowDiskUse: false });
+  await c.aggregate([], { maxTimeMS: 60_000 });
+  const options = calls.filter(([m]) => m === "aggregate").map(([, a]) => a[1]);
+  assert.deepEqual(options, [
+    { allowDiskUse: true, let: { min: 2 }, collation: { locale: "fr" }, maxTimeMS: 5_000 },
+    { allowDiskUse: false, maxTimeMS: 100 },
+    { allowDiskUse: true, maxTimeMS: 5_000 },
+  ]);
+});
+
 Deno.test("mongo store: drop ignores a missing namespace", async () => {
   const { driver } = fakeDriver({
     drop: () => Promise.reject({ code: 26, message: "ns not found" }),

@@ -55,6 +55,7 @@ export const JONGODB_GAPS: ReadonlyMap<string, string> = new Map([
   ["geo", "$near, $geoWithin and $geoNear are not implemented"],
   ["$text", "$text search is not implemented"],
   ["ttl", "TTL indexes delete nothing: there is no TTL monitor"],
+  ["aggregate-let", "an aggregation's let variables are not bound: $$name finds nothing"],
   ["change-streams", "change streams are not implemented"],
   ["listCollections", "listCollections is not implemented"],
   ["drop", "the drop command is not implemented"],

@@ -15,7 +15,15 @@ import { simpleConditions, type Test } from "../../doc/match/fastmatch.ts";
 import { isBsonNumber } from "../../doc/match/numbers.ts";
 import { isColumnField, MAX_COLUMNS, type Timeout } from "./columns.ts";
 import type { Change } from "./indexes.ts";
-import { DuplicateKeyError, QueryTimeoutError } from "../store.ts";
+import {
+  type AggregateOptions,
+  DuplicateKeyError,
+  InvalidQueryError,
+  QueryTimeoutError,
+} from "../store.ts";
+import { evalExpr } from "mingo/core";
+import { computation } from "../../doc/match/computation.ts";
+import { setOwn } from "../../util/own.ts";
 
 /** The collection operations aggregation needs. */
 export interface AggregateSource {
@@ -52,8 +60,16 @@ interface MergeSpec {
   whenNotMatched?: string;
 }
 
-/** Runs `pipeline` on copies of the stored documents. */
-export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
+/**
+ * Runs `pipeline` on copies of the stored documents, with the `let` variables and the
+ * `maxTimeMS` of `given` (MongoDB's other options have no use here).
+ */
+export function runAggregate(
+  source: AggregateSource,
+  pipeline: Doc[],
+  given: AggregateOptions = {},
+): Doc[] {
+  const options = given.let === undefined ? source.options : withVariables(source, given.let);
   // A leading `$geoNear` is the store's: it reads by distance, with the collection's indexes.
   const near = pipeline.length > 0 && Object.hasOwn(pipeline[0], "$geoNear") && source.geoNear
     ? source.geoNear(pipeline[0].$geoNear)
@@ -79,17 +95,21 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
     ? matches[0]
     : { $and: matches };
   let compiled: ((doc: Doc) => boolean) | null | undefined;
-  const test = () => compiled ??= filter === null ? null : compileFilter(filter, source.options);
+  const test = () => compiled ??= filter === null ? null : compileFilter(filter, options);
   // A final `$facet` of pages and counts only is read off the results of the stages before
   // it: they run once, not once per facet.
   const facets = !writes && rest.length > 0 ? pageFacets(rest[rest.length - 1]) : null;
   const body = facets ? rest.slice(0, -1) : rest;
-  const timeoutMs = source.timeoutMs ?? 0;
+  const bound = source.timeoutMs ?? 0;
+  const timeoutMs = given.maxTimeMS !== undefined && given.maxTimeMS > 0 &&
+      (bound === 0 || given.maxTimeMS < bound)
+    ? given.maxTimeMS
+    : bound;
   const grouped = !near && body.length > 0 ? plainGroup(body[0]) : null;
   const first = grouped ? groupOf(source, grouped, { filter, test, timeoutMs }) : null;
   const results = first
-    ? (body.length > 1 ? new Aggregator(body.slice(1), source.options).run<Doc>(first) : first)
-    : new Aggregator(body, source.options).run<Doc>(
+    ? (body.length > 1 ? new Aggregator(body.slice(1), options).run<Doc>(first) : first)
+    : new Aggregator(body, options).run<Doc>(
       inputOf(near ?? source.snapshot(), {
         test: test(),
         timeoutMs,
@@ -106,6 +126,24 @@ export function runAggregate(source: AggregateSource, pipeline: Doc[]): Doc[] {
     merge(source, last.$merge as string | MergeSpec, results);
   }
   return [];
+}
+
+/**
+ * The engine's options with the pipeline's `let` variables bound: each an expression
+ * evaluated once, without a document (as MongoDB evaluates them).
+ */
+function withVariables(source: AggregateSource, variables: Doc): Partial<Options> {
+  if (!isPlainObject(variables)) throw new InvalidQueryError("let must be a document");
+  const values: Doc = {};
+  for (const [name, expr] of Object.entries(variables)) {
+    if (!/^[a-z][A-Za-z0-9_]*$/.test(name)) {
+      throw new InvalidQueryError(
+        `'${name}' starts with an invalid character for a user variable name`,
+      );
+    }
+    setOwn(values, name, evalExpr({}, expr as never, source.options as Options));
+  }
+  return computation(source.options).update({ root: null, variables: values });
 }
 
 /**

@@ -7,6 +7,7 @@ import { Query } from "mingo/query";
 import { updateOne as mingoUpdateOne } from "mingo/updater";
 import type { Options } from "mingo/types";
 import type {
+  AggregateOptions,
   Alongside,
   Collection,
   Doc,
@@ -594,16 +595,16 @@ export class EmbeddedCollection implements Collection {
     return durable.then(() => hits.length);
   }
 
-  aggregate(pipeline: Doc[]): Promise<Doc[]> {
+  aggregate(pipeline: Doc[], options: AggregateOptions = {}): Promise<Doc[]> {
     return run(() => {
       // A result that follows from this collection's documents alone is remembered until
-      // they change (count_cache.ts), and handed out as copies.
-      const key = pipelineKey(pipeline);
-      if (key === undefined) return runAggregate(this, pipeline);
+      // they change (count_cache.ts), and handed out as copies; not one of `let` variables.
+      const key = options.let === undefined ? pipelineKey(pipeline) : undefined;
+      if (key === undefined) return runAggregate(this, pipeline, options);
       const counts = this.#state().counts;
       const known = counts.result(key);
       if (known !== undefined) return known.map(cloneValue);
-      const out = runAggregate(this, pipeline);
+      const out = runAggregate(this, pipeline, options);
       if (smallResult(out)) counts.setResult(key, out.map(cloneValue));
       return out;
     });

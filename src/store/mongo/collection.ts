@@ -11,6 +11,7 @@ import type {
   MongoClient,
 } from "mongodb";
 import type {
+  AggregateOptions,
   Alongside,
   Collection,
   Doc,
@@ -348,11 +349,15 @@ export class MongoCollection implements Collection {
     );
   }
 
-  aggregate(pipeline: Doc[]): Promise<Doc[]> {
-    return run(
-      () => this.coll.aggregate(pipeline, this.timed({ allowDiskUse: true })).toArray(),
-      this.secret,
-    );
+  aggregate(pipeline: Doc[], options: AggregateOptions = {}): Promise<Doc[]> {
+    // Disk use is allowed unless the options say otherwise; a `maxTimeMS` of the options
+    // below QUERY_TIMEOUT_MS wins.
+    const given: Document = { allowDiskUse: true, ...options };
+    const bound = this.maxTimeMS;
+    if (bound !== undefined && !(given.maxTimeMS > 0 && given.maxTimeMS < bound)) {
+      given.maxTimeMS = bound;
+    }
+    return run(() => this.coll.aggregate(pipeline, given).toArray(), this.secret);
   }
 
   distinct(field: string, filter?: Filter): Promise<unknown[]> {

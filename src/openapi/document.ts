@@ -369,9 +369,22 @@ class Describer {
       case "GET":
       case "HEAD": {
         const page = json(schemaRef(`${name}.page`));
+        // A counted page tells its total in a field too (HEADER_TOTAL_COUNT), as in Eve.
+        const counted = resource.pagination && !resource.optimizePagination &&
+          !resource.aggregation;
+        const headers = counted
+          ? {
+            headers: {
+              [this.settings.HEADER_TOTAL_COUNT]: {
+                description: "How many documents the filter matches (the page's total)",
+                schema: { type: "string", pattern: "^[0-9]+$" },
+              },
+            },
+          }
+          : {};
         const ok = method === "GET"
-          ? { description: `A page of ${resource.resourceTitle}`, content: page }
-          : { description: "What GET would answer, without the body" };
+          ? { description: `A page of ${resource.resourceTitle}`, ...headers, content: page }
+          : { description: "What GET would answer, without the body", ...headers };
         return this.secured({
           ...base,
           summary: resource.aggregation

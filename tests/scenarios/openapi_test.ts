@@ -561,3 +561,20 @@ scenario(
     assert.equal((await api.delete("owners")).status, 404, "nothing left to delete");
   },
 );
+
+scenario("a counted page's total field is described under its configured name", {
+  RESOURCE_METHODS: ["GET", "POST"],
+  HEADER_TOTAL_COUNT: "X-Count",
+  DOMAIN: {
+    people: { schema: { name: { type: "string" } } },
+    fast: { optimize_pagination_for_speed: true, schema: { name: { type: "string" } } },
+  },
+}, async (api) => {
+  const doc = await validDescription(api);
+  const ok = (path: string) => (doc.paths as Json)[path].get.responses["200"];
+  assert.deepEqual(Object.keys(ok("/people").headers ?? {}), ["X-Count"]);
+  // Not counted, not told.
+  assert.equal(ok("/fast").headers, undefined);
+  await api.post("people", { name: "a" });
+  assert.equal((await api.get("people")).headers.get("x-count"), "1");
+});

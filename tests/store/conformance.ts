@@ -3060,6 +3060,61 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "text: terms stem and any one matches; stop words, negations and phrases",
+    needs: ["$text"],
+    async fn({ coll }) {
+      const c = coll("text");
+      await c.insertMany([
+        { _id: 1, title: "Running shoes", body: "Great for runners" },
+        { _id: 2, title: "Cooking", body: "Pasta recipes from the café" },
+        { _id: 3, title: "The Who", body: "A band" },
+        { _id: 4, title: "Shoe care", body: "Polish, don't scrub" },
+        { _id: 5, title: "Zapatos", body: "corriendo rápido", language: "spanish" },
+      ]);
+      await c.createIndex({ keys: { title: "text", body: "text" }, name: "words" });
+      const found = async (search: Doc) =>
+        ids(await c.find({ $text: search }, { sort: { _id: 1 } }));
+      // "running" and "run" stem alike; "runners" stems to "runner".
+      assert.deepEqual(await found({ $search: "run" }), [1]);
+      assert.deepEqual(await found({ $search: "shoes pasta" }), [1, 2, 4]);
+      assert.deepEqual(await found({ $search: "shoe -polish" }), [1]);
+      assert.deepEqual(await found({ $search: '"pasta recipes"' }), [2]);
+      assert.deepEqual(await found({ $search: '"recipes pasta"' }), []);
+      assert.deepEqual(await found({ $search: 'shoe -"shoe care"' }), [1]);
+      // Stop words alone find nothing; an apostrophe belongs to its word in English.
+      assert.deepEqual(await found({ $search: "the who" }), []);
+      assert.deepEqual(await found({ $search: "don't" }), []);
+      // Case and diacritics are ignored unless asked for.
+      assert.deepEqual(await found({ $search: "CAFE" }), [2]);
+      assert.deepEqual(await found({ $search: "cafe", $diacriticSensitive: true }), []);
+      assert.deepEqual(await found({ $search: "cooking", $caseSensitive: true }), []);
+      // A document in its own language is stemmed in it.
+      assert.deepEqual(await found({ $search: "corriendo", $language: "es" }), [5]);
+      assert.equal(await c.count({ $text: { $search: "shoes" } }), 2);
+      assert.equal(await c.count({ $text: { $search: "shoes" }, _id: { $gt: 1 } }), 1);
+    },
+  },
+  {
+    name: "text: a search needs the text index and well-formed arguments",
+    needs: ["$text"],
+    async fn({ coll }) {
+      const c = coll("text_refused");
+      await c.insertMany([{ _id: 1, title: "a" }]);
+      await assert.rejects(c.find({ $text: { $search: "a" } }), InvalidQueryError);
+      await c.createIndex({ keys: { title: "text" }, name: "title_text" });
+      for (
+        const spec of [
+          {},
+          { $search: 5 },
+          { $search: "a", $language: "klingon" },
+          { $search: "a", $caseSensitive: "yes" },
+        ]
+      ) {
+        await assert.rejects(c.find({ $text: spec }), InvalidQueryError, JSON.stringify(spec));
+      }
+    },
+  },
+  {
     name: "ping, kind",
     async fn({ store }) {
       await store.ping();

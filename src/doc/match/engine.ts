@@ -16,6 +16,7 @@ import type { Options } from "mingo/types";
 import { type Doc, type Filter, InvalidQueryError, type Projection, type Sort } from "../types.ts";
 import { sortDocs } from "./compare.ts";
 import { geoQueryOperators } from "./geo.ts";
+import { textExpressionOperators } from "./text.ts";
 import { compileSimple } from "./fastmatch.ts";
 import { linearExpressionOperators, linearQueryOperators } from "./linear-regex.ts";
 import { comparisonOperators } from "./comparisons.ts";
@@ -152,6 +153,7 @@ const TABLES = {
     ...typeExpression,
     ...checkedConditionals,
     ...listAndTextExpressions,
+    ...textExpressionOperators,
   } as unknown as Ops,
   pipeline: {
     ...pipelineOperators,
@@ -276,7 +278,8 @@ export function engineMatcher(filter: Filter, options: Partial<Options>): Matche
     if (!(err instanceof Error)) throw err;
     // A search the engine has no means for is named, so the client knows where it runs.
     const reason = holdsKey(filter, "$text", 0)
-      ? "$text search runs on MongoDB only (with a text index): the embedded store has none"
+      ? "$text in an aggregation runs on MongoDB only: the embedded store searches text in " +
+        "reads and counts"
       : undefined;
     throw new InvalidQueryError(err.message, { cause: err, reason });
   }

@@ -37,6 +37,7 @@ import { runAggregate } from "./aggregate.ts";
 import { countKey, pipelineKey, smallResult } from "./count_cache.ts";
 import type { Timeout } from "./columns.ts";
 import { distanceOf, getPath, sortByDistance } from "../../doc/match/geo.ts";
+import { holdsText, loadStemmers, textMatcher, withTextMatcher } from "../../doc/match/text.ts";
 import { withField } from "../../doc/match/stages.ts";
 import { type Near, readGeoNear, readNear, requireNearIndex } from "../../doc/near.ts";
 import { compileTopLevel } from "./project.ts";
@@ -207,7 +208,36 @@ export class EmbeddedCollection implements Collection {
   }
 
   find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
+    if (holdsText(filter)) {
+      return loadStemmers().then(() => run(() => this.#find(this.#withText(filter), options)));
+    }
     return run(() => this.#find(filter, options));
+  }
+
+  /**
+   * `filter` with its `$text` as the test the collection's text index makes of it
+   * (../../doc/match/text.ts): refused without a text index, as MongoDB refuses it.
+   */
+  #withText(filter: Filter): Filter {
+    const spec = [...this.#state().indexSpecs.values()].find((s) =>
+      Object.values(s.keys).includes("text")
+    );
+    return withTextMatcher(filter, (condition) => {
+      if (!spec) {
+        const reason = "text index required for $text query";
+        throw new InvalidQueryError(reason, { reason });
+      }
+      const options = spec.options ?? {};
+      return textMatcher(condition, {
+        fields: Object.keys(spec.keys).filter((key) => spec.keys[key] === "text"),
+        defaultLanguage: typeof options.default_language === "string"
+          ? options.default_language
+          : undefined,
+        languageOverride: typeof options.language_override === "string"
+          ? options.language_override
+          : undefined,
+      });
+    });
   }
 
   /**
@@ -283,10 +313,16 @@ export class EmbeddedCollection implements Collection {
   }
 
   findOne(filter: Filter, options: FindOptions = {}): Promise<Doc | null> {
+    if (holdsText(filter)) {
+      return this.find(filter, { ...options, limit: 1 }).then((docs) => docs[0] ?? null);
+    }
     return run(() => this.#find(filter, { ...options, limit: 1 })[0] ?? null);
   }
 
   count(filter: Filter, options: { limit?: number; skip?: number } = {}): Promise<number> {
+    if (holdsText(filter)) {
+      return loadStemmers().then(() => this.count(this.#withText(filter), options));
+    }
     return run(() => {
       const skip = Math.max(0, options.skip ?? 0);
       const limit = options.limit && options.limit > 0 ? options.limit : Infinity;

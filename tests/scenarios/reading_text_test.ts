@@ -1,0 +1,56 @@
+/**
+ * Searching text: a `where` with `$text` reads the resource's text index (declared in
+ * `mongo_indexes`) as MongoDB does, on both stores: stemmed terms, phrases, negations, the
+ * page's total.
+ */
+import assert from "node:assert/strict";
+import { scenario } from "../support/harness.ts";
+import type { Client } from "../support/client.ts";
+
+const SETTINGS = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: {
+    articles: {
+      schema: { title: { type: "string" }, body: { type: "string" } },
+      mongo_indexes: {
+        words: [[["title", "text"], ["body", "text"]], { weights: { title: 3 } }],
+      },
+    },
+    plain: { schema: { title: { type: "string" } } },
+  },
+};
+
+async function search(api: Client, text: string, resource = "articles") {
+  const where = encodeURIComponent(JSON.stringify({ $text: { $search: text } }));
+  return await api.get(`${resource}?where=${where}&sort=title`);
+}
+
+scenario("a $text where finds stemmed terms, phrases, and leaves out negations", SETTINGS, async (
+  api,
+) => {
+  const posted = await api.post("articles", [
+    { title: "Running shoes", body: "Great for runners" },
+    { title: "Cooking", body: "Pasta recipes from the café" },
+    { title: "Shoe care", body: "Polish, don't scrub" },
+  ]);
+  assert.equal(posted.status, 201, posted.text);
+  const titles = async (text: string) => {
+    const res = await search(api, text);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body._meta.total, res.body._items.length);
+    return res.body._items.map((a: { title: string }) => a.title);
+  };
+  assert.deepEqual(await titles("run"), ["Running shoes"]);
+  assert.deepEqual(await titles("shoes -polish"), ["Running shoes"]);
+  assert.deepEqual(await titles('"pasta recipes" cafe'), ["Cooking"]);
+  assert.deepEqual(await titles("the"), []);
+}, { gaps: ["$text"] });
+
+scenario("a $text where on a resource without a text index is answered 400", SETTINGS, async (
+  api,
+) => {
+  await api.post("plain", { title: "Running shoes" });
+  const res = await search(api, "run", "plain");
+  assert.equal(res.status, 400, res.text);
+  assert.match(res.body._error.message, /text index required/);
+}, { gaps: ["$text"] });

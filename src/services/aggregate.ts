@@ -182,7 +182,10 @@ function checkKeys(
   }
 }
 
-/** Puts the endpoint's filter first; a `$geoNear` stage must stay first, so it takes it. */
+/**
+ * Puts the endpoint's filter first. A `$geoNear` stage must stay first, so it takes it; so
+ * does a leading `$match` (one with `$text` must stay first too).
+ */
 function withBase(stages: Doc[], base: Doc): Doc[] {
   if (Object.keys(base).length === 0) return stages;
   const [first, ...rest] = stages;
@@ -190,6 +193,9 @@ function withBase(stages: Doc[], base: Doc): Doc[] {
     const geoNear = first.$geoNear as Doc;
     const query = isPlainObject(geoNear.query) ? andFilters(geoNear.query, base) : base;
     return [{ $geoNear: { ...geoNear, query } }, ...rest];
+  }
+  if (first && Object.keys(first).length === 1 && isPlainObject(first.$match)) {
+    return [{ $match: andFilters(first.$match, base) }, ...rest];
   }
   return [{ $match: base }, ...stages];
 }

@@ -3092,6 +3092,15 @@ const CASES: Case[] = [
       assert.deepEqual(await found({ $search: "corriendo", $language: "es" }), [5]);
       assert.equal(await c.count({ $text: { $search: "shoes" } }), 2);
       assert.equal(await c.count({ $text: { $search: "shoes" }, _id: { $gt: 1 } }), 1);
+      // In an aggregation, the first `$match` searches.
+      assert.deepEqual(
+        await c.aggregate([
+          { $match: { $text: { $search: "shoes" } } },
+          { $project: { _id: 1 } },
+          { $sort: { _id: 1 } },
+        ]),
+        [{ _id: 1 }, { _id: 4 }],
+      );
     },
   },
   {

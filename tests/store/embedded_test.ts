@@ -1236,7 +1236,7 @@ Deno.test("embedded: NaN sorts before every other number, as in MongoDB, whateve
     }
   }));
 
-Deno.test("embedded: $text needs a text index, and stands at the top of a filter", () =>
+Deno.test("embedded: $text needs a text index, stands at the top, first in a pipeline", () =>
   withStore(async (store) => {
     const c = store.collection("notes");
     await c.insertMany([{ _id: 1, title: "running shoes" }]);
@@ -1254,8 +1254,12 @@ Deno.test("embedded: $text needs a text index, and stands at the top of a filter
       c.find({ $text: { $search: "run" }, $and: [{ $text: { $search: "shoe" } }] }),
       refused(/Too many text expressions/),
     );
+    // In an aggregation, in its first `$match` only.
+    assert.deepEqual(await c.aggregate([{ $match: { $text: { $search: "run" } } }]), [
+      { _id: 1, title: "running shoes" },
+    ]);
     await assert.rejects(
-      c.aggregate([{ $match: { $text: { $search: "run" } } }]),
-      refused(/runs on MongoDB only/),
+      c.aggregate([{ $sort: { _id: 1 } }, { $match: { $text: { $search: "run" } } }]),
+      refused(/only allowed as the first pipeline stage/),
     );
   }));

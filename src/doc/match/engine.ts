@@ -256,13 +256,15 @@ export function compileFilter(filter: Filter, options: Partial<Options>): Matche
   return engineMatcher(filter, options);
 }
 
-/** Whether `value` holds the key `name` at any depth (up to 64 levels). */
-function holdsKey(value: unknown, name: string, depth: number): boolean {
-  if (depth > 64 || value === null || typeof value !== "object") return false;
-  if (Array.isArray(value)) return value.some((v) => holdsKey(v, name, depth + 1));
-  return Object.keys(value).some((key) =>
-    key === name || holdsKey((value as Doc)[key], name, depth + 1)
-  );
+/**
+ * The reason fit to show a client for an engine refusal with `message`, when MongoDB gives
+ * one for the same query: a `$text` the store did not take (it takes one at the top of a
+ * filter, or in a pipeline's first `$match`). Other engine texts may quote internals: none.
+ */
+export function engineReason(message: string): string | undefined {
+  return message.includes("unknown top level operator: $text")
+    ? "$match with $text is only allowed as the first pipeline stage"
+    : undefined;
 }
 
 /**
@@ -276,12 +278,7 @@ export function engineMatcher(filter: Filter, options: Partial<Options>): Matche
   } catch (err) {
     // The engine refuses the filter itself: a client's query, whoever compiles it.
     if (!(err instanceof Error)) throw err;
-    // A search the engine has no means for is named, so the client knows where it runs.
-    const reason = holdsKey(filter, "$text", 0)
-      ? "$text in an aggregation runs on MongoDB only: the embedded store searches text in " +
-        "reads and counts"
-      : undefined;
-    throw new InvalidQueryError(err.message, { cause: err, reason });
+    throw new InvalidQueryError(err.message, { cause: err, reason: engineReason(err.message) });
   }
   return (doc) => query.test(doc);
 }

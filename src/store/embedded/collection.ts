@@ -24,6 +24,7 @@ import { encodeDoc, valueKey } from "./codec.ts";
 import { compareValues, EMPTY, pathValues, sortDocs } from "../../doc/match/compare.ts";
 import {
   compileFilter,
+  engineReason,
   equalityFields,
   idEqualityWithin,
   MATCH_ALL,
@@ -632,6 +633,13 @@ export class EmbeddedCollection implements Collection {
   }
 
   aggregate(pipeline: Doc[], options: AggregateOptions = {}): Promise<Doc[]> {
+    // A `$text` in the first `$match` (where MongoDB takes it) searches the text index.
+    const first = pipeline[0]?.$match;
+    if (first !== undefined && holdsText(first)) {
+      return loadStemmers().then(() =>
+        this.aggregate([{ $match: this.#withText(first as Filter) }, ...pipeline.slice(1)], options)
+      );
+    }
     return run(() => {
       // A result that follows from this collection's documents alone is remembered until
       // they change (count_cache.ts), and handed out as copies; not one of `let` variables.
@@ -827,7 +835,9 @@ function run<T>(fn: () => T | Promise<T>): Promise<T> {
     ) {
       return Promise.reject(err);
     }
-    return Promise.reject(new InvalidQueryError(err.message, { cause: err }));
+    return Promise.reject(
+      new InvalidQueryError(err.message, { cause: err, reason: engineReason(err.message) }),
+    );
   }
 }
 

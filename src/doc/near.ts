@@ -21,7 +21,7 @@
  * // near.field "loc", near.metric "flat", near.max 5, near.rest { kind: "shop" }
  * ```
  */
-import { isPlainObject } from "../util/plain.ts";
+import { holdsKey, isPlainObject } from "../util/plain.ts";
 import { type Filter, InvalidQueryError } from "./types.ts";
 
 /** How a near condition measures distances. */
@@ -62,7 +62,7 @@ function refuse(reason: string): never {
  */
 export function findNear(filter: Filter): NearCondition | null {
   // Most filters hold none: looked for first without allocating anything.
-  if (!holdsNear(filter, 0)) return null;
+  if (!holdsNear(filter)) return null;
   let found: NearCondition | null = null;
   const take = (part: Filter, rebuild: (rest: Filter) => Filter) => {
     for (const key of Object.keys(part)) {
@@ -79,7 +79,7 @@ export function findNear(filter: Filter): NearCondition | null {
       } else if (key[0] !== "$" && isPlainObject(value)) {
         const op = Object.keys(value).find((k) => NEAR_OPS.has(k));
         if (op === undefined) {
-          if (holdsNear(value, 0)) refuse("geoNear must be top-level expr");
+          if (holdsNear(value)) refuse("geoNear must be top-level expr");
           continue;
         }
         if (found) refuse("Too many geoNear expressions");
@@ -91,29 +91,16 @@ export function findNear(filter: Filter): NearCondition | null {
           condition: value,
           rest: rebuild(rest),
         };
-      } else if (holdsNear(value, 0)) refuse("geoNear must be top-level expr");
+      } else if (holdsNear(value)) refuse("geoNear must be top-level expr");
     }
   };
   take(filter, (rest) => rest);
   return found;
 }
 
-/** How deep {@link holdsNear} looks (a filter is bounded far below this by the query layer). */
-const MAX_DEPTH = 64;
-
 /** Whether `value` holds a `$near` or `$nearSphere` key at any depth. */
-function holdsNear(value: unknown, depth: number): boolean {
-  if (depth > MAX_DEPTH || value === null || typeof value !== "object") return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (holdsNear(value[i], depth + 1)) return true;
-    return false;
-  }
-  if (!isPlainObject(value)) return false;
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
-    if (key === "$near" || key === "$nearSphere" || holdsNear(value[key], depth + 1)) return true;
-  }
-  return false;
+function holdsNear(value: unknown): boolean {
+  return holdsKey(value, NEAR_OPS);
 }
 
 /**

@@ -18,7 +18,7 @@
  * test({ title: "She runs daily" }); // true: "running" and "runs" both stem to "run"
  * ```
  */
-import { isPlainObject } from "../../util/plain.ts";
+import { holdsKey, isPlainObject } from "../../util/plain.ts";
 import { type Doc, InvalidQueryError } from "../types.ts";
 import { pathValues } from "./compare.ts";
 
@@ -350,19 +350,11 @@ function indexedStrings(doc: Doc, fields: string[]): string[] {
   return out;
 }
 
+const TEXT_KEY: ReadonlySet<string> = new Set(["$text"]);
+
 /** Whether `value` holds a `$text` key at any depth (looked for without allocating). */
-export function holdsText(value: unknown, depth = 0): boolean {
-  if (depth > MAX_DEPTH || value === null || typeof value !== "object") return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (holdsText(value[i], depth + 1)) return true;
-    return false;
-  }
-  if (!isPlainObject(value)) return false;
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
-    if (key === "$text" || holdsText(value[key], depth + 1)) return true;
-  }
-  return false;
+export function holdsText(value: unknown): boolean {
+  return holdsKey(value, TEXT_KEY);
 }
 
 /** The expression operator a rewritten `$text` becomes (see {@link withTextMatcher}). */

@@ -2781,6 +2781,38 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "geo: $near measures to the nearest point of a stored line or polygon, 0 inside",
+    needs: ["geo"],
+    async fn({ coll }) {
+      const c = coll("near_shapes");
+      const at = (lng: number, lat: number) => ({ type: "Point", coordinates: [lng, lat] });
+      const square = (x: number, y: number, size: number) => ({
+        type: "Polygon",
+        coordinates: [[[x, y], [x + size, y], [x + size, y + size], [x, y + size], [x, y]]],
+      });
+      await c.insertMany([
+        { _id: "far square", loc: square(10, -1, 2) },
+        { _id: "line", loc: { type: "LineString", coordinates: [[5, 5], [5, -5]] } },
+        { _id: "point", loc: at(3, 0) },
+        { _id: "around", loc: square(-1, -1, 2) },
+      ]);
+      await c.createIndex({ keys: { loc: "2dsphere" }, name: "loc_2dsphere" });
+      const near = { $geometry: at(0, 0), $maxDistance: 900_000 };
+      // Meters: the point 3 degrees away (333 km), the line's nearest point 5 (556 km), the
+      // far square's nearest edge 10 (1,113 km, beyond the bound); inside the square, 0.
+      assert.deepEqual(ids(await c.find({ loc: { $near: near } })), ["around", "point", "line"]);
+      assert.equal(await c.count({ loc: { $near: near } }), 3);
+      const measured = await c.aggregate([
+        { $geoNear: { near: at(0, 0), distanceField: "d", spherical: true } },
+        { $project: { d: 1 } },
+      ]);
+      const km = Object.fromEntries(measured.map((d) => [d._id, (d.d as number) / 1000]));
+      assert.equal(km.around, 0);
+      assert.ok(Math.abs(km.line - 556.6) < 1, String(km.line));
+      assert.ok(Math.abs(km["far square"] - 1113.2) < 1, String(km["far square"]));
+    },
+  },
+  {
     name: "geo: a legacy $near measures the plane's units (2d index), $nearSphere radians",
     needs: ["geo"],
     async fn({ coll }) {

@@ -17,6 +17,7 @@ import {
   type Point,
   type Shape,
   shapeOf,
+  sphericalDistance,
   within,
 } from "./geometry.ts";
 
@@ -142,14 +143,19 @@ export const geoQueryOperators: Record<string, QueryOp> = {
 };
 
 /**
- * The distance from `near`'s centre to the point `value` holds, in `near`'s units (meters or
- * radians on the sphere, or the plane's units); Infinity when it holds no point.
+ * The distance from `near`'s centre to what `value` holds, in `near`'s units: on the plane to
+ * a legacy point (a `2d` index holds points only); on the sphere (meters or radians) to the
+ * nearest point of any geometry, 0 inside a polygon, as a `2dsphere` index measures.
+ * Infinity when it holds nothing of the kind.
  */
 export function distanceOf(near: Near, value: unknown): number {
-  const p = toPoint(value);
-  if (!p) return Infinity;
-  if (near.metric === "flat") return Math.hypot(p[0] - near.point[0], p[1] - near.point[1]);
-  const angle = angularDistance(p, near.point);
+  if (near.metric === "flat") {
+    const p = toPoint(value);
+    return p ? Math.hypot(p[0] - near.point[0], p[1] - near.point[1]) : Infinity;
+  }
+  const shape = shapeOf(value);
+  if (!shape) return Infinity;
+  const angle = sphericalDistance(near.point, shape);
   return near.metric === "radians" ? angle : angle * EARTH_RADIUS_M;
 }
 

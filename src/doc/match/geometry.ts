@@ -246,3 +246,47 @@ export function everyVertex(shape: Shape, test: (p: Point) => boolean): boolean 
   const vs = vertices(shape);
   return vs.length > 0 && vs.every(test);
 }
+
+const RADIANS = Math.PI / 180;
+
+/** A [longitude, latitude] as a unit vector. */
+function unit([lng, lat]: Point): [number, number, number] {
+  const [x, y] = [lng * RADIANS, lat * RADIANS];
+  return [Math.cos(y) * Math.cos(x), Math.cos(y) * Math.sin(x), Math.sin(y)];
+}
+
+type Vector = [number, number, number];
+const dot = (a: Vector, b: Vector) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+const cross = (a: Vector, b: Vector): Vector => [
+  a[1] * b[2] - a[2] * b[1],
+  a[2] * b[0] - a[0] * b[2],
+  a[0] * b[1] - a[1] * b[0],
+];
+const angle = (a: Vector, b: Vector) => Math.atan2(Math.hypot(...cross(a, b)), dot(a, b));
+
+/** The angle from `p` to the great-circle arc from `a` to `b`, in radians. */
+function arcDistance(p: Vector, a: Vector, b: Vector): number {
+  const normal = cross(a, b);
+  const length = Math.hypot(...normal);
+  if (length < 1e-15) return Math.min(angle(p, a), angle(p, b));
+  const n: Vector = [normal[0] / length, normal[1] / length, normal[2] / length];
+  const off = dot(p, n);
+  // The foot of `p` on the arc's great circle lies on the arc when it is between `a` and `b`.
+  const foot: Vector = [p[0] - off * n[0], p[1] - off * n[1], p[2] - off * n[2]];
+  if (dot(cross(a, foot), n) >= 0 && dot(cross(foot, b), n) >= 0) return Math.asin(Math.abs(off));
+  return Math.min(angle(p, a), angle(p, b));
+}
+
+/**
+ * The angle, in radians, from `center` to the nearest point of `shape` on the sphere (edges
+ * drawn as great-circle arcs, as MongoDB's 2dsphere index measures a `$near`): 0 inside one
+ * of its polygons (tested on the plane), else to the nearest point, line or polygon edge.
+ */
+export function sphericalDistance(center: Point, shape: Shape): number {
+  if (shape.polygons.some((polygon) => inPolygon(center, polygon))) return 0;
+  const p = unit(center);
+  let best = Infinity;
+  for (const q of shape.points) best = Math.min(best, angle(p, unit(q)));
+  for (const [a, b] of segments(shape)) best = Math.min(best, arcDistance(p, unit(a), unit(b)));
+  return best;
+}

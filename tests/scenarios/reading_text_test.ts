@@ -90,3 +90,34 @@ scenario("an aggregation endpoint searches text in its first $match, its filter 
     "Running tips",
   ]);
 }, { gaps: ["$text"] });
+
+scenario("an aggregation endpoint answers a search by relevance (textScore)", {
+  ...SETTINGS,
+  DOMAIN: {
+    ...SETTINGS.DOMAIN,
+    search: {
+      datasource: {
+        source: "articles",
+        aggregation: {
+          pipeline: [
+            { $match: { $text: { $search: "$words" } } },
+            { $sort: { score: { $meta: "textScore" } } },
+            { $project: { _id: 0, title: 1, score: { $meta: "textScore" } } },
+          ],
+        },
+      },
+    },
+  },
+}, async (api) => {
+  const posted = await api.post("articles", [
+    { title: "Shoes", body: "Shoes for every runner: shoes" },
+    { title: "Running shoes", body: "Great for runners" },
+    { title: "Cooking", body: "Pasta" },
+  ]);
+  assert.equal(posted.status, 201, posted.text);
+  const res = await api.get(`search?aggregate=${encodeURIComponent('{"$words": "shoe"}')}`);
+  assert.equal(res.status, 200, res.text);
+  const items = res.body._items as Array<{ title: string; score: number }>;
+  assert.deepEqual(items.map((a) => a.title), ["Shoes", "Running shoes"]);
+  assert.ok(items[0].score > items[1].score, JSON.stringify(items));
+}, { gaps: ["$text"] });

@@ -3136,6 +3136,31 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "text: textScore weighs each term by field weight, frequency and length",
+    needs: ["$text"],
+    async fn({ coll }) {
+      const c = coll("text_score");
+      await c.insertMany([
+        { _id: 1, title: "shoes", body: "shoe shoe" },
+        { _id: 2, title: "Running shoes", body: "x" },
+        { _id: 3, title: "shoe", body: "" },
+      ]);
+      await c.createIndex({
+        keys: { title: "text", body: "text" },
+        name: "words",
+        options: { weights: { title: 3 } },
+      });
+      const scored = await c.aggregate([
+        { $match: { $text: { $search: "shoes" } } },
+        { $project: { _id: 1, score: { $meta: "textScore" } } },
+        { $sort: { score: { $meta: "textScore" } } },
+      ]);
+      assert.deepEqual(ids(scored), [1, 3, 2]);
+      const expected = [4.5, 3.3, 2.25];
+      scored.forEach((d, i) => assert.ok(Math.abs((d.score as number) - expected[i]) < 1e-9));
+    },
+  },
+  {
     name: "text: a search needs the text index and well-formed arguments",
     needs: ["$text"],
     async fn({ coll }) {

@@ -16,7 +16,7 @@ import type { Options } from "mingo/types";
 import { type Doc, type Filter, InvalidQueryError, type Projection, type Sort } from "../types.ts";
 import { sortDocs } from "./compare.ts";
 import { geoQueryOperators } from "./geo.ts";
-import { textExpressionOperators } from "./text.ts";
+import { metaExpressionOperators, TEXT_SCORE, textExpressionOperators } from "./text.ts";
 import { compileSimple } from "./fastmatch.ts";
 import { linearExpressionOperators, linearQueryOperators } from "./linear-regex.ts";
 import { comparisonOperators } from "./comparisons.ts";
@@ -108,9 +108,39 @@ const sortStage: AnyFn = (
   coll: { transform(fn: (docs: Doc[]) => unknown): unknown },
   spec: unknown,
 ) => {
+  if (isPlainObject(spec) && Object.values(spec).some(isTextScoreKey)) {
+    return coll.transform((docs) => Lazy(sortByTextScore(docs, spec)));
+  }
   const sort = sortSpec(spec);
   return coll.transform((docs) => Lazy(sortDocs(docs, sort)));
 };
+
+/** Whether a `$sort` key is `{"$meta": "textScore"}`. */
+function isTextScoreKey(value: unknown): boolean {
+  return isPlainObject(value) && Object.keys(value).length === 1 && value.$meta === "textScore";
+}
+
+/**
+ * `docs` sorted by `spec` where some keys are `{"$meta": "textScore"}`: by the text score,
+ * highest first, as MongoDB sorts by it; the other keys as `$sort` takes them.
+ */
+function sortByTextScore(docs: Doc[], spec: Record<string, unknown>): Doc[] {
+  // Sorted as wrappers: `d` the document, `s` its score.
+  const sort: Sort = {};
+  for (const [path, value] of Object.entries(spec)) {
+    if (isTextScoreKey(value)) sort.s = -1;
+    else sort[`d.${path}`] = sortSpec({ [path]: value })[path];
+  }
+  const wrapped = docs.map((d) => {
+    const s = (d as { [TEXT_SCORE]?: number })[TEXT_SCORE];
+    if (s === undefined) {
+      const reason = "query requires text score metadata, but it is not available";
+      throw new InvalidQueryError(reason, { reason });
+    }
+    return { d, s };
+  });
+  return sortDocs(wrapped as unknown as Doc[], sort).map((w) => (w as unknown as { d: Doc }).d);
+}
 
 type Ops = Record<`$${string}`, AnyFn>;
 
@@ -154,6 +184,7 @@ const TABLES = {
     ...checkedConditionals,
     ...listAndTextExpressions,
     ...textExpressionOperators,
+    ...metaExpressionOperators,
   } as unknown as Ops,
   pipeline: {
     ...pipelineOperators,

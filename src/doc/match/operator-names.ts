@@ -53,7 +53,6 @@ const MONGODB_ONLY: ReadonlySet<string> = new Set([
   "$shardedDataDistribution",
   "$listClusterCatalog",
   // expressions and query operators
-  "$meta",
   "$text",
   "$toUUID",
   "$hash",

@@ -20,6 +20,7 @@
  * @module
  */
 import { Lazy } from "mingo/lazy";
+import { TEXT_SCORE } from "./text.ts";
 import { evalExpr } from "mingo/core";
 import * as pipelineOperators from "mingo/operators/pipeline";
 import type { Options } from "mingo/types";
@@ -239,11 +240,22 @@ const projectStage: AnyFn = (
       // document: they do not depend on it.
       MINGO.$project(Lazy(docs.slice(0, 1)), spec, options).collect();
       const nested = new NestedProjection(tree, options);
-      return Lazy(docs.map((doc) => nested.apply(doc)));
+      return Lazy(docs.map((doc) => keepScore(nested.apply(doc), doc)));
     }
     const projected = MINGO.$project(Lazy(docs), spec, options).collect();
-    return Lazy(projected.map((out: Doc, i: number) => inFieldOrder(out, docs[i], tree, true)));
+    return Lazy(
+      projected.map((out: Doc, i: number) =>
+        keepScore(inFieldOrder(out, docs[i], tree, true), docs[i])
+      ),
+    );
   });
+
+/** `out` with the text score of `doc`, if it has one: metadata outlives a `$project`. */
+function keepScore(out: Doc, doc: Doc): Doc {
+  const score = (doc as { [TEXT_SCORE]?: number })[TEXT_SCORE];
+  if (score !== undefined) (out as { [TEXT_SCORE]?: number })[TEXT_SCORE] = score;
+  return out;
+}
 
 /** `$project`, by name. */
 export const projectStages: Record<string, AnyFn> = { $project: projectStage };

@@ -30,6 +30,8 @@ export interface TextIndex {
   defaultLanguage?: string;
   /** `language_override`: the field naming a document's own language (`"language"`). */
   languageOverride?: string;
+  /** `weights`: what each field counts for in a score (1 when not given). */
+  weights?: Record<string, unknown>;
 }
 
 /** English stop words (the Snowball list, as MongoDB's text index drops them). */
@@ -404,3 +406,62 @@ export function withTextMatcher(
   };
   return rewrite(filter);
 }
+
+/**
+ * The text score of a document a `$text` search found, kept on the document the pipeline
+ * works on (`{"$meta": "textScore"}` reads it), as MongoDB keeps it as metadata.
+ */
+export const TEXT_SCORE: unique symbol = Symbol("textScore");
+
+/**
+ * The score MongoDB gives a document for `spec` on `index` (stemmers loaded): for each term
+ * of the search, what the term weighs in each indexed string, summed. In one string a term
+ * found `n` times among `tokens` words weighs the field's weight times `1 + 1/2 + ... +
+ * 1/2^(n-1)` times `0.5 + 0.5 n / tokens`, a tenth more when the string is that very term.
+ */
+export function textScorer(spec: Doc, index: TextIndex): (doc: Doc) => number {
+  const defaultLanguage = languageOf(index.defaultLanguage ?? "english") ?? "english";
+  const language = typeof spec.$language === "string"
+    ? languageOf(spec.$language) ?? defaultLanguage
+    : defaultLanguage;
+  const plain: TokenOptions = { caseSensitive: false, diacriticSensitive: false };
+  const search = parseSearch(String(spec.$search), language, plain);
+  const override = index.languageOverride ?? "language";
+  const weights = index.weights ?? {};
+  return (doc) => {
+    const own = doc[override];
+    const docLanguage = typeof own === "string"
+      ? languageOf(own) ?? defaultLanguage
+      : defaultLanguage;
+    const scores = new Map<string, number>();
+    for (const field of index.fields) {
+      const weight = typeof weights[field] === "number" ? weights[field] as number : 1;
+      for (const text of indexedStrings(doc, [field])) {
+        const tokens = terms(text, docLanguage, plain);
+        const counts = new Map<string, number>();
+        for (const term of tokens) counts.set(term, (counts.get(term) ?? 0) + 1);
+        for (const [term, count] of counts) {
+          const frequency = 2 - 2 ** (1 - count);
+          const coefficient = 0.5 * count / tokens.length + 0.5;
+          const exact = fold(text) === fold(term) ? 1.1 : 1;
+          scores.set(term, (scores.get(term) ?? 0) + weight * frequency * coefficient * exact);
+        }
+      }
+    }
+    let score = 0;
+    for (const term of search.positive) score += scores.get(term) ?? 0;
+    return score;
+  };
+}
+
+/** `$meta`: a document's text score; MongoDB's other metadata is not kept here. */
+export const metaExpressionOperators = {
+  $meta: (obj: unknown, expr: unknown): number => {
+    if (expr !== "textScore") refuse(`$meta ${JSON.stringify(expr)} runs on MongoDB only`);
+    const score = (obj as { [TEXT_SCORE]?: number } | null)?.[TEXT_SCORE];
+    if (score === undefined) {
+      refuse("query requires text score metadata, but it is not available");
+    }
+    return score;
+  },
+};

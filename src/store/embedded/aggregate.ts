@@ -23,6 +23,7 @@ import {
 } from "../store.ts";
 import { evalExpr } from "mingo/core";
 import { computation } from "../../doc/match/computation.ts";
+import { TEXT_SCORE } from "../../doc/match/text.ts";
 import { setOwn } from "../../util/own.ts";
 
 /** The collection operations aggregation needs. */
@@ -68,6 +69,7 @@ export function runAggregate(
   source: AggregateSource,
   pipeline: Doc[],
   given: AggregateOptions = {},
+  textScore?: (stored: Doc) => number,
 ): Doc[] {
   const options = given.let === undefined ? source.options : withVariables(source, given.let);
   // A leading `$geoNear` is the store's: it reads by distance, with the collection's indexes.
@@ -105,18 +107,23 @@ export function runAggregate(
       (bound === 0 || given.maxTimeMS < bound)
     ? given.maxTimeMS
     : bound;
-  const grouped = !near && body.length > 0 ? plainGroup(body[0]) : null;
+  const grouped = !near && !textScore && body.length > 0 ? plainGroup(body[0]) : null;
   const first = grouped ? groupOf(source, grouped, { filter, test, timeoutMs }) : null;
   const results = first
     ? (body.length > 1 ? new Aggregator(body.slice(1), options).run<Doc>(first) : first)
     : new Aggregator(body, options).run<Doc>(
       inputOf(near ?? source.snapshot(), {
         test: test(),
+        textScore,
         timeoutMs,
         fields: body.length > 0 ? groupInputFields(body[0]) : null,
       }),
     );
-  for (const doc of results) dropMissing(doc);
+  for (const doc of results) {
+    dropMissing(doc);
+    // The text score is metadata: a result carries it only where a stage wrote it out.
+    if (textScore) delete (doc as { [TEXT_SCORE]?: number })[TEXT_SCORE];
+  }
   if (facets) return [facets(results)];
   if (!writes) return results;
   if ("$out" in last) {
@@ -220,9 +227,11 @@ function* inputOf(
     timeoutMs: number;
     /** The only top-level fields the pipeline reads (see groupInputFields); null: all. */
     fields: string[] | null;
+    /** The text score of each document a `$text` search let through, kept on its copy. */
+    textScore?: (stored: Doc) => number;
   },
 ): Generator<Doc> {
-  const { test, timeoutMs, fields } = options;
+  const { test, timeoutMs, fields, textScore } = options;
   const deadline = timeoutMs > 0 ? performance.now() + timeoutMs : Infinity;
   let seen = 0;
   for (const doc of docs) {
@@ -230,12 +239,13 @@ function* inputOf(
       throw new QueryTimeoutError(`aggregation exceeded ${timeoutMs} ms`);
     }
     if (test && !test(doc)) continue;
-    if (fields === null) {
-      yield cloneValue(doc);
-      continue;
+    let copy: Doc;
+    if (fields === null) copy = cloneValue(doc) as Doc;
+    else {
+      copy = {};
+      for (const f of fields) if (Object.hasOwn(doc, f)) copy[f] = cloneValue(doc[f]);
     }
-    const copy: Doc = {};
-    for (const f of fields) if (Object.hasOwn(doc, f)) copy[f] = cloneValue(doc[f]);
+    if (textScore) (copy as { [TEXT_SCORE]?: number })[TEXT_SCORE] = textScore(doc);
     yield copy;
   }
 }

@@ -19,6 +19,7 @@ import type {
 } from "../store.ts";
 import { DuplicateKeyError, InvalidQueryError, QueryTimeoutError, StoreError } from "../store.ts";
 import { ObjectId } from "../../doc/bson.ts";
+import { isPlainObject } from "../../util/plain.ts";
 import { cloneValue, copyTopLevel } from "../../doc/clone.ts";
 import { encodeDoc, valueKey } from "./codec.ts";
 import { compareValues, EMPTY, pathValues, sortDocs } from "../../doc/match/compare.ts";
@@ -38,7 +39,13 @@ import { runAggregate } from "./aggregate.ts";
 import { countKey, pipelineKey, smallResult } from "./count_cache.ts";
 import type { Timeout } from "./columns.ts";
 import { distanceOf, getPath, sortByDistance } from "../../doc/match/geo.ts";
-import { holdsText, loadStemmers, textMatcher, withTextMatcher } from "../../doc/match/text.ts";
+import {
+  holdsText,
+  loadStemmers,
+  textMatcher,
+  textScorer,
+  withTextMatcher,
+} from "../../doc/match/text.ts";
 import { withField } from "../../doc/match/stages.ts";
 import { type Near, readGeoNear, readNear, requireNearIndex } from "../../doc/near.ts";
 import { compileTopLevel } from "./project.ts";
@@ -220,16 +227,22 @@ export class EmbeddedCollection implements Collection {
    * (../../doc/match/text.ts): refused without a text index, as MongoDB refuses it.
    */
   #withText(filter: Filter): Filter {
+    return this.#textSearch(filter).filter;
+  }
+
+  /** {@link #withText}, and the text score of the documents it finds. */
+  #textSearch(filter: Filter): { filter: Filter; score?: (doc: Doc) => number } {
     const spec = [...this.#state().indexSpecs.values()].find((s) =>
       Object.values(s.keys).includes("text")
     );
-    return withTextMatcher(filter, (condition) => {
+    let score: ((doc: Doc) => number) | undefined;
+    const rewritten = withTextMatcher(filter, (condition) => {
       if (!spec) {
         const reason = "text index required for $text query";
         throw new InvalidQueryError(reason, { reason });
       }
       const options = spec.options ?? {};
-      return textMatcher(condition, {
+      const index = {
         fields: Object.keys(spec.keys).filter((key) => spec.keys[key] === "text"),
         defaultLanguage: typeof options.default_language === "string"
           ? options.default_language
@@ -237,8 +250,13 @@ export class EmbeddedCollection implements Collection {
         languageOverride: typeof options.language_override === "string"
           ? options.language_override
           : undefined,
-      });
+        weights: isPlainObject(options.weights) ? options.weights : undefined,
+      };
+      const test = textMatcher(condition, index);
+      score = textScorer(condition as Doc, index);
+      return test;
     });
+    return { filter: rewritten, score };
   }
 
   /**
@@ -637,7 +655,10 @@ export class EmbeddedCollection implements Collection {
     const first = pipeline[0]?.$match;
     if (first !== undefined && holdsText(first)) {
       return loadStemmers().then(() =>
-        this.aggregate([{ $match: this.#withText(first as Filter) }, ...pipeline.slice(1)], options)
+        run(() => {
+          const { filter, score } = this.#textSearch(first as Filter);
+          return runAggregate(this, [{ $match: filter }, ...pipeline.slice(1)], options, score);
+        })
       );
     }
     return run(() => {

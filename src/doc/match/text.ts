@@ -105,6 +105,9 @@ export async function loadStemmers(): Promise<void> {
   stemmerFactory = (language) => factory.newStemmer(language);
 }
 
+/** Words stemmed per language, remembered (a vocabulary repeats across documents). */
+const MAX_STEMS = 50_000;
+
 function stemmerOf(language: string): Stemmer {
   let stem = stemmers.get(language);
   if (!stem) {
@@ -112,7 +115,16 @@ function stemmerOf(language: string): Stemmer {
     else {
       if (!stemmerFactory) throw new Error("text stemmers not loaded (loadStemmers)");
       const stemmer = stemmerFactory(language);
-      stem = (word) => stemmer.stem(word);
+      const known = new Map<string, string>();
+      stem = (word) => {
+        let stemmed = known.get(word);
+        if (stemmed === undefined) {
+          stemmed = stemmer.stem(word);
+          if (known.size >= MAX_STEMS) known.clear();
+          known.set(word, stemmed);
+        }
+        return stemmed;
+      };
     }
     stemmers.set(language, stem);
   }
@@ -122,31 +134,24 @@ function stemmerOf(language: string): Stemmer {
 /**
  * Delimiters of MongoDB's tokenizer: the Unicode properties White_Space, Dash, Hyphen,
  * Quotation_Mark, Terminal_Punctuation, Pattern_Syntax and Sentence_Terminal (Hyphen, which
- * JavaScript does not name, by its code points).
+ * JavaScript does not name, by its code points). In English an apostrophe is no delimiter.
  */
-const DELIMITER =
-  /[\p{White_Space}\p{Dash}\p{Quotation_Mark}\p{Terminal_Punctuation}\p{Pattern_Syntax}\p{Sentence_Terminal}\u00AD\u058A\u1806\u2010\u2011\u2E17\u30FB\uFE63\uFF0D\uFF65]/u;
-
-function isDelimiter(char: string, english: boolean): boolean {
-  return (!english || char !== "'") && DELIMITER.test(char);
-}
+const DELIMITERS = String.raw`\p{White_Space}\p{Dash}\p{Quotation_Mark}\p{Terminal_Punctuation}` +
+  String.raw`\p{Pattern_Syntax}\p{Sentence_Terminal}\u00AD\u058A\u1806\u2010\u2011\u2E17` +
+  String.raw`\u30FB\uFE63\uFF0D\uFF65`;
+const SPLIT = new RegExp(`[${DELIMITERS}]+`, "u");
+const SPLIT_ENGLISH = new RegExp(`(?:(?!')[${DELIMITERS}])+`, "u");
 
 /** The words of `text`, split at delimiters. */
 function words(text: string, english: boolean): string[] {
-  const out: string[] = [];
-  let word = "";
-  for (const char of text) {
-    if (isDelimiter(char, english)) {
-      if (word) out.push(word);
-      word = "";
-    } else word += char;
-  }
-  if (word) out.push(word);
-  return out;
+  return text.split(english ? SPLIT_ENGLISH : SPLIT).filter((word) => word !== "");
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** Simple case folding, one code point at a time (a fold to several is left as it is). */
 function fold(text: string): string {
+  if (ASCII.test(text)) return text.toLowerCase();
   let out = "";
   for (const char of text) {
     const lower = char.toLowerCase();
@@ -160,9 +165,11 @@ const undiacritic = new Map<string, string>();
 
 /**
  * `text` without diacritics: a diacritic mark goes, and a character that decomposes into a
- * base and marks becomes its base, as MongoDB's map does.
+ * base and marks becomes its base, as MongoDB's map does. (The ASCII diacritics `^` and the
+ * backquote are delimiters, so an ASCII word has none.)
  */
 function stripDiacritics(text: string): string {
+  if (ASCII.test(text)) return text;
   let out = "";
   for (const char of text) {
     let plain = undiacritic.get(char);
@@ -312,11 +319,17 @@ export function textMatcher(spec: unknown, index: TextIndex): (doc: Doc) => bool
       ? languageOf(own) ?? defaultLanguage
       : defaultLanguage;
     const texts = indexedStrings(doc, index.fields);
+    // With nothing to rule a document out, its first term found decides.
+    const decisive = search.negated.size === 0 && phrases.length === 0 &&
+      negatedPhrases.length === 0;
     let positive = false;
     for (const text of texts) {
       for (const term of terms(text, docLanguage, options)) {
         if (search.negated.has(term)) return false;
-        if (search.positive.has(term)) positive = true;
+        if (search.positive.has(term)) {
+          if (decisive) return true;
+          positive = true;
+        }
       }
     }
     if (!positive) return false;

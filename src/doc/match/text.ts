@@ -147,11 +147,15 @@ function words(text: string, english: boolean): string[] {
   return text.split(english ? SPLIT_ENGLISH : SPLIT).filter((word) => word !== "");
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+/** Whether `text` is ASCII alone (folded and free of diacritics without a table). */
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
 
 /** Simple case folding, one code point at a time (a fold to several is left as it is). */
 function fold(text: string): string {
-  if (ASCII.test(text)) return text.toLowerCase();
+  if (isAscii(text)) return text.toLowerCase();
   let out = "";
   for (const char of text) {
     const lower = char.toLowerCase();
@@ -169,7 +173,7 @@ const undiacritic = new Map<string, string>();
  * backquote are delimiters, so an ASCII word has none.)
  */
 function stripDiacritics(text: string): string {
-  if (ASCII.test(text)) return text;
+  if (isAscii(text)) return text;
   let out = "";
   for (const char of text) {
     let plain = undiacritic.get(char);

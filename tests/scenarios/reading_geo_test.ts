@@ -142,3 +142,41 @@ scenario("a $geoIntersects where finds the stored polygons holding a point", {
   assert.deepEqual(await holding(5, 5), ["south"]);
   assert.deepEqual(await holding(25, 5), []);
 }, { gaps: ["geo"] });
+
+scenario("a large or malformed geometry in a where is answered at once, never a 500", {
+  RESOURCE_METHODS: ["GET", "POST"],
+  DOMAIN: { regions: { schema: { name: { type: "string" }, area: { type: "polygon" } } } },
+}, async (api) => {
+  const ring = (cx: number, cy: number, r: number, n: number) => {
+    const points = Array.from({ length: n }, (_, i) => {
+      const a = (2 * Math.PI * i) / n;
+      return [+(cx + r * Math.cos(a)).toFixed(4), +(cy + r * Math.sin(a)).toFixed(4)];
+    });
+    return [...points, points[0]];
+  };
+  const regions = Array.from({ length: 40 }, (_, i) => ({
+    name: `r${i}`,
+    area: { type: "Polygon", coordinates: [ring(i * 3 - 60, 0, 1, 200)] },
+  }));
+  const posted = await api.post("regions", regions);
+  assert.equal(posted.status, 201, posted.text);
+  const query = (geometry: unknown) =>
+    api.get(
+      `regions?max_results=50&where=${
+        encodeURIComponent(JSON.stringify({ area: { $geoIntersects: { $geometry: geometry } } }))
+      }`,
+    );
+  // A circle of 400 vertices (a where holds at most 10,000 characters) around the first
+  // regions only; a longer one is refused by the where's own bound.
+  const started = performance.now();
+  const big = await query({ type: "Polygon", coordinates: [ring(-60, 0, 4, 400)] });
+  assert.equal(big.status, 200, big.text);
+  assert.deepEqual(big.body._items.map((r: { name: string }) => r.name).sort(), ["r0", "r1"]);
+  assert.ok(performance.now() - started < 10_000, "a large geometry took too long");
+  const longer = await query({ type: "Polygon", coordinates: [ring(-60, 0, 4, 1500)] });
+  assert.equal(longer.status, 400, longer.text);
+  for (const geometry of [{ type: "Polygon", coordinates: "x" }, { type: "Hexagon" }, 7]) {
+    const res = await query(geometry);
+    assert.equal(res.status, 400, `${JSON.stringify(geometry)}: ${res.text}`);
+  }
+}, { gaps: ["geo"] });

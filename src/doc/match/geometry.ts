@@ -206,8 +206,25 @@ function touches(p: Point, shape: Shape): boolean {
   return shape.polygons.some((polygon) => inPolygon(p, polygon));
 }
 
+/** The bounding box of points: `[minX, minY, maxX, maxY]`. */
+function box(points: Point[]): [number, number, number, number] {
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const [x, y] of points) {
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+  }
+  return [x0, y0, x1, y1];
+}
+
 /** Whether the two shapes share a point (`$geoIntersects`). */
 export function intersects(a: Shape, b: Shape): boolean {
+  // Shapes whose boxes are apart share nothing: most stored shapes go without the
+  // vertex-by-edge tests below (a query's polygon may have thousands of vertices).
+  const [ax0, ay0, ax1, ay1] = box(vertices(a));
+  const [bx0, by0, bx1, by1] = box(vertices(b));
+  if (ax1 < bx0 || bx1 < ax0 || ay1 < by0 || by1 < ay0) return false;
   if (vertices(a).some((p) => touches(p, b)) || vertices(b).some((p) => touches(p, a))) {
     return true;
   }
@@ -226,6 +243,10 @@ export function intersects(a: Shape, b: Shape): boolean {
 export function within(shape: Shape, polygons: Ring[][]): boolean {
   const vs = vertices(shape);
   if (vs.length === 0) return false;
+  // Outside the polygons' box, a shape is not within them.
+  const [x0, y0, x1, y1] = box(polygons.flatMap((polygon) => polygon[0] ?? []));
+  const [sx0, sy0, sx1, sy1] = box(vs);
+  if (sx0 < x0 || sy0 < y0 || sx1 > x1 || sy1 > y1) return false;
   if (!vs.every((p) => polygons.some((polygon) => inPolygon(p, polygon)))) return false;
   const boundary = segments({ points: [], lines: [], polygons });
   for (const [p, q] of segments(shape)) {

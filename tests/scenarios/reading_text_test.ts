@@ -121,3 +121,18 @@ scenario("an aggregation endpoint answers a search by relevance (textScore)", {
   assert.deepEqual(items.map((a) => a.title), ["Shoes", "Running shoes"]);
   assert.ok(items[0].score > items[1].score, JSON.stringify(items));
 }, { gaps: ["$text"] });
+
+scenario("a hostile $text search is answered at once, never a 500", SETTINGS, async (api) => {
+  await api.post("articles", { title: "Running shoes", body: "Great for runners" });
+  const where = (text: unknown) =>
+    api.get(`articles?where=${encodeURIComponent(JSON.stringify({ $text: text }))}`);
+  const noisy = '"-" -"" ""- \u0000 \uFFFF'.repeat(300).slice(0, 3_000);
+  const started = performance.now();
+  const res = await where({ $search: noisy });
+  assert.equal(res.status, 200, res.text);
+  assert.ok(performance.now() - started < 10_000, "a noisy search took too long");
+  for (const text of [{ $search: { $gt: "" } }, { $search: "a", $language: "__proto__" }, "run"]) {
+    const refused = await where(text);
+    assert.equal(refused.status, 400, `${JSON.stringify(text)}: ${refused.text}`);
+  }
+}, { gaps: ["$text"] });

@@ -5,16 +5,18 @@
  * numbers; see geometry.ts), and, on points,
  * `$near`/`$nearSphere` with `$maxDistance`/`$minDistance` in the units MongoDB uses (meters
  * from a GeoJSON point, radians from a legacy pair with `$nearSphere`, the plane's units from
- * one with `$near`; see ../near.ts). Spherical distances are great-circle (haversine); polygon
+ * one with `$near`; see ../near.ts). Spherical distances are great-circle; polygon
  * containment is planar on longitude/latitude.
  */
 import type { Doc, Filter } from "../types.ts";
 import { type Near, type NearCondition, readCondition } from "../near.ts";
 import {
+  angularDistance,
   everyVertex,
   inPolygon,
   intersects,
   type Point,
+  pointOf,
   type Shape,
   shapeOf,
   sphericalDistance,
@@ -26,26 +28,6 @@ const EARTH_RADIUS_M = 6378100;
 
 type Ring = Point[];
 
-function isPoint(v: unknown): v is Point {
-  return Array.isArray(v) && v.length >= 2 && typeof v[0] === "number" &&
-    typeof v[1] === "number";
-}
-
-/**
- * The [lng, lat] of a GeoJSON Point or a legacy pair (a list, or a document whose first two
- * values are numbers), or null.
- */
-export function toPoint(v: unknown): Point | null {
-  if (isPoint(v)) return [v[0], v[1]];
-  if (!v || typeof v !== "object" || Array.isArray(v)) return null;
-  if ((v as Doc).type === "Point") {
-    const c = (v as Doc).coordinates;
-    return isPoint(c) ? [c[0], c[1]] : null;
-  }
-  const [x, y] = Object.values(v as Doc);
-  return typeof x === "number" && typeof y === "number" ? [x, y] : null;
-}
-
 /** The value at the dotted `path` of `doc` (a location field), through documents only. */
 export function getPath(doc: unknown, path: string): unknown {
   let cur = doc;
@@ -54,17 +36,6 @@ export function getPath(doc: unknown, path: string): unknown {
     cur = (cur as Doc)[part];
   }
   return cur;
-}
-
-const rad = (deg: number) => deg * Math.PI / 180;
-
-/** Great-circle distance between two [lng, lat] points, in radians. */
-export function angularDistance(a: Point, b: Point): number {
-  const dLat = rad(b[1] - a[1]);
-  const dLng = rad(b[0] - a[0]);
-  const h = Math.sin(dLat / 2) ** 2 +
-    Math.cos(rad(a[1])) * Math.cos(rad(b[1])) * Math.sin(dLng / 2) ** 2;
-  return 2 * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
 /** Compiles a `$geoWithin` shape into a test of a stored geometry. */
@@ -150,7 +121,7 @@ export const geoQueryOperators: Record<string, QueryOp> = {
  */
 export function distanceOf(near: Near, value: unknown): number {
   if (near.metric === "flat") {
-    const p = toPoint(value);
+    const p = pointOf(value);
     return p ? Math.hypot(p[0] - near.point[0], p[1] - near.point[1]) : Infinity;
   }
   const shape = shapeOf(value);

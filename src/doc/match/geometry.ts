@@ -118,6 +118,15 @@ export function shapeOf(value: unknown, depth = 0): Shape | null {
     : null;
 }
 
+/** The one point `value` holds (a GeoJSON Point or a legacy pair), or null. */
+export function pointOf(value: unknown): Point | null {
+  const shape = shapeOf(value);
+  return shape && shape.points.length === 1 && shape.lines.length === 0 &&
+      shape.polygons.length === 0
+    ? shape.points[0]
+    : null;
+}
+
 /** Every vertex of `shape`: its points, its lines' points and its rings' points. */
 function vertices(shape: Shape): Point[] {
   const out = [...shape.points];
@@ -284,6 +293,11 @@ const cross = (a: Vector, b: Vector): Vector => [
   a[0] * b[1] - a[1] * b[0],
 ];
 const angle = (a: Vector, b: Vector) => Math.atan2(Math.hypot(...cross(a, b)), dot(a, b));
+
+/** The great-circle distance between two [longitude, latitude] points, in radians. */
+export function angularDistance(a: Point, b: Point): number {
+  return angle(unit(a), unit(b));
+}
 
 /** The angle from `p` to the great-circle arc from `a` to `b`, in radians. */
 function arcDistance(p: Vector, a: Vector, b: Vector): number {

@@ -14,7 +14,7 @@
  * @example
  * ```ts
  * await loadStemmers();
- * const test = textMatcher({ $search: "running -shoes" }, { fields: ["title"] });
+ * const test = textMatcher(readTextSearch({ $search: "running -shoes" }, { fields: ["title"] }));
  * test({ title: "She runs daily" }); // true: "running" and "runs" both stem to "run"
  * ```
  */
@@ -279,11 +279,25 @@ function refuse(reason: string): never {
 /** The `$text` arguments MongoDB takes. */
 const TEXT_ARGUMENTS = new Set(["$search", "$language", "$caseSensitive", "$diacriticSensitive"]);
 
+/** A `$text` condition read against a text index, by {@link readTextSearch}. */
+export interface TextSearch {
+  index: TextIndex;
+  /** The index's default language, for documents that name none (or one it lacks). */
+  defaultLanguage: string;
+  options: TokenOptions;
+  /** The search read in its language, with its case and diacritic options. */
+  search: Search;
+  /** The search read as the index holds terms (no case, no diacritics): what a score counts. */
+  indexTerms: Search;
+}
+
+const PLAIN: TokenOptions = { caseSensitive: false, diacriticSensitive: false };
+
 /**
- * The test of documents against a `$text` condition `spec` on the text index `index`
- * (stemmers loaded: {@link loadStemmers}); a malformed condition is refused as MongoDB does.
+ * A `$text` condition `spec` on the text index `index` (stemmers loaded:
+ * {@link loadStemmers}); a malformed condition is refused as MongoDB does.
  */
-export function textMatcher(spec: unknown, index: TextIndex): (doc: Doc) => boolean {
+export function readTextSearch(spec: unknown, index: TextIndex): TextSearch {
   if (!isPlainObject(spec)) refuse("$text expects an object");
   for (const key of Object.keys(spec)) {
     if (!TEXT_ARGUMENTS.has(key)) refuse(`Unexpected field in $text: ${key}`);
@@ -307,28 +321,38 @@ export function textMatcher(spec: unknown, index: TextIndex): (doc: Doc) => bool
     caseSensitive: spec.$caseSensitive === true,
     diacriticSensitive: spec.$diacriticSensitive === true,
   };
-  const search = parseSearch(spec.$search as string, language, options);
+  const search = parseSearch(spec.$search, language, options);
+  const plain = !options.caseSensitive && !options.diacriticSensitive;
+  const indexTerms = plain ? search : parseSearch(spec.$search, language, PLAIN);
+  return { index, defaultLanguage, options, search, indexTerms };
+}
+
+/** The language `doc` is read in: its own (`language_override`), or the index's default. */
+function languageOfDocument(text: TextSearch, doc: Doc): string {
+  const own = doc[text.index.languageOverride ?? "language"];
+  return typeof own === "string" ? languageOf(own) ?? text.defaultLanguage : text.defaultLanguage;
+}
+
+/** The test of documents against the search `text`. */
+export function textMatcher(text: TextSearch): (doc: Doc) => boolean {
+  const { search, options, index } = text;
   // The index holds documents by positive terms: with none, nothing is found.
   if (search.positive.size === 0) return () => false;
-  const normalize = (text: string) => {
-    const folded = options.caseSensitive ? text : fold(text);
+  const normalize = (raw: string) => {
+    const folded = options.caseSensitive ? raw : fold(raw);
     return options.diacriticSensitive ? folded : stripDiacritics(folded);
   };
   const phrases = search.phrases.map(normalize);
   const negatedPhrases = search.negatedPhrases.map(normalize);
-  const override = index.languageOverride ?? "language";
+  // With nothing to rule a document out, its first term found decides.
+  const decisive = search.negated.size === 0 && phrases.length === 0 &&
+    negatedPhrases.length === 0;
   return (doc) => {
-    const own = doc[override];
-    const docLanguage = typeof own === "string"
-      ? languageOf(own) ?? defaultLanguage
-      : defaultLanguage;
+    const language = languageOfDocument(text, doc);
     const texts = indexedStrings(doc, index.fields);
-    // With nothing to rule a document out, its first term found decides.
-    const decisive = search.negated.size === 0 && phrases.length === 0 &&
-      negatedPhrases.length === 0;
     let positive = false;
-    for (const text of texts) {
-      for (const term of terms(text, docLanguage, options)) {
+    for (const raw of texts) {
+      for (const term of terms(raw, language, options)) {
         if (search.negated.has(term)) return false;
         if (search.positive.has(term)) {
           if (decisive) return true;
@@ -336,8 +360,7 @@ export function textMatcher(spec: unknown, index: TextIndex): (doc: Doc) => bool
         }
       }
     }
-    if (!positive) return false;
-    if (phrases.length === 0 && negatedPhrases.length === 0) return true;
+    if (!positive || decisive) return positive;
     const normalized = texts.map(normalize);
     return phrases.every((p) => normalized.some((t) => t.includes(p))) &&
       !negatedPhrases.some((p) => normalized.some((t) => t.includes(p)));
@@ -431,42 +454,33 @@ export function withTextMatcher(
 export const TEXT_SCORE: unique symbol = Symbol("textScore");
 
 /**
- * The score MongoDB gives a document for `spec` on `index` (stemmers loaded): for each term
- * of the search, what the term weighs in each indexed string, summed. In one string a term
- * found `n` times among `tokens` words weighs the field's weight times `1 + 1/2 + ... +
- * 1/2^(n-1)` times `0.5 + 0.5 n / tokens`, a tenth more when the string is that very term.
+ * The score MongoDB gives a document for the search `text`: for each term of the search, what
+ * the term weighs in each indexed string, summed. In one string a term found `n` times among
+ * `tokens` words weighs the field's weight times `1 + 1/2 + ... + 1/2^(n-1)` times
+ * `0.5 + 0.5 n / tokens`, a tenth more when the string is that very term.
  */
-export function textScorer(spec: Doc, index: TextIndex): (doc: Doc) => number {
-  const defaultLanguage = languageOf(index.defaultLanguage ?? "english") ?? "english";
-  const language = typeof spec.$language === "string"
-    ? languageOf(spec.$language) ?? defaultLanguage
-    : defaultLanguage;
-  const plain: TokenOptions = { caseSensitive: false, diacriticSensitive: false };
-  const search = parseSearch(String(spec.$search), language, plain);
-  const override = index.languageOverride ?? "language";
+export function textScorer(text: TextSearch): (doc: Doc) => number {
+  const { index, indexTerms } = text;
   const weights = index.weights ?? {};
   return (doc) => {
-    const own = doc[override];
-    const docLanguage = typeof own === "string"
-      ? languageOf(own) ?? defaultLanguage
-      : defaultLanguage;
+    const language = languageOfDocument(text, doc);
     const scores = new Map<string, number>();
     for (const field of index.fields) {
       const weight = typeof weights[field] === "number" ? weights[field] as number : 1;
-      for (const text of indexedStrings(doc, [field])) {
-        const tokens = terms(text, docLanguage, plain);
+      for (const raw of indexedStrings(doc, [field])) {
+        const tokens = terms(raw, language, PLAIN);
         const counts = new Map<string, number>();
         for (const term of tokens) counts.set(term, (counts.get(term) ?? 0) + 1);
         for (const [term, count] of counts) {
           const frequency = 2 - 2 ** (1 - count);
           const coefficient = 0.5 * count / tokens.length + 0.5;
-          const exact = fold(text) === fold(term) ? 1.1 : 1;
+          const exact = fold(raw) === fold(term) ? 1.1 : 1;
           scores.set(term, (scores.get(term) ?? 0) + weight * frequency * coefficient * exact);
         }
       }
     }
     let score = 0;
-    for (const term of search.positive) score += scores.get(term) ?? 0;
+    for (const term of indexTerms.positive) score += scores.get(term) ?? 0;
     return score;
   };
 }

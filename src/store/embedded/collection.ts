@@ -42,6 +42,7 @@ import { distanceOf, getPath, sortByDistance } from "../../doc/match/geo.ts";
 import {
   holdsText,
   loadStemmers,
+  readTextSearch,
   textMatcher,
   textScorer,
   withTextMatcher,
@@ -230,8 +231,14 @@ export class EmbeddedCollection implements Collection {
     return this.#textSearch(filter).filter;
   }
 
-  /** {@link #withText}, and the text score of the documents it finds. */
-  #textSearch(filter: Filter): { filter: Filter; score?: (doc: Doc) => number } {
+  /**
+   * {@link #withText}, and with `scored` the text score of the documents it finds (an
+   * aggregation's `{"$meta": "textScore"}`).
+   */
+  #textSearch(
+    filter: Filter,
+    scored = false,
+  ): { filter: Filter; score?: (doc: Doc) => number } {
     const spec = [...this.#state().indexSpecs.values()].find((s) =>
       Object.values(s.keys).includes("text")
     );
@@ -242,7 +249,7 @@ export class EmbeddedCollection implements Collection {
         throw new InvalidQueryError(reason, { reason });
       }
       const options = spec.options ?? {};
-      const index = {
+      const search = readTextSearch(condition, {
         fields: Object.keys(spec.keys).filter((key) => spec.keys[key] === "text"),
         defaultLanguage: typeof options.default_language === "string"
           ? options.default_language
@@ -251,10 +258,9 @@ export class EmbeddedCollection implements Collection {
           ? options.language_override
           : undefined,
         weights: isPlainObject(options.weights) ? options.weights : undefined,
-      };
-      const test = textMatcher(condition, index);
-      score = textScorer(condition as Doc, index);
-      return test;
+      });
+      if (scored) score = textScorer(search);
+      return textMatcher(search);
     });
     return { filter: rewritten, score };
   }
@@ -656,7 +662,7 @@ export class EmbeddedCollection implements Collection {
     if (first !== undefined && holdsText(first)) {
       return loadStemmers().then(() =>
         run(() => {
-          const { filter, score } = this.#textSearch(first as Filter);
+          const { filter, score } = this.#textSearch(first as Filter, true);
           return runAggregate(this, [{ $match: filter }, ...pipeline.slice(1)], options, score);
         })
       );

@@ -9,6 +9,7 @@
  * their path, by the validation compiler, which stops the start-up.
  */
 import type { FieldType, TypeTable } from "./field-types.ts";
+import { forbiddenSegment } from "./keys.ts";
 
 /** One field rule set in the spec's (Eve/Cerberus) schema vocabulary. */
 export type FieldSchema = Record<string, unknown>;
@@ -37,6 +38,13 @@ export interface SchemaField {
   readonly plain: boolean;
   readonly nullable: boolean;
   readonly readonly: boolean;
+  /**
+   * A dict field the document must hold (POST and PUT): its own `required`, else its dict's
+   * `require_all` (a field renamed to another name is not required by it).
+   */
+  readonly required: boolean;
+  /** A dict field's `rename`: the name its value is moved to before anything else. */
+  readonly rename?: string;
   readonly default?: { readonly value: unknown };
   /** Its own `data_relation`. */
   readonly relation?: DataRelation;
@@ -70,6 +78,11 @@ export interface SchemaDict {
   readonly fields: ReadonlyMap<string, SchemaField>;
   /** false: refused; true: kept unchecked; rules: checked by them. */
   readonly unknown: boolean | SchemaField;
+  /**
+   * `purge_unknown` where unknown names are refused: they are dropped instead (before the
+   * document is validated).
+   */
+  readonly purge: boolean;
 }
 
 /** Where media values sit in a document: field names, `[]` for list members. */
@@ -110,10 +123,19 @@ export interface SchemaModelOptions {
 
 const OF_RULE = /^(anyof|oneof|allof|noneof)(?:_(.+))?$/;
 
+/** Where a top-level rule set sits, before its own rules. */
+const TOP = { purge: false, requireAll: false, inDict: false } as const;
+
 interface Where {
   path: string;
   plain: boolean;
   allowUnknown: boolean;
+  /** `purge_unknown` in effect (a dict's own, else the one above it). */
+  purge: boolean;
+  /** `require_all` in effect (a dict's own, else the one above it). */
+  requireAll: boolean;
+  /** A field of a dict (not a list's member or item, value or key rules, or a branch). */
+  inDict: boolean;
 }
 
 /** Builds the frozen model of a resource schema (shorthands already expanded). */
@@ -129,10 +151,16 @@ export function buildSchemaModel(schema: ResourceSchema, options: SchemaModelOpt
     path: "",
     plain: true,
     allowUnknown: options.allowUnknown || empty,
+    purge: false,
+    requireAll: false,
+    inDict: true,
   });
   const meta = new Map<string, SchemaField>();
   for (const [name, type] of Object.entries(options.metaFields ?? {})) {
-    meta.set(name, builder.field({ type }, { path: name, plain: false, allowUnknown: false }));
+    meta.set(
+      name,
+      builder.field({ type }, { ...TOP, path: name, plain: false, allowUnknown: false }),
+    );
   }
   const mediaPaths: MediaPath[] = [];
   collectMedia(root, [], mediaPaths);
@@ -156,9 +184,10 @@ class Builder {
     const out = new Map<string, SchemaField>();
     for (const [name, rules] of Object.entries(fields)) {
       if (name === "" || name.startsWith("$") || name.includes(".") || !isRules(rules)) continue;
-      out.set(name, this.field(rules, { ...w, path: w.path ? `${w.path}.${name}` : name }));
+      const path = w.path ? `${w.path}.${name}` : name;
+      out.set(name, this.field(rules, { ...w, path, inDict: true }));
     }
-    return { fields: out, unknown: w.allowUnknown };
+    return { fields: out, unknown: w.allowUnknown, purge: w.purge && w.allowUnknown === false };
   }
 
   field(rules: FieldSchema, w: Where): SchemaField {
@@ -172,7 +201,15 @@ class Builder {
     const allowUnknown = typeof rules.allow_unknown === "boolean"
       ? rules.allow_unknown
       : w.allowUnknown;
-    const inner: Where = { ...w, allowUnknown };
+    // Cerberus's normalization rules apply to the dicts below the field (plain ones only).
+    const purge = w.plain && typeof rules.purge_unknown === "boolean"
+      ? rules.purge_unknown
+      : w.purge;
+    const requireAll = w.plain && typeof rules.require_all === "boolean"
+      ? rules.require_all
+      : w.requireAll;
+    const rename = w.plain && w.inDict && isFieldName(rules.rename) ? rules.rename : undefined;
+    const inner: Where = { ...w, allowUnknown, purge, requireAll, inDict: false };
     const branchOf: Where = { ...inner, plain: false };
     const field: {
       -readonly [K in keyof SchemaField]: SchemaField[K];
@@ -184,9 +221,14 @@ class Builder {
       plain: w.plain,
       nullable: rules.nullable === true,
       readonly: w.plain && rules.readonly === true,
+      required: w.plain &&
+        (typeof rules.required === "boolean"
+          ? rules.required
+          : w.inDict && w.requireAll && rename === undefined),
       versioned: rules.versioned !== false,
       branches: [],
     };
+    if (rename !== undefined) field.rename = rename;
     if (w.plain && Object.hasOwn(rules, "default")) {
       field.default = { value: structuredClone(rules.default) };
     }
@@ -208,7 +250,7 @@ class Builder {
     if (isRules(keys)) field.keys = this.field(keys, branchOf);
     if (isRules(rules.allow_unknown)) {
       const unknown = this.field(rules.allow_unknown, branchOf);
-      field.dict = { fields: field.dict?.fields ?? new Map(), unknown };
+      field.dict = { fields: field.dict?.fields ?? new Map(), unknown, purge: false };
     }
     for (const [rule, arg] of Object.entries(rules)) {
       const m = OF_RULE.exec(rule);
@@ -328,6 +370,15 @@ function rulesOf(rules: unknown): FieldSchema {
   if (!isRules(inner)) return rules;
   // A list's `schema` holds its members' rules; a dict's holds its fields.
   return { ...rules, schema: list ? rulesOf(inner) : expandShorthand(inner) };
+}
+
+/**
+ * A name a `rename` may give: not empty, not starting with `$`, without `.`, and none of the
+ * names a client may not send (`__proto__` ...).
+ */
+export function isFieldName(v: unknown): v is string {
+  return typeof v === "string" && v !== "" && !v.startsWith("$") && !v.includes(".") &&
+    forbiddenSegment(v) === undefined;
 }
 
 function isRules(v: unknown): v is Record<string, unknown> {

@@ -83,7 +83,8 @@ class Translator {
     if (this.options.mode === "input" && required.length) out.required = required;
     const extra = json.additionalProperties;
     if (extra === false) {
-      if (this.options.mode !== "output") out.additionalProperties = false;
+      // A purging dict drops unknown names from requests instead of refusing them.
+      if (this.options.mode !== "output" && !node?.purge) out.additionalProperties = false;
     } else if (isObject(extra)) {
       const unknown = node?.unknown;
       const schema = this.field(extra, typeof unknown === "object" ? unknown : undefined, path);
@@ -99,6 +100,11 @@ class Translator {
   private field(wrapper: Readonly<Json>, node: Node, path: string): Json | null {
     const rules = isObject(wrapper.else) ? wrapper.else : wrapper;
     const nullable = wrapper.then === true;
+    if (node?.rename !== undefined) {
+      // Only requests carry it: its value is stored under the new name.
+      if (this.options.mode === "output") return null;
+      return { writeOnly: true, description: `Stored as '${node.rename}'.` };
+    }
     const types = (rules.eveType ?? []) as string[];
     if (types.length && types.every((t) => t === "media")) {
       if (this.options.mode !== "output" && this.options.media !== "binary") return null;

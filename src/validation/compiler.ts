@@ -6,7 +6,12 @@
  * checks and for the problems of malformed rules.
  */
 import type { ResourceSchema } from "../domain/types.ts";
-import type { SchemaDict, SchemaField, SchemaModel } from "../domain/schema.ts";
+import {
+  isFieldName,
+  type SchemaDict,
+  type SchemaField,
+  type SchemaModel,
+} from "../domain/schema.ts";
 import type { TypeChecker } from "./typecheck.ts";
 import { isPlainObject } from "../util/plain.ts";
 import type { CompileOptions, DictNode, FieldNode } from "./types.ts";
@@ -52,7 +57,7 @@ export class SchemaCompiler {
     const opts = this.opts;
     if (!isPlainObject(schema)) {
       this.bad(opts.path, "schema must be an object");
-      return { node: { fields: new Map(), unknown: true }, json: {} };
+      return { node: { fields: new Map(), unknown: true, purge: false }, json: {} };
     }
     const withId = Object.hasOwn(schema, opts.idField)
       ? schema
@@ -62,7 +67,12 @@ export class SchemaCompiler {
 
   /** A dict level: `raw` as written (for its problems), `dict` as the model reads it. */
   private dict(raw: Record<string, unknown>, dict: SchemaDict, w: Where) {
-    const node: DictNode = { fields: new Map(), unknown: dict.unknown === true };
+    const node: DictNode = {
+      fields: new Map(),
+      unknown: dict.unknown === true,
+      purge: dict.purge,
+    };
+    this.renames(dict, w);
     const properties: Json = {};
     const required: string[] = [];
     const requiredUnless: Array<{ field: string; unless: string[] }> = [];
@@ -112,7 +122,7 @@ export class SchemaCompiler {
       coerceTypes: [...field.types],
       nullable: field.nullable,
       readonly: field.readonly,
-      required: false,
+      required: field.required,
       unique: false,
       default: field.default && { value: field.default.value },
       relation: field.relation,
@@ -141,7 +151,23 @@ export class SchemaCompiler {
           }
           break;
         case "required":
-          node.required = bool() && plainOnly();
+          // The model says whether the field is required (its own rule, or require_all).
+          bool() && plainOnly();
+          break;
+        case "purge_unknown":
+        case "require_all":
+          bool() && plainOnly();
+          break;
+        case "rename":
+          if (!isFieldName(arg)) {
+            this.bad(
+              p,
+              "must be a field name (not empty, no '.', not starting with '$', not reserved)",
+            );
+          } else if (plainOnly()) {
+            if (field.rename === undefined) this.bad(p, "only a dict's fields can be renamed");
+            else node.rename = field.rename;
+          }
           break;
         case "nullable":
           bool();
@@ -262,11 +288,31 @@ export class SchemaCompiler {
     const unknown = field.dict?.unknown;
     if (typeof unknown === "object") {
       const u = this.field(unknown, { ...w, path: `${w.path}.allow_unknown` });
-      node.dict ??= { fields: new Map(), unknown: true };
+      node.dict ??= { fields: new Map(), unknown: true, purge: false };
       node.dict.unknown = u.node;
       json.additionalProperties = u.json;
     }
     return { node, json };
+  }
+
+  /**
+   * Reports the renames of a dict level that cannot be done in one step: two fields renamed
+   * to one name, or to a field renamed in turn.
+   */
+  private renames(dict: SchemaDict, w: Where): void {
+    const by = new Map<string, string>();
+    for (const [name, field] of dict.fields) {
+      const target = field.rename;
+      if (target === undefined || target === name) continue;
+      const p = `${w.path}.${name}.rename`;
+      const other = by.get(target);
+      if (other !== undefined) this.bad(p, `'${other}' is renamed to '${target}' too`);
+      else by.set(target, name);
+      const next = dict.fields.get(target)?.rename;
+      if (next !== undefined && next !== target) {
+        this.bad(p, `'${target}' is renamed in turn (to '${next}')`);
+      }
+    }
   }
 
   /** Reports a `type` rule that names no type or an unknown one (the model leaves those out). */

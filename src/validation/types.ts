@@ -136,6 +136,11 @@ export interface CompiledSchema {
    * Values are coerced.
    */
   defaults(doc: Doc): Doc;
+  /**
+   * A PATCH body as sent (dotted keys allowed) with its fields renamed and unknown names of
+   * purging dicts dropped, as validation reads it (see validation/names.ts).
+   */
+  renamed(sent: Doc): Doc;
   /** The schema as shown by the schema endpoint (JSON-safe, frozen). */
   describe(): unknown;
   /**
@@ -157,6 +162,8 @@ export interface FieldNode {
   nullable: boolean;
   readonly: boolean;
   required: boolean;
+  /** `rename`: the name the field's value is moved to (see validation/names.ts). */
+  rename?: string;
   unique: boolean;
   /** `unique_to_user`: unique among the documents of the requester (AUTH_FIELD). */
   uniqueToUser?: boolean;
@@ -175,4 +182,6 @@ export interface DictNode {
   fields: Map<string, FieldNode>;
   /** false: refused; true: kept unchecked; a node: checked by those rules. */
   unknown: boolean | FieldNode;
+  /** `purge_unknown` (with unknown names refused): they are dropped before validation. */
+  purge: boolean;
 }

@@ -26,6 +26,7 @@ import {
   touchedPaths,
 } from "./normalize.ts";
 import { TypeChecker } from "./typecheck.ts";
+import { renamedAndPurged } from "./names.ts";
 import { isPlainObject } from "../util/plain.ts";
 import { getOwn, setOwn } from "../domain/keys.ts";
 import { type CoerceContext, TypeTable } from "../domain/field-types.ts";
@@ -153,30 +154,36 @@ class Compiled implements CompiledSchema {
     return missingDefaults(doc, this.root, { env: this.env(false) });
   }
 
+  renamed(sent: Doc): Doc {
+    return renamedAndPurged(sent, this.root, { dotted: true });
+  }
+
   private env(applyDefaults: boolean, original?: Doc, form?: boolean): NormalizeEnv {
     const coerce = form ? { ...this.coerce, form } : this.coerce;
     return { coerce, applyDefaults, original, checks: [] };
   }
 
-  async validate(input: Doc, ctx: ValidationContext): Promise<{ doc: Doc; issues: Issues | null }> {
+  async validate(sent: Doc, ctx: ValidationContext): Promise<{ doc: Doc; issues: Issues | null }> {
     const issues: Issues = {};
-    if (!isPlainObject(input)) {
+    if (!isPlainObject(sent)) {
       addIssue(issues, ["_document"], "document must be an object");
-      return { doc: input, issues };
+      return { doc: sent, issues };
     }
     const patch = ctx.mode === "patch";
     const dotted = patch || ctx.normalizeDotted === true;
     // Hostile names stop here: no later step walks or copies the document.
-    if (keyIssues(input, [], { allowDots: dotted, issues })) return { doc: input, issues };
-    const sent = dotted ? expandDotted(input, issues) : input;
+    if (keyIssues(sent, [], { allowDots: dotted, issues })) return { doc: sent, issues };
+    // Renamed and purged first: every later step sees the document Cerberus would.
+    const input = renamedAndPurged(sent, this.root, { dotted });
+    const expanded = dotted ? expandDotted(input, issues) : input;
     const original = ctx.mode === "create" ? undefined : ctx.original;
-    this.metaIssues(sent, original, issues);
+    this.metaIssues(expanded, original, issues);
     const env = this.env(!patch, ctx.mode === "replace" ? original : undefined, ctx.form);
-    readonlyIssues(sent, this.root, { env, issues, original, path: [] });
+    readonlyIssues(expanded, this.root, { env, issues, original, path: [] });
 
     const doc = patch
       ? this.merge(input, original ?? {}, ctx.mergeNested ?? true)
-      : this.stripMeta(sent);
+      : this.stripMeta(expanded);
     const normalized = normDict(doc, this.root, { env, path: [] });
     const structural = this.ajvValidate(normalized)
       ? null

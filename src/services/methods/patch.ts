@@ -33,7 +33,7 @@ function withDefaults(
   const { updates, original } = options;
   if (Object.keys(sent).length === 0) return updates;
   // The shape as sent: validated nested values already hold the stored sub-fields.
-  const defaults = schema.defaults(applyPatch({}, sent, { mergeNested: true }));
+  const defaults = schema.defaults(applyPatch({}, schema.renamed(sent), { mergeNested: true }));
   // Copied only when a default is added (most PATCHes add none).
   let out = updates;
   for (const path of Object.keys(defaults)) {

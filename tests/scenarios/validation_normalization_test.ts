@@ -1,0 +1,273 @@
+/**
+ * Cerberus's normalization rules `rename`, `purge_unknown` and `require_all` through HTTP:
+ * POST, bulk POST, PUT and PATCH (dotted keys included) store what Cerberus's normalized
+ * document would hold, read-only and meta fields cannot be reached through a rename, the
+ * API description says what requests may send, and malformed rules stop start-up.
+ */
+import assert from "node:assert/strict";
+import { createService, SettingsError } from "../../src/mod.ts";
+import { sharedService } from "../support/harness.ts";
+import { assertInvalid } from "../support/assertions.ts";
+import type { Json } from "../support/client.ts";
+
+const SETTINGS = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  ITEM_METHODS: ["GET", "PATCH", "PUT"],
+  DOMAIN: {
+    contacts: {
+      schema: {
+        mail: { rename: "email" },
+        email: { type: "string", regex: "[^@]+@[^@]+" },
+        nick: { rename: "name" },
+        name: { type: "string" },
+        locked: { rename: "level" },
+        level: { type: "integer", readonly: true, default: 1 },
+        stamp: { rename: "_created" },
+        address: {
+          type: "dict",
+          purge_unknown: true,
+          schema: {
+            town: { rename: "city" },
+            city: { type: "string", required: true },
+            geo: { type: "dict", schema: { lat: { type: "float" } } },
+            open: { type: "dict", allow_unknown: true, schema: { a: { type: "integer" } } },
+            kept: { type: "dict", purge_unknown: false, schema: { b: { type: "integer" } } },
+          },
+        },
+        rows: {
+          type: "list",
+          schema: {
+            type: "dict",
+            purge_unknown: true,
+            schema: { sku: { type: "string" }, n: { rename: "qty" }, qty: { type: "integer" } },
+          },
+        },
+      },
+    },
+    forms: {
+      schema: {
+        title: { type: "string" },
+        parts: {
+          type: "dict",
+          require_all: true,
+          schema: {
+            a: { type: "integer" },
+            b: { type: "integer" },
+            c: { type: "integer", required: false },
+            old: { rename: "b" },
+            inner: {
+              type: "dict",
+              schema: { x: { type: "string" }, y: { type: "string", required: false } },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+const shared = sharedService("validation: rename, purge_unknown, require_all", SETTINGS);
+
+async function created(
+  api: { post(p: string, b: unknown): Promise<Json> },
+  path: string,
+  doc: unknown,
+) {
+  const res = await api.post(path, doc);
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body;
+}
+
+shared("rename: the value is stored and validated under the new name", async (api) => {
+  const doc = await created(api, "contacts", { mail: "a@x.org", nick: "Ann" });
+  const read = (await api.get(`contacts/${doc._id}`)).body;
+  assert.equal(read.email, "a@x.org");
+  assert.equal(read.name, "Ann");
+  assert.equal(read.mail, undefined);
+  assert.equal(read.nick, undefined);
+  // The new name's rules apply to the renamed value.
+  assertInvalid(await api.post("contacts", { mail: "nobody" }), {
+    email: "value does not match regex '[^@]+@[^@]+'",
+  });
+  // Sent under both names, the renamed value wins (as in Cerberus).
+  const both = await created(api, "contacts", { name: "Bob", nick: "Rob" });
+  assert.equal((await api.get(`contacts/${both._id}`)).body.name, "Rob");
+});
+
+shared("rename cannot reach a read-only or meta field", async (api) => {
+  assertInvalid(await api.post("contacts", { locked: 5 }), { level: "field is read-only" });
+  assertInvalid(await api.post("contacts", { stamp: "x" }), { _created: "field is read-only" });
+  const doc = await created(api, "contacts", { name: "Cy" });
+  const path = `contacts/${doc._id}`;
+  assertInvalid(await api.patch(path, { locked: 9 }, { "if-match": doc._etag }), {
+    level: "field is read-only",
+  });
+  assert.equal((await api.get(path)).body.level, 1);
+});
+
+shared("purge_unknown: unknown names of the dict and of dicts below are dropped", async (api) => {
+  const doc = await created(api, "contacts", {
+    name: "Di",
+    address: {
+      town: "Lyon",
+      floor: 3,
+      geo: { lat: 45.7, alt: 170 },
+      open: { a: 1, extra: true },
+      kept: { b: 2 },
+    },
+    rows: [{ sku: "A", n: 2, colour: "red" }, { sku: "B", qty: 1 }],
+  });
+  const read = (await api.get(`contacts/${doc._id}`)).body;
+  assert.deepEqual(read.address, {
+    city: "Lyon",
+    geo: { lat: 45.7 },
+    open: { a: 1, extra: true },
+    kept: { b: 2 },
+  });
+  assert.deepEqual(read.rows, [{ sku: "A", qty: 2 }, { sku: "B", qty: 1 }]);
+  // A dict that says purge_unknown: false refuses unknown names again.
+  assertInvalid(
+    await api.post("contacts", { address: { city: "Oslo", kept: { b: 1, c: 2 } } }),
+    { address: { kept: { c: "unknown field" } } },
+  );
+  // Unknown names at the top level (no purge_unknown there) are still refused.
+  assertInvalid(await api.post("contacts", { name: "Ed", shoe: 42 }), { shoe: "unknown field" });
+  // Hostile names are refused before any purge, as everywhere.
+  assertInvalid(await api.post("contacts", { address: { city: "A", $where: 1 } }), {
+    address: { $where: "invalid field name" },
+  });
+  assertInvalid(await api.post("contacts", JSON.parse('{"address":{"city":"A","__proto__":{}}}')), {
+    // An own "__proto__" key, not a prototype (a literal would set the prototype).
+    address: JSON.parse('{"__proto__":"field name not allowed"}'),
+  });
+  // Purged names do not make a required field present.
+  assertInvalid(await api.post("contacts", { address: { floor: 2 } }), {
+    address: { city: "required field" },
+  });
+});
+
+shared("PATCH: renamed keys, dotted ones too; purged keys change nothing", async (api) => {
+  const doc = await created(api, "contacts", { name: "Fay", address: { city: "Rome" } });
+  const path = `contacts/${doc._id}`;
+  let etag = doc._etag as string;
+  const patch = async (body: unknown) => {
+    const res = await api.patch(path, body, { "if-match": etag });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    etag = res.body._etag;
+    return (await api.get(path)).body;
+  };
+  let read = await patch({ mail: "f@x.org", "address.town": "Pisa" });
+  assert.equal(read.email, "f@x.org");
+  assert.equal(read.mail, undefined);
+  assert.deepEqual(read.address, { city: "Pisa" });
+  read = await patch({ "address.floor": 4, "address.geo": { lat: 1, alt: 2 } });
+  assert.deepEqual(read.address, { city: "Pisa", geo: { lat: 1 } });
+  read = await patch({ address: { town: "Bari", floor: 1 } });
+  assert.deepEqual(read.address, { city: "Bari", geo: { lat: 1 } });
+  assertInvalid(await api.patch(path, { mail: "bad" }, { "if-match": etag }), {
+    email: "value does not match regex '[^@]+@[^@]+'",
+  });
+});
+
+shared("PUT renames and purges as POST does", async (api) => {
+  const doc = await created(api, "contacts", { name: "Gil" });
+  const path = `contacts/${doc._id}`;
+  const put = await api.put(path, { nick: "Gill", address: { town: "Nice", x: 1 } }, {
+    "if-match": doc._etag,
+  });
+  assert.equal(put.status, 200, JSON.stringify(put.body));
+  const read = (await api.get(path)).body;
+  assert.equal(read.name, "Gill");
+  assert.deepEqual(read.address, { city: "Nice" });
+});
+
+shared("bulk POST: each document renamed and purged", async (api) => {
+  const res = await api.post("contacts", [
+    { mail: "h@x.org", address: { town: "Graz", z: 0 } },
+    { nick: "Ida" },
+  ]);
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  const [first, second] = res.body._items as Array<{ _id: string }>;
+  const one = (await api.get(`contacts/${first._id}`)).body;
+  assert.equal(one.email, "h@x.org");
+  assert.deepEqual(one.address, { city: "Graz" });
+  assert.equal((await api.get(`contacts/${second._id}`)).body.name, "Ida");
+});
+
+shared("require_all: every field of the dict and of dicts below is required", async (api) => {
+  assertInvalid(await api.post("forms", { parts: {} }), {
+    parts: { a: "required field", b: "required field", inner: "required field" },
+  });
+  assertInvalid(await api.post("forms", { parts: { a: 1, b: 2, inner: {} } }), {
+    parts: { inner: { x: "required field" } },
+  });
+  // `required: false` opts out; a renamed field is not required (its value moves on).
+  const doc = await created(api, "forms", { parts: { a: 1, old: 2, inner: { x: "x" } } });
+  const path = `forms/${doc._id}`;
+  assert.deepEqual((await api.get(path)).body.parts, { a: 1, b: 2, inner: { x: "x" } });
+  // The top level has no require_all, and PATCH names only what changes.
+  const patch = await api.patch(path, { "parts.a": 5 }, { "if-match": doc._etag });
+  assert.equal(patch.status, 200, JSON.stringify(patch.body));
+  const put = await api.put(path, { title: "t", parts: { a: 1 } }, {
+    "if-match": patch.body._etag,
+  });
+  assertInvalid(put, { parts: { b: "required field", inner: "required field" } });
+});
+
+shared("the API description: renamed fields only in requests, purging dicts open", async (api) => {
+  const res = await api.get("openapi.json");
+  assert.equal(res.status, 200);
+  const schemas = res.body.components.schemas;
+  const item = schemas["contacts.item"].properties;
+  assert.ok(item.email && !item.mail, JSON.stringify(Object.keys(item)));
+  for (const form of ["contacts.input", "contacts.patch"]) {
+    const props = schemas[form].properties;
+    assert.deepEqual(props.mail, { writeOnly: true, description: "Stored as 'email'." }, form);
+    // A purging dict accepts unknown names (and drops them); the others refuse them.
+    assert.equal(props.address.additionalProperties, undefined, form);
+    assert.equal(props.address.properties.kept.additionalProperties, false, form);
+  }
+});
+
+Deno.test("malformed rename, purge_unknown and require_all rules stop start-up", async () => {
+  const settings = {
+    STORE: "embedded",
+    DOMAIN: {
+      bad: {
+        schema: {
+          a: { rename: "" },
+          b: { rename: "x.y" },
+          c: { rename: "$set" },
+          d: { rename: "__proto__" },
+          e: { rename: "f" },
+          g: { rename: "f" },
+          f: { rename: "h" },
+          h: { type: "string" },
+          l: { type: "list", schema: { rename: "m" } },
+          n: { type: "dict", purge_unknown: "yes", require_all: 1, schema: {} },
+          o: { anyof: [{ type: "dict", schema: {}, purge_unknown: true }] },
+        },
+      },
+    },
+  };
+  const error = await createService(settings, { env: false }).then(
+    () => assert.fail("createService accepted broken normalization rules"),
+    (e) => e,
+  );
+  assert.ok(error instanceof SettingsError, String(error));
+  const problems = error.problems.join("\n");
+  for (
+    const line of [
+      "DOMAIN.bad.schema.a.rename: must be a field name",
+      "DOMAIN.bad.schema.b.rename: must be a field name",
+      "DOMAIN.bad.schema.c.rename: must be a field name",
+      "DOMAIN.bad.schema.d.rename: must be a field name",
+      "DOMAIN.bad.schema.g.rename: 'e' is renamed to 'f' too",
+      "DOMAIN.bad.schema.e.rename: 'f' is renamed in turn (to 'h')",
+      "DOMAIN.bad.schema.l.schema.rename: only a dict's fields can be renamed",
+      "DOMAIN.bad.schema.n.purge_unknown: must be a boolean",
+      "DOMAIN.bad.schema.n.require_all: must be a boolean",
+      "DOMAIN.bad.schema.o.anyof[0].purge_unknown: not allowed inside rule branches",
+    ]
+  ) assert.ok(problems.includes(line), `missing "${line}" in:\n${problems}`);
+});

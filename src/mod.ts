@@ -34,7 +34,7 @@ import { unsatisfiableOnOneNode } from "./store/write_concern.ts";
 import { loggedStore } from "./store/logged.ts";
 import type { Store } from "./store/store.ts";
 import { type CompiledSchema, compileSchema, SchemaError } from "./validation/mod.ts";
-import type { CustomRule, CustomType } from "./validation/mod.ts";
+import type { Coercer, CustomRule, CustomType } from "./validation/mod.ts";
 import { formatDate, parseDate } from "./validation/dates.ts";
 import { freshString } from "./util/strings.ts";
 import { cachedDates } from "./util/date_cache.ts";
@@ -57,7 +57,7 @@ export { SettingsError } from "./settings/check.ts";
 export { type Server, type ServerTls, startServer } from "./http/server.ts";
 /** @deprecated The earlier name of {@linkcode startServer}, kept for embedding applications. */
 export const serve: typeof startServer = startServer;
-export type { CustomRule, CustomType } from "./validation/mod.ts";
+export type { Coercer, CustomRule, CustomType } from "./validation/mod.ts";
 export type { DataAccess, DataReply, Target } from "./services/data.ts";
 export { accountOf } from "./auth/mod.ts";
 export type { Account, AuthenticateFn } from "./auth/mod.ts";
@@ -72,8 +72,12 @@ export interface ServiceOptions {
   /** An event bus with callbacks already registered. */
   events?: Events;
   logger?: Logger;
-  /** Custom validation rules and types (see docs/schemas-and-validation.md). */
-  extensions?: { rules?: Record<string, CustomRule>; types?: Record<string, CustomType> };
+  /** Custom validation rules, types and coercers (see docs/schemas-and-validation.md). */
+  extensions?: {
+    rules?: Record<string, CustomRule>;
+    types?: Record<string, CustomType>;
+    coercers?: Record<string, Coercer>;
+  };
   /** Apply environment overrides (DB_*, MONGO_URI, HOST, PORT ...); default true. */
   env?: boolean;
   /**
@@ -153,6 +157,7 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
         resources: [...domain.keys()],
         rules: options.extensions?.rules,
         types: options.extensions?.types,
+        coercers: options.extensions?.coercers,
         model: resource.schemaModel,
       });
       schemas.set(resource.name, schema);

@@ -105,6 +105,11 @@ class Translator {
       if (this.options.mode === "output") return null;
       return { writeOnly: true, description: `Stored as '${node.rename}'.` };
     }
+    if (node?.coerce?.length && this.options.mode !== "output") {
+      // A request may send any value: the coercers make it what the rules then check.
+      const names = node.coerce.map((c) => `'${c.name}'`).join(" then ");
+      return { description: `Coerced by ${names} before the field's rules apply.` };
+    }
     const types = (rules.eveType ?? []) as string[];
     if (types.length && types.every((t) => t === "media")) {
       if (this.options.mode !== "output" && this.options.media !== "binary") return null;

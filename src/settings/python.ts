@@ -5,7 +5,8 @@
  * - assignments `NAME = value`, chained (`A = B = value`) and unpacked (`A, B = 1, 2`);
  * - values: strings (single, double or triple quoted, `r` and `u` prefixes, adjacent strings
  *   concatenated), numbers, `True`, `False`, `None`, lists, tuples (read as lists), dicts
- *   with string or number keys, names assigned earlier in the file, and
+ *   with string or number keys, names assigned earlier in the file, Python's `int` and
+ *   `float` (read as their names, the built-in coercers of a `coerce` rule), and
  *   `os.environ.get("X", default)` / `os.getenv("X", default)` (the default is `None`
  *   when left out);
  * - comments, blank lines, a docstring, `import os`.
@@ -445,8 +446,10 @@ class Parser {
     if (this.isOp("(")) this.fail(`calls are not accepted (${tok.text}(...))`, tok);
     if (this.isOp(".")) this.fail(`attribute access is not accepted (${tok.text}.)`, tok);
     if (this.isOp("[")) this.fail(`subscripts are not accepted (${tok.text}[...])`, tok);
-    if (!this.names.has(tok.text)) this.fail(`name '${tok.text}' is not assigned before`, tok);
-    return structuredClone(this.names.get(tok.text));
+    if (this.names.has(tok.text)) return structuredClone(this.names.get(tok.text));
+    // `"coerce": int`: the built-in coercer of that name (validation/coercers.ts).
+    if (tok.text === "int" || tok.text === "float") return tok.text;
+    this.fail(`name '${tok.text}' is not assigned before`, tok);
   }
 
   /** `os.environ.get("X"[, default])` or `os.getenv("X"[, default])`. */

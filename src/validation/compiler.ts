@@ -14,7 +14,9 @@ import {
 } from "../domain/schema.ts";
 import type { TypeChecker } from "./typecheck.ts";
 import { isPlainObject } from "../util/plain.ts";
-import type { CompileOptions, DictNode, FieldNode } from "./types.ts";
+import type { Coercer, CompileOptions, DictNode, FieldNode } from "./types.ts";
+import { BUILTIN_COERCERS, coercerNamed } from "./coercers.ts";
+import { closest } from "../settings/check.ts";
 import { compileLinear } from "../doc/regex.ts";
 
 export type { DictNode, FieldNode } from "./types.ts";
@@ -153,6 +155,9 @@ export class SchemaCompiler {
         case "required":
           // The model says whether the field is required (its own rule, or require_all).
           bool() && plainOnly();
+          break;
+        case "coerce":
+          this.coerce(arg, p, node) && plainOnly();
           break;
         case "purge_unknown":
         case "require_all":
@@ -293,6 +298,32 @@ export class SchemaCompiler {
       json.additionalProperties = u.json;
     }
     return { node, json };
+  }
+
+  /** Reads a `coerce` rule into `node`; false when it is malformed (reported). */
+  private coerce(arg: unknown, p: string, node: FieldNode): boolean {
+    const names = typeof arg === "string" ? [arg] : arg;
+    if (
+      !Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== "string")
+    ) {
+      this.bad(p, "must be a coercer's name or a list of names");
+      return false;
+    }
+    const known = [...Object.keys(BUILTIN_COERCERS), ...Object.keys(this.opts.coercers ?? {})];
+    const fns: Array<{ name: string; fn: Coercer }> = [];
+    for (const name of names as string[]) {
+      const fn = coercerNamed(name, this.opts.coercers);
+      if (fn) fns.push({ name, fn });
+      else {
+        this.bad(
+          p,
+          `unknown coercer '${name}' (did you mean ${closest(name, known)}?); ` +
+            "register it in extensions.coercers",
+        );
+      }
+    }
+    node.coerce = fns;
+    return fns.length === names.length;
   }
 
   /**

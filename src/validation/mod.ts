@@ -9,6 +9,7 @@ export { findBatchDuplicates } from "./batch.ts";
 export { checkDateFormat, formatDate, parseDate, RFC1123 } from "./dates.ts";
 export { GEO_TYPES, geoJsonProblem } from "../domain/geojson.ts";
 export {
+  type Coercer,
   type CompiledSchema,
   type CompileOptions,
   type CustomRule,

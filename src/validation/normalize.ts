@@ -9,6 +9,7 @@ import { forbiddenSegment, getOwn, setOwn } from "../domain/keys.ts";
 import { type CoerceContext, coerceTo } from "../domain/field-types.ts";
 import { isDbRefShape } from "./typecheck.ts";
 import { isPlainObject } from "../util/plain.ts";
+import { coerced } from "./coercers.ts";
 import type { Issues } from "./types.ts";
 
 /** Deepest nesting accepted in a submitted document. */
@@ -27,6 +28,8 @@ export interface NormalizeEnv {
   applyDefaults: boolean;
   /** replace: stored document, whose read-only values survive a PUT that omits them. */
   original?: Doc;
+  /** Where a `coerce` function's failure is reported; absent: not reported. */
+  issues?: Issues;
   checks: PendingCheck[];
 }
 
@@ -55,6 +58,7 @@ export interface NormalizeWalk {
  */
 export function normField(v: unknown, node: FieldNode, walk: NormalizeWalk): unknown {
   const env = walk.env;
+  if (node.coerce) v = namedCoerce(v, node, walk);
   v = coerceTo(v, node.coerceTypes, env.coerce);
   if (v === null || v === undefined) return v;
   v = normChildren(v, node, walk);
@@ -63,6 +67,17 @@ export function normField(v: unknown, node: FieldNode, walk: NormalizeWalk): unk
     env.checks.push({ path: [...walk.path], node, value: v });
   }
   return v;
+}
+
+/** The value through the field's `coerce` functions (see coercers.ts). */
+function namedCoerce(v: unknown, node: FieldNode, walk: NormalizeWalk): unknown {
+  const { value, problem } = coerced(v, node.coerce!);
+  const issues = walk.env.issues;
+  if (problem !== undefined && issues && !(v === null && node.nullable)) {
+    const field = walk.path[walk.path.length - 1] ?? "";
+    addIssue(issues, walk.path, `field '${field}' cannot be coerced: ${problem}`);
+  }
+  return value;
 }
 
 function normChildren(v: unknown, node: FieldNode, walk: NormalizeWalk): unknown {

@@ -49,6 +49,12 @@ export interface CustomRule {
 
 export type { CustomType } from "../domain/field-types.ts";
 
+/**
+ * A named `coerce` function (validation/coercers.ts): the value to validate and store, or a
+ * throw whose message becomes the field's issue. Synchronous.
+ */
+export type Coercer = (value: unknown) => unknown;
+
 export interface CompileOptions {
   /** Location used in SchemaError messages, e.g. `"DOMAIN.people.schema"`. */
   path: string;
@@ -75,6 +81,8 @@ export interface CompileOptions {
   rules?: Record<string, CustomRule>;
   /** Extra types, by type name. */
   types?: Record<string, CustomType>;
+  /** `coerce` functions by name, besides the built-in `int` and `float`. */
+  coercers?: Record<string, Coercer>;
   /**
    * The resource's schema model, built at start-up with the same types; built from the
    * schema when absent.
@@ -162,6 +170,8 @@ export interface FieldNode {
   nullable: boolean;
   readonly: boolean;
   required: boolean;
+  /** `coerce`: the functions the value goes through first, in turn. */
+  coerce?: Array<{ name: string; fn: Coercer }>;
   /** `rename`: the name the field's value is moved to (see validation/names.ts). */
   rename?: string;
   unique: boolean;

@@ -179,6 +179,7 @@ class Compiled implements CompiledSchema {
     const original = ctx.mode === "create" ? undefined : ctx.original;
     this.metaIssues(expanded, original, issues);
     const env = this.env(!patch, ctx.mode === "replace" ? original : undefined, ctx.form);
+    env.issues = issues;
     readonlyIssues(expanded, this.root, { env, issues, original, path: [] });
 
     const doc = patch

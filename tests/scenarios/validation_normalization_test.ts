@@ -1,11 +1,12 @@
 /**
- * Cerberus's normalization rules `rename`, `purge_unknown` and `require_all` through HTTP:
- * POST, bulk POST, PUT and PATCH (dotted keys included) store what Cerberus's normalized
- * document would hold, read-only and meta fields cannot be reached through a rename, the
- * API description says what requests may send, and malformed rules stop start-up.
+ * Cerberus's normalization rules `rename`, `purge_unknown`, `require_all` and `coerce`
+ * through HTTP: POST, bulk POST, PUT and PATCH (dotted keys included) store what Cerberus's
+ * normalized document would hold, read-only and meta fields cannot be reached through a
+ * rename, coercers (built-in and registered) run first and report failures in Cerberus's
+ * words, the API description says what requests may send, and malformed rules stop start-up.
  */
 import assert from "node:assert/strict";
-import { createService, SettingsError } from "../../src/mod.ts";
+import { type Coercer, createService, SettingsError } from "../../src/mod.ts";
 import { sharedService } from "../support/harness.ts";
 import { assertInvalid } from "../support/assertions.ts";
 import type { Json } from "../support/client.ts";
@@ -229,7 +230,98 @@ shared("the API description: renamed fields only in requests, purging dicts open
   }
 });
 
-Deno.test("malformed rename, purge_unknown and require_all rules stop start-up", async () => {
+const coercers: Record<string, Coercer> = {
+  lower: (v) => typeof v === "string" ? v.toLowerCase() : v,
+  positive: (v) => {
+    if (typeof v !== "number" || v <= 0) throw new Error(`${v} is not positive`);
+    return v;
+  },
+  nothing: () => undefined,
+};
+
+const COERCING = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  ITEM_METHODS: ["GET", "PATCH"],
+  DOMAIN: {
+    items: {
+      schema: {
+        qty: { type: "integer", coerce: "int" },
+        price: { type: "float", coerce: "float", nullable: true },
+        code: { type: "string", coerce: "lower", regex: "[a-z]+" },
+        count: { type: "integer", coerce: ["int", "positive"] },
+        broken: { type: "string", coerce: "nothing" },
+        box: { type: "dict", schema: { side: { type: "integer", coerce: "int", default: "7" } } },
+        sizes: { type: "list", schema: { type: "integer", coerce: "int" } },
+      },
+    },
+  },
+};
+
+const coercing = sharedService("validation: coerce", COERCING, { extensions: { coercers } });
+
+coercing("coerce: built-in int and float, a registered coercer, a chain", async (api) => {
+  const doc = await created(api, "items", {
+    qty: "12",
+    price: "2.50",
+    code: "ABC",
+    count: 3.9,
+    box: { side: " 4 " },
+    sizes: ["1", 2, "3"],
+  });
+  const read = (await api.get(`items/${doc._id}`)).body;
+  assert.equal(read.qty, 12);
+  assert.equal(read.price, 2.5);
+  assert.equal(read.code, "abc");
+  assert.equal(read.count, 3);
+  assert.deepEqual(read.box, { side: 4 });
+  assert.deepEqual(read.sizes, [1, 2, 3]);
+  // A default goes through the coercer too (Cerberus: defaults, then coercion).
+  const boxed = await created(api, "items", { box: {} });
+  assert.deepEqual((await api.get(`items/${boxed._id}`)).body.box, { side: 7 });
+  // PATCH coerces what it sends.
+  const patched = await api.patch(`items/${doc._id}`, { qty: "40", "box.side": "5" }, {
+    "if-match": doc._etag,
+  });
+  assert.equal(patched.status, 200, JSON.stringify(patched.body));
+  const after = (await api.get(`items/${doc._id}`)).body;
+  assert.equal(after.qty, 40);
+  assert.deepEqual(after.box, { side: 5 });
+});
+
+coercing("coerce: a failure keeps the value and says why, in Cerberus's words", async (api) => {
+  assertInvalid(await api.post("items", { qty: "twelve" }), {
+    qty: "field 'qty' cannot be coerced: invalid literal for int() with base 10: 'twelve'; " +
+      "must be of integer type",
+  });
+  assertInvalid(await api.post("items", { price: "x1" }), {
+    price: "field 'price' cannot be coerced: could not convert string to float: 'x1'; " +
+      "must be of float type",
+  });
+  // The chain stops at its first failure.
+  assertInvalid(await api.post("items", { count: "-2" }), {
+    count: "field 'count' cannot be coerced: -2 is not positive",
+  });
+  assertInvalid(await api.post("items", { sizes: [1, "x"] }), {
+    sizes: {
+      "1": "field '1' cannot be coerced: invalid literal for int() with base 10: 'x'; " +
+        "must be of integer type",
+    },
+  });
+  assertInvalid(await api.post("items", { broken: "a" }), {
+    broken: "field 'broken' cannot be coerced: coercer 'nothing' returned no value",
+  });
+  // The API description: requests may send any value; answers hold the coerced type.
+  const schemas = (await api.get("openapi.json")).body.components.schemas;
+  assert.deepEqual(schemas["items.input"].properties.count, {
+    description: "Coerced by 'int' then 'positive' before the field's rules apply.",
+  });
+  assert.equal(schemas["items.item"].properties.qty.type, "integer");
+  // null in a nullable field is not a failure.
+  const doc = await created(api, "items", { price: null });
+  assert.equal((await api.get(`items/${doc._id}`)).body.price, null);
+});
+
+Deno.test("malformed rename, purge_unknown, require_all and coerce rules stop start-up", async () => {
   const settings = {
     STORE: "embedded",
     DOMAIN: {
@@ -246,6 +338,9 @@ Deno.test("malformed rename, purge_unknown and require_all rules stop start-up",
           l: { type: "list", schema: { rename: "m" } },
           n: { type: "dict", purge_unknown: "yes", require_all: 1, schema: {} },
           o: { anyof: [{ type: "dict", schema: {}, purge_unknown: true }] },
+          p: { type: "integer", coerce: "itn" },
+          q: { type: "integer", coerce: [] },
+          r: { type: "dict", valuesrules: { type: "integer", coerce: "int" } },
         },
       },
     },
@@ -268,6 +363,10 @@ Deno.test("malformed rename, purge_unknown and require_all rules stop start-up",
       "DOMAIN.bad.schema.n.purge_unknown: must be a boolean",
       "DOMAIN.bad.schema.n.require_all: must be a boolean",
       "DOMAIN.bad.schema.o.anyof[0].purge_unknown: not allowed inside rule branches",
+      "DOMAIN.bad.schema.p.coerce: unknown coercer 'itn' (did you mean int?); " +
+      "register it in extensions.coercers",
+      "DOMAIN.bad.schema.q.coerce: must be a coercer's name or a list of names",
+      "DOMAIN.bad.schema.r.valuesrules.coerce: not allowed inside rule branches",
     ]
   ) assert.ok(problems.includes(line), `missing "${line}" in:\n${problems}`);
 });

@@ -209,6 +209,23 @@ Deno.test("settings.py: anything beyond literals is refused with its line and co
   refused("A = $\n", 1, 5, /unexpected character/);
 });
 
+Deno.test("settings.py: Python's int and float read as the built-in coercers' names", () => {
+  const text = "DOMAIN = {'items': {'schema': {\n" +
+    "    'qty': {'type': 'integer', 'coerce': int},\n" +
+    "    'price': {'type': 'float', 'coerce': [float]},\n" +
+    "}}}\n";
+  assert.deepEqual(readPythonSettings(text).DOMAIN, {
+    items: {
+      schema: {
+        qty: { type: "integer", coerce: "int" },
+        price: { type: "float", coerce: ["float"] },
+      },
+    },
+  });
+  // Other names of Python's are still refused.
+  refused("A = {'coerce': str}\n", 1, 16, /name 'str' is not assigned/);
+});
+
 Deno.test("settings.py: input size and nesting are bounded", () => {
   assert.throws(
     () => readPythonSettings(`A = "${"x".repeat(200)}"`, { maxLength: 100 }),

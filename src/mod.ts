@@ -34,7 +34,7 @@ import { unsatisfiableOnOneNode } from "./store/write_concern.ts";
 import { loggedStore } from "./store/logged.ts";
 import type { Store } from "./store/store.ts";
 import { type CompiledSchema, compileSchema, SchemaError } from "./validation/mod.ts";
-import type { Coercer, CustomRule, CustomType } from "./validation/mod.ts";
+import type { Coercer, CustomRule, CustomType, DefaultSetter } from "./validation/mod.ts";
 import { formatDate, parseDate } from "./validation/dates.ts";
 import { freshString } from "./util/strings.ts";
 import { cachedDates } from "./util/date_cache.ts";
@@ -57,7 +57,7 @@ export { SettingsError } from "./settings/check.ts";
 export { type Server, type ServerTls, startServer } from "./http/server.ts";
 /** @deprecated The earlier name of {@linkcode startServer}, kept for embedding applications. */
 export const serve: typeof startServer = startServer;
-export type { Coercer, CustomRule, CustomType } from "./validation/mod.ts";
+export type { Coercer, CustomRule, CustomType, DefaultSetter } from "./validation/mod.ts";
 export type { DataAccess, DataReply, Target } from "./services/data.ts";
 export { accountOf } from "./auth/mod.ts";
 export type { Account, AuthenticateFn } from "./auth/mod.ts";
@@ -77,6 +77,7 @@ export interface ServiceOptions {
     rules?: Record<string, CustomRule>;
     types?: Record<string, CustomType>;
     coercers?: Record<string, Coercer>;
+    defaultSetters?: Record<string, DefaultSetter>;
   };
   /** Apply environment overrides (DB_*, MONGO_URI, HOST, PORT ...); default true. */
   env?: boolean;
@@ -158,6 +159,7 @@ export function prepare(raw: Record<string, unknown>, options: ServiceOptions = 
         rules: options.extensions?.rules,
         types: options.extensions?.types,
         coercers: options.extensions?.coercers,
+        defaultSetters: options.extensions?.defaultSetters,
         model: resource.schemaModel,
       });
       schemas.set(resource.name, schema);

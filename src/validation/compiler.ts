@@ -159,6 +159,17 @@ export class SchemaCompiler {
         case "coerce":
           this.coerce(arg, p, node) && plainOnly();
           break;
+        case "default_setter":
+          if (this.defaultSetter(arg, p, node) && plainOnly() && Object.hasOwn(rules, "default")) {
+            this.bad(p, "'default' and 'default_setter' exclude each other");
+          }
+          break;
+        case "check_with":
+          // Cerberus's named checks: a custom rule of extensions.rules, without argument.
+          for (const name of this.checks(arg, p)) {
+            if (plainOnly()) node.custom.push([name, undefined]);
+          }
+          break;
         case "purge_unknown":
         case "require_all":
           bool() && plainOnly();
@@ -324,6 +335,48 @@ export class SchemaCompiler {
     }
     node.coerce = fns;
     return fns.length === names.length;
+  }
+
+  /** Reads a `default_setter` rule into `node`; false when it is malformed (reported). */
+  private defaultSetter(arg: unknown, p: string, node: FieldNode): boolean {
+    if (typeof arg !== "string") {
+      this.bad(p, "must be a default setter's name");
+      return false;
+    }
+    const setters = this.opts.defaultSetters ?? {};
+    if (!Object.hasOwn(setters, arg)) {
+      const near = Object.keys(setters).length
+        ? ` (did you mean ${closest(arg, Object.keys(setters))}?)`
+        : "";
+      this.bad(
+        p,
+        `unknown default setter '${arg}'${near}; register it in extensions.defaultSetters`,
+      );
+      return false;
+    }
+    node.defaultSetter = { name: arg, fn: setters[arg] };
+    return true;
+  }
+
+  /** The rule names of a `check_with` rule (each a custom rule); the unknown ones reported. */
+  private checks(arg: unknown, p: string): string[] {
+    const names = typeof arg === "string" ? [arg] : arg;
+    if (
+      !Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== "string")
+    ) {
+      this.bad(p, "must be a custom rule's name or a list of names");
+      return [];
+    }
+    const rules = this.opts.rules ?? {};
+    const known = (names as string[]).filter((n) => Object.hasOwn(rules, n));
+    for (const name of names as string[]) {
+      if (known.includes(name)) continue;
+      const near = Object.keys(rules).length
+        ? ` (did you mean ${closest(name, Object.keys(rules))}?)`
+        : "";
+      this.bad(p, `unknown check '${name}'${near}; register it in extensions.rules`);
+    }
+    return known;
   }
 
   /**

@@ -14,6 +14,7 @@ export {
   type CompileOptions,
   type CustomRule,
   type CustomType,
+  type DefaultSetter,
   type Issues,
   SchemaError,
   type ValidationContext,

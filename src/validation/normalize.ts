@@ -150,6 +150,7 @@ export function normDict(obj: Doc, dict: DictNode, walk: NormalizeWalk): Doc {
     path.pop();
   }
   const fields = fieldList(dict);
+  let setters: Array<[string, FieldNode]> | undefined;
   for (let i = 0; i < fields.length; i++) {
     const [name, node] = fields[i];
     const cur = out[name];
@@ -163,9 +164,34 @@ export function normDict(obj: Doc, dict: DictNode, walk: NormalizeWalk): Doc {
       const fresh = typeof value === "object" && value !== null ? structuredClone(value) : value;
       out[name] = normField(fresh, node, walk);
       path.pop();
-    }
+    } else if (env.applyDefaults && node.defaultSetter) (setters ??= []).push([name, node]);
   }
+  // As in Cerberus: the setters after the plain defaults, each seeing the level so far.
+  if (setters) { for (const [name, node] of setters) setDefault(out, name, { node, walk }); }
   return out;
+}
+
+/** A missing field's value from its `default_setter` (see DefaultSetter). */
+function setDefault(
+  level: Doc,
+  name: string,
+  { node, walk }: { node: FieldNode; walk: NormalizeWalk },
+): void {
+  const { fn } = node.defaultSetter!;
+  walk.path.push(name);
+  try {
+    const value = fn(level);
+    if (value instanceof Promise) throw new Error("the setter returned a promise");
+    if (value !== undefined) level[name] = normField(value, node, walk);
+  } catch (error) {
+    const issues = walk.env.issues;
+    const message = error instanceof Error ? error.message : String(error);
+    if (issues) {
+      addIssue(issues, walk.path, `default value for '${name}' cannot be set: ${message}`);
+    }
+  } finally {
+    walk.path.pop();
+  }
 }
 
 /**
@@ -209,6 +235,12 @@ function addDefaults(obj: Doc, dict: DictNode, walk: DefaultsWalk): void {
         const fresh = typeof value === "object" && value !== null ? structuredClone(value) : value;
         out[prefix + name] = normField(fresh, node, walk);
         path.pop();
+      } else if (node.defaultSetter) {
+        // The setter sees the level as the PATCH sent it; one that throws sets nothing here
+        // (the PATCH was validated already).
+        const level: Doc = { ...obj };
+        setDefault(level, name, { node, walk });
+        if (level[name] !== undefined) out[prefix + name] = level[name];
       }
     } else if (isPlainObject(v) && node.dict) {
       walk.prefix = `${prefix}${name}.`;

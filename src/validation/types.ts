@@ -55,6 +55,13 @@ export type { CustomType } from "../domain/field-types.ts";
  */
 export type Coercer = (value: unknown) => unknown;
 
+/**
+ * A named `default_setter` function: the value of a field the document lacks, computed from
+ * the dict level it belongs to (the document for a top-level field), or a throw whose message
+ * becomes the field's issue. Synchronous; undefined leaves the field unset.
+ */
+export type DefaultSetter = (doc: Doc) => unknown;
+
 export interface CompileOptions {
   /** Location used in SchemaError messages, e.g. `"DOMAIN.people.schema"`. */
   path: string;
@@ -83,6 +90,8 @@ export interface CompileOptions {
   types?: Record<string, CustomType>;
   /** `coerce` functions by name, besides the built-in `int` and `float`. */
   coercers?: Record<string, Coercer>;
+  /** `default_setter` functions by name. */
+  defaultSetters?: Record<string, DefaultSetter>;
   /**
    * The resource's schema model, built at start-up with the same types; built from the
    * schema when absent.
@@ -170,6 +179,8 @@ export interface FieldNode {
   nullable: boolean;
   readonly: boolean;
   required: boolean;
+  /** `default_setter`: computes the value of a missing field (after the plain defaults). */
+  defaultSetter?: { name: string; fn: DefaultSetter };
   /** `coerce`: the functions the value goes through first, in turn. */
   coerce?: Array<{ name: string; fn: Coercer }>;
   /** `rename`: the name the field's value is moved to (see validation/names.ts). */

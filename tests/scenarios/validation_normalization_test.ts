@@ -6,7 +6,13 @@
  * words, the API description says what requests may send, and malformed rules stop start-up.
  */
 import assert from "node:assert/strict";
-import { type Coercer, createService, SettingsError } from "../../src/mod.ts";
+import {
+  type Coercer,
+  createService,
+  type CustomRule,
+  type DefaultSetter,
+  SettingsError,
+} from "../../src/mod.ts";
 import { sharedService } from "../support/harness.ts";
 import { assertInvalid } from "../support/assertions.ts";
 import type { Json } from "../support/client.ts";
@@ -239,6 +245,18 @@ const coercers: Record<string, Coercer> = {
   nothing: () => undefined,
 };
 
+const defaultSetters: Record<string, DefaultSetter> = {
+  slugify: (doc) => `${doc.code ?? "item"}-${doc.qty ?? 0}`,
+  stamp: (doc) => {
+    if (doc.title === "bad") throw new Error("no stamp for a bad title");
+    return doc.title === "none" ? undefined : String(doc.title ?? "").length;
+  },
+};
+
+const rules: Record<string, CustomRule> = {
+  even_check: { check: (v) => typeof v === "number" && v % 2 !== 0 ? "must be even" : null },
+};
+
 const COERCING = {
   RESOURCE_METHODS: ["GET", "POST"],
   ITEM_METHODS: ["GET", "PATCH"],
@@ -254,10 +272,47 @@ const COERCING = {
         sizes: { type: "list", schema: { type: "integer", coerce: "int" } },
       },
     },
+    setters: {
+      schema: {
+        title: { type: "string" },
+        code: { type: "string", coerce: "lower" },
+        qty: { type: "integer", default: 3 },
+        slug: { type: "string", default_setter: "slugify" },
+        stamp: { type: "integer", default_setter: "stamp" },
+        pair: { type: "integer", check_with: "even_check" },
+      },
+    },
   },
 };
 
-const coercing = sharedService("validation: coerce", COERCING, { extensions: { coercers } });
+const coercing = sharedService("validation: coerce, default_setter, check_with", COERCING, {
+  extensions: { coercers, defaultSetters, rules },
+});
+
+coercing("default_setter: computed after defaults and coercion, from the level", async (api) => {
+  const doc = await created(api, "setters", { title: "Hello", code: "AB" });
+  const read = (await api.get(`setters/${doc._id}`)).body;
+  assert.equal(read.slug, "ab-3");
+  assert.equal(read.stamp, 5);
+  // A value sent wins; a setter's failure is the field's issue.
+  const sent = await created(api, "setters", { title: "x", slug: "mine" });
+  assert.equal((await api.get(`setters/${sent._id}`)).body.slug, "mine");
+  assertInvalid(await api.post("setters", { title: "bad" }), {
+    stamp: "default value for 'stamp' cannot be set: no stamp for a bad title",
+  });
+  // PATCH (normalize_on_patch): a field the stored document lacks gets its setter's value.
+  const bare = await created(api, "setters", { title: "none" });
+  const path = `setters/${bare._id}`;
+  assert.equal((await api.get(path)).body.stamp, undefined);
+  const patched = await api.patch(path, { title: "later" }, { "if-match": bare._etag });
+  assert.equal(patched.status, 200, JSON.stringify(patched.body));
+  assert.equal((await api.get(path)).body.stamp, 5);
+});
+
+coercing("check_with: a custom rule named as Cerberus's check", async (api) => {
+  await created(api, "setters", { title: "t", pair: 4 });
+  assertInvalid(await api.post("setters", { title: "t", pair: 3 }), { pair: "must be even" });
+});
 
 coercing("coerce: built-in int and float, a registered coercer, a chain", async (api) => {
   const doc = await created(api, "items", {
@@ -321,7 +376,7 @@ coercing("coerce: a failure keeps the value and says why, in Cerberus's words", 
   assert.equal((await api.get(`items/${doc._id}`)).body.price, null);
 });
 
-Deno.test("malformed rename, purge_unknown, require_all and coerce rules stop start-up", async () => {
+Deno.test("malformed normalization rules stop start-up, every problem listed", async () => {
   const settings = {
     STORE: "embedded",
     DOMAIN: {
@@ -341,11 +396,17 @@ Deno.test("malformed rename, purge_unknown, require_all and coerce rules stop st
           p: { type: "integer", coerce: "itn" },
           q: { type: "integer", coerce: [] },
           r: { type: "dict", valuesrules: { type: "integer", coerce: "int" } },
+          s: { type: "string", default_setter: "nowhere" },
+          t: { type: "string", default: "a", default_setter: "now" },
+          u: { type: "string", check_with: "nothing" },
         },
       },
     },
   };
-  const error = await createService(settings, { env: false }).then(
+  const error = await createService(settings, {
+    env: false,
+    extensions: { defaultSetters: { now: () => new Date().toISOString() } },
+  }).then(
     () => assert.fail("createService accepted broken normalization rules"),
     (e) => e,
   );
@@ -367,6 +428,10 @@ Deno.test("malformed rename, purge_unknown, require_all and coerce rules stop st
       "register it in extensions.coercers",
       "DOMAIN.bad.schema.q.coerce: must be a coercer's name or a list of names",
       "DOMAIN.bad.schema.r.valuesrules.coerce: not allowed inside rule branches",
+      "DOMAIN.bad.schema.s.default_setter: unknown default setter 'nowhere' (did you mean now?); " +
+      "register it in extensions.defaultSetters",
+      "DOMAIN.bad.schema.t.default_setter: 'default' and 'default_setter' exclude each other",
+      "DOMAIN.bad.schema.u.check_with: unknown check 'nothing'; register it in extensions.rules",
     ]
   ) assert.ok(problems.includes(line), `missing "${line}" in:\n${problems}`);
 });

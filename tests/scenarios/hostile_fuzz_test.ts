@@ -24,7 +24,17 @@ const SETTINGS = {
         born: { type: "datetime" },
         active: { type: "boolean" },
         tags: { type: "list", schema: { type: "string", allowed: ["a", "b", "c"] } },
-        address: { type: "dict", schema: { city: { type: "string" }, zip: { type: "integer" } } },
+        address: {
+          type: "dict",
+          purge_unknown: true,
+          schema: {
+            city: { type: "string" },
+            zip: { type: "integer" },
+            town: { rename: "city" },
+          },
+        },
+        alias: { rename: "name" },
+        level: { type: "integer", coerce: "int", nullable: true },
         friend: { type: "objectid", data_relation: { resource: "people", embeddable: true } },
         location: { type: "point" },
       },
@@ -182,7 +192,18 @@ function fieldValue(rnd: () => number, field: string): unknown {
     case "tags":
       return pick(rnd, [["a"], ["a", "b"], [], ["z"], "a"]);
     case "address":
-      return pick(rnd, [{ city: "Oslo", zip: 1 }, {}, { city: 3 }, { other: 1 }]);
+      return pick(rnd, [
+        { city: "Oslo", zip: 1 },
+        {},
+        { city: 3 },
+        { other: 1 },
+        { town: "Rome", junk: [1] },
+        { town: 5, city: "Oslo" },
+      ]);
+    case "alias":
+      return pick(rnd, ["Ada", 7, null]);
+    case "level":
+      return pick(rnd, ["3", 3.5, "x", null, true, "1_000", " 7 ", "9".repeat(40), [1]]);
     case "friend":
       return pick(rnd, ["5f0c1f0c1f0c1f0c1f0c1f0c", "nope", null]);
     case "location":
@@ -192,7 +213,19 @@ function fieldValue(rnd: () => number, field: string): unknown {
   }
 }
 
-const KNOWN = ["name", "age", "score", "born", "active", "tags", "address", "friend", "location"];
+const KNOWN = [
+  "name",
+  "age",
+  "score",
+  "born",
+  "active",
+  "tags",
+  "address",
+  "friend",
+  "location",
+  "alias",
+  "level",
+];
 const RANGE = ["$gt", "$gte", "$lt", "$lte", "$ne", "$in", "$nin", "$exists", "$regex", "$size"];
 
 /** A filter close to what a client would send: equalities and ranges on known fields. */

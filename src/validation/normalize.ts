@@ -71,13 +71,29 @@ export function normField(v: unknown, node: FieldNode, walk: NormalizeWalk): unk
 
 /** The value through the field's `coerce` functions (see coercers.ts). */
 function namedCoerce(v: unknown, node: FieldNode, walk: NormalizeWalk): unknown {
-  const { value, problem } = coerced(v, node.coerce!);
+  let { value, problem } = coerced(v, node.coerce!);
+  // A coercer may build objects from what the client sent (a JSON text parsed, say): their
+  // names get the checks the document's own got, or the value stays as sent.
+  if (value !== v && problem === undefined && !namesAllowed(value, walk.path)) {
+    problem = NAMES_REFUSED;
+    value = v;
+  }
   const issues = walk.env.issues;
   if (problem !== undefined && issues && !(v === null && node.nullable)) {
     const field = walk.path[walk.path.length - 1] ?? "";
     addIssue(issues, walk.path, `field '${field}' cannot be coerced: ${problem}`);
   }
   return value;
+}
+
+const NAMES_REFUSED = "the value holds a field name a document may not have";
+
+/** Whether a value made by a coercer or default setter holds only names a client may send. */
+function namesAllowed(value: unknown, path: string[]): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  const issues: Issues = {};
+  keyIssues(value, [...path], { allowDots: false, issues });
+  return Object.keys(issues).length === 0;
 }
 
 function normChildren(v: unknown, node: FieldNode, walk: NormalizeWalk): unknown {
@@ -182,6 +198,7 @@ function setDefault(
   try {
     const value = fn(level);
     if (value instanceof Promise) throw new Error("the setter returned a promise");
+    if (!namesAllowed(value, walk.path)) throw new Error(NAMES_REFUSED);
     if (value !== undefined) level[name] = normField(value, node, walk);
   } catch (error) {
     const issues = walk.env.issues;

@@ -243,6 +243,7 @@ const coercers: Record<string, Coercer> = {
     return v;
   },
   nothing: () => undefined,
+  parse: (v) => typeof v === "string" ? JSON.parse(v) : v,
 };
 
 const defaultSetters: Record<string, DefaultSetter> = {
@@ -251,6 +252,7 @@ const defaultSetters: Record<string, DefaultSetter> = {
     if (doc.title === "bad") throw new Error("no stamp for a bad title");
     return doc.title === "none" ? undefined : String(doc.title ?? "").length;
   },
+  extra: (doc) => doc.title === "evil" ? JSON.parse('{"__proto__": {"polluted": 1}}') : undefined,
 };
 
 const rules: Record<string, CustomRule> = {
@@ -270,6 +272,7 @@ const COERCING = {
         broken: { type: "string", coerce: "nothing" },
         box: { type: "dict", schema: { side: { type: "integer", coerce: "int", default: "7" } } },
         sizes: { type: "list", schema: { type: "integer", coerce: "int" } },
+        meta: { type: "dict", coerce: "parse", allow_unknown: true },
       },
     },
     setters: {
@@ -280,6 +283,7 @@ const COERCING = {
         slug: { type: "string", default_setter: "slugify" },
         stamp: { type: "integer", default_setter: "stamp" },
         pair: { type: "integer", check_with: "even_check" },
+        extra: { type: "dict", default_setter: "extra", allow_unknown: true },
       },
     },
   },
@@ -300,6 +304,12 @@ coercing("default_setter: computed after defaults and coercion, from the level",
   assertInvalid(await api.post("setters", { title: "bad" }), {
     stamp: "default value for 'stamp' cannot be set: no stamp for a bad title",
   });
+  // A setter's value gets the checks of a client's names too.
+  assertInvalid(await api.post("setters", { title: "evil" }), {
+    extra: "default value for 'extra' cannot be set: " +
+      "the value holds a field name a document may not have",
+  });
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
   // PATCH (normalize_on_patch): a field the stored document lacks gets its setter's value.
   const bare = await created(api, "setters", { title: "none" });
   const path = `setters/${bare._id}`;
@@ -371,6 +381,18 @@ coercing("coerce: a failure keeps the value and says why, in Cerberus's words", 
     description: "Coerced by 'int' then 'positive' before the field's rules apply.",
   });
   assert.equal(schemas["items.item"].properties.qty.type, "integer");
+  // What a coercer builds from a client's value gets the checks of the client's own names.
+  const meta = await created(api, "items", { meta: '{"a": {"b": 1}}' });
+  assert.deepEqual((await api.get(`items/${meta._id}`)).body.meta, { a: { b: 1 } });
+  for (const text of ['{"$where": "1"}', '{"a": {"__proto__": {"x": 1}}}', '{"a.b": 1}']) {
+    const res = await api.post("items", { meta: text });
+    assert.equal(res.status, 422, text);
+    assert.match(
+      res.body._issues.meta,
+      /^field 'meta' cannot be coerced: the value holds a field name a document may not have/,
+    );
+  }
+  assert.equal(({} as Record<string, unknown>).x, undefined);
   // null in a nullable field is not a failure.
   const doc = await created(api, "items", { price: null });
   assert.equal((await api.get(`items/${doc._id}`)).body.price, null);

@@ -45,6 +45,8 @@ export interface SchemaField {
   readonly required: boolean;
   /** A dict field's `rename`: the name its value is moved to before anything else. */
   readonly rename?: string;
+  /** A field of a dict (not a list's member or item, value or key rules, or a branch). */
+  readonly inDict: boolean;
   readonly default?: { readonly value: unknown };
   /** Its own `data_relation`. */
   readonly relation?: DataRelation;
@@ -221,6 +223,7 @@ class Builder {
       plain: w.plain,
       nullable: rules.nullable === true,
       readonly: w.plain && rules.readonly === true,
+      inDict: w.inDict,
       required: w.plain &&
         (typeof rules.required === "boolean"
           ? rules.required

@@ -100,10 +100,13 @@ class Translator {
   private field(wrapper: Readonly<Json>, node: Node, path: string): Json | null {
     const rules = isObject(wrapper.else) ? wrapper.else : wrapper;
     const nullable = wrapper.then === true;
-    if (node?.rename !== undefined) {
+    if (node?.rename !== undefined || node?.renameHandler) {
       // Only requests carry it: its value is stored under the new name.
       if (this.options.mode === "output") return null;
-      return { writeOnly: true, description: `Stored as '${node.rename}'.` };
+      const description = node.rename !== undefined
+        ? `Stored as '${node.rename}'.`
+        : `Renamed by ${node.renameHandler!.map((c) => `'${c.name}'`).join(" then ")} first.`;
+      return { writeOnly: true, description };
     }
     if (node?.coerce?.length && this.options.mode !== "output") {
       // A request may send any value: the coercers make it what the rules then check.

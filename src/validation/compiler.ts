@@ -27,6 +27,8 @@ type Json = Record<string, unknown>;
 interface Where {
   path: string;
   inList: boolean;
+  /** The rules of a dict's unknown names (`allow_unknown: {...}`). */
+  unknownRules?: boolean;
 }
 
 /** A rule set being compiled: where it sits, and the node and JSON Schema it fills in. */
@@ -157,8 +159,21 @@ export class SchemaCompiler {
           bool() && plainOnly();
           break;
         case "coerce":
-          this.coerce(arg, p, node) && plainOnly();
+          // Also in the rules of a dict's unknown names, as in Cerberus.
+          this.coerce(arg, p, node) && !w.unknownRules && plainOnly();
           break;
+        case "rename_handler": {
+          // A dict field's, or the rules of a dict's unknown names (Cerberus's two places).
+          const fns = this.coercers(arg, p);
+          if (!fns) break;
+          if (w.unknownRules) node.renameHandler = fns;
+          else if (!plainOnly()) break;
+          else if (!field.inDict) this.bad(p, "only a dict's fields can be renamed");
+          else if (Object.hasOwn(rules, "rename")) {
+            this.bad(p, "'rename' and 'rename_handler' exclude each other");
+          } else node.renameHandler = fns;
+          break;
+        }
         case "default_setter":
           if (this.defaultSetter(arg, p, node) && plainOnly() && Object.hasOwn(rules, "default")) {
             this.bad(p, "'default' and 'default_setter' exclude each other");
@@ -303,7 +318,11 @@ export class SchemaCompiler {
     }
     const unknown = field.dict?.unknown;
     if (typeof unknown === "object") {
-      const u = this.field(unknown, { ...w, path: `${w.path}.allow_unknown` });
+      const u = this.field(unknown, {
+        ...w,
+        path: `${w.path}.allow_unknown`,
+        unknownRules: true,
+      });
       node.dict ??= { fields: new Map(), unknown: true, purge: false };
       node.dict.unknown = u.node;
       json.additionalProperties = u.json;
@@ -313,12 +332,19 @@ export class SchemaCompiler {
 
   /** Reads a `coerce` rule into `node`; false when it is malformed (reported). */
   private coerce(arg: unknown, p: string, node: FieldNode): boolean {
+    const fns = this.coercers(arg, p);
+    if (fns) node.coerce = fns;
+    return fns !== null;
+  }
+
+  /** The coercers a `coerce` or `rename_handler` rule names; null when malformed (reported). */
+  private coercers(arg: unknown, p: string): Array<{ name: string; fn: Coercer }> | null {
     const names = typeof arg === "string" ? [arg] : arg;
     if (
       !Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== "string")
     ) {
       this.bad(p, "must be a coercer's name or a list of names");
-      return false;
+      return null;
     }
     const known = [...Object.keys(BUILTIN_COERCERS), ...Object.keys(this.opts.coercers ?? {})];
     const fns: Array<{ name: string; fn: Coercer }> = [];
@@ -333,8 +359,7 @@ export class SchemaCompiler {
         );
       }
     }
-    node.coerce = fns;
-    return fns.length === names.length;
+    return fns.length === names.length ? fns : null;
   }
 
   /** Reads a `default_setter` rule into `node`; false when it is malformed (reported). */

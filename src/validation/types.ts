@@ -185,6 +185,11 @@ export interface FieldNode {
   coerce?: Array<{ name: string; fn: Coercer }>;
   /** `rename`: the name the field's value is moved to (see validation/names.ts). */
   rename?: string;
+  /**
+   * `rename_handler`: coercers that make the name the value is moved to from the name sent
+   * (a dict field's own, or the rules of a dict's unknown names).
+   */
+  renameHandler?: Array<{ name: string; fn: Coercer }>;
   unique: boolean;
   /** `unique_to_user`: unique among the documents of the requester (AUTH_FIELD). */
   uniqueToUser?: boolean;

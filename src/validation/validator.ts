@@ -174,7 +174,7 @@ class Compiled implements CompiledSchema {
     // Hostile names stop here: no later step walks or copies the document.
     if (keyIssues(sent, [], { allowDots: dotted, issues })) return { doc: sent, issues };
     // Renamed and purged first: every later step sees the document Cerberus would.
-    const input = renamedAndPurged(sent, this.root, { dotted });
+    const input = renamedAndPurged(sent, this.root, { dotted, issues });
     const expanded = dotted ? expandDotted(input, issues) : input;
     const original = ctx.mode === "create" ? undefined : ctx.original;
     this.metaIssues(expanded, original, issues);

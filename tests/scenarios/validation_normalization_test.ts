@@ -244,6 +244,7 @@ const coercers: Record<string, Coercer> = {
   },
   nothing: () => undefined,
   parse: (v) => typeof v === "string" ? JSON.parse(v) : v,
+  dotted: (v) => `${v}.x`,
 };
 
 const defaultSetters: Record<string, DefaultSetter> = {
@@ -286,6 +287,19 @@ const COERCING = {
         extra: { type: "dict", default_setter: "extra", allow_unknown: true },
       },
     },
+    handled: {
+      schema: {
+        Title: { rename_handler: "lower" },
+        title: { type: "string" },
+        counts: {
+          type: "dict",
+          allow_unknown: { type: "integer", rename_handler: "lower", coerce: "int" },
+          schema: { a: { type: "integer", coerce: "int" } },
+        },
+        Weird: { rename_handler: "positive" },
+        Dot: { rename_handler: "dotted" },
+      },
+    },
   },
 };
 
@@ -317,6 +331,30 @@ coercing("default_setter: computed after defaults and coercion, from the level",
   const patched = await api.patch(path, { title: "later" }, { "if-match": bare._etag });
   assert.equal(patched.status, 200, JSON.stringify(patched.body));
   assert.equal((await api.get(path)).body.stamp, 5);
+});
+
+coercing("rename_handler: a field's name, or every unknown name, through coercers", async (api) => {
+  const doc = await created(api, "handled", { Title: "Hi", counts: { A: "3", B: "4", c: 5 } });
+  const read = (await api.get(`handled/${doc._id}`)).body;
+  assert.equal(read.title, "Hi");
+  assert.equal(read.Title, undefined);
+  assert.deepEqual(read.counts, { a: 3, b: 4, c: 5 });
+  // A failing handler, or one making a name no client could send, keeps the name sent.
+  assertInvalid(await api.post("handled", { Weird: 1, Dot: 2 }), {
+    Weird: "field 'Weird' cannot be renamed: Weird is not positive",
+    Dot: "field 'Dot' cannot be renamed: 'Dot.x' is no field name",
+  });
+  const patch = await api.patch(`handled/${doc._id}`, { "counts.D": "7" }, {
+    "if-match": doc._etag,
+  });
+  assert.equal(patch.status, 200, JSON.stringify(patch.body));
+  assert.deepEqual((await api.get(`handled/${doc._id}`)).body.counts, { a: 3, b: 4, c: 5, d: 7 });
+  const schemas = (await api.get("openapi.json")).body.components.schemas;
+  assert.deepEqual(schemas["handled.input"].properties.Title, {
+    writeOnly: true,
+    description: "Renamed by 'lower' first.",
+  });
+  assert.equal(schemas["handled.item"].properties.Title, undefined);
 });
 
 coercing("check_with: a custom rule named as Cerberus's check", async (api) => {
@@ -421,6 +459,9 @@ Deno.test("malformed normalization rules stop start-up, every problem listed", a
           s: { type: "string", default_setter: "nowhere" },
           t: { type: "string", default: "a", default_setter: "now" },
           u: { type: "string", check_with: "nothing" },
+          v: { rename: "w", rename_handler: "int" },
+          w: { type: "list", schema: { type: "string", rename_handler: "int" } },
+          x: { rename_handler: "lowr" },
         },
       },
     },
@@ -454,6 +495,9 @@ Deno.test("malformed normalization rules stop start-up, every problem listed", a
       "register it in extensions.defaultSetters",
       "DOMAIN.bad.schema.t.default_setter: 'default' and 'default_setter' exclude each other",
       "DOMAIN.bad.schema.u.check_with: unknown check 'nothing'; register it in extensions.rules",
+      "DOMAIN.bad.schema.v.rename_handler: 'rename' and 'rename_handler' exclude each other",
+      "DOMAIN.bad.schema.w.schema.rename_handler: only a dict's fields can be renamed",
+      "DOMAIN.bad.schema.x.rename_handler: unknown coercer 'lowr'",
     ]
   ) assert.ok(problems.includes(line), `missing "${line}" in:\n${problems}`);
 });

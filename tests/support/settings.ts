@@ -1,10 +1,16 @@
 /** Settings checks without a store: what `prepare` refuses, as the list of problems. */
-import { prepare, SettingsError } from "../../src/mod.ts";
+import { prepare, type ServiceOptions, SettingsError } from "../../src/mod.ts";
 
-/** The problems `prepare` lists for `raw` (environment ignored); none when it accepts them. */
-export function settingsProblems(raw: Record<string, unknown>): string[] {
+/**
+ * The problems `prepare` lists for `raw` (environment ignored; `options.extensions` as the
+ * service would get them); none when it accepts them.
+ */
+export function settingsProblems(
+  raw: Record<string, unknown>,
+  options: Pick<ServiceOptions, "extensions"> = {},
+): string[] {
   try {
-    prepare(raw, { env: false });
+    prepare(raw, { ...options, env: false });
   } catch (error) {
     if (error instanceof SettingsError) return error.problems;
     throw error;

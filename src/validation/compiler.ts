@@ -118,7 +118,10 @@ export class SchemaCompiler {
   }
 
   /** Compiles one rule set into a node and the JSON Schema applied to non-null values. */
-  private rules(field: SchemaField, w: Where): { node: FieldNode; json: Json } {
+  private rules(field: SchemaField, where: Where): { node: FieldNode; json: Json } {
+    // The unknown names' own rule set, not the rule sets nested in it.
+    const unknownRules = where.unknownRules === true;
+    const w: Where = unknownRules ? { ...where, unknownRules: false } : where;
     const rules = field.rules;
     const node: FieldNode = {
       path: field.path,
@@ -160,13 +163,13 @@ export class SchemaCompiler {
           break;
         case "coerce":
           // Also in the rules of a dict's unknown names, as in Cerberus.
-          this.coerce(arg, p, node) && !w.unknownRules && plainOnly();
+          this.coerce(arg, p, node) && !unknownRules && plainOnly();
           break;
         case "rename_handler": {
           // A dict field's, or the rules of a dict's unknown names (Cerberus's two places).
           const fns = this.coercers(arg, p);
           if (!fns) break;
-          if (w.unknownRules) node.renameHandler = fns;
+          if (unknownRules) node.renameHandler = fns;
           else if (!plainOnly()) break;
           else if (!field.inDict) this.bad(p, "only a dict's fields can be renamed");
           else if (Object.hasOwn(rules, "rename")) {

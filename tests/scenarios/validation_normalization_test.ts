@@ -457,6 +457,10 @@ Deno.test("malformed normalization rules stop start-up, every problem listed", (
           v: { rename: "w", rename_handler: "int" },
           w: { type: "list", schema: { type: "string", rename_handler: "int" } },
           x: { rename_handler: "lowr" },
+          y: {
+            type: "dict",
+            allow_unknown: { type: "dict", schema: { q: { rename_handler: "int" } } },
+          },
         },
       },
     },
@@ -487,6 +491,7 @@ Deno.test("malformed normalization rules stop start-up, every problem listed", (
       "DOMAIN.bad.schema.v.rename_handler: 'rename' and 'rename_handler' exclude each other",
       "DOMAIN.bad.schema.w.schema.rename_handler: only a dict's fields can be renamed",
       "DOMAIN.bad.schema.x.rename_handler: unknown coercer 'lowr'",
+      "DOMAIN.bad.schema.y.allow_unknown.schema.q.rename_handler: not allowed inside rule branches",
     ]
   ) assert.ok(problems.includes(line), `missing "${line}" in:\n${problems}`);
 });

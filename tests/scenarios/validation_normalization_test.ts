@@ -8,9 +8,8 @@
 import assert from "node:assert/strict";
 import type { Coercer, CustomRule, DefaultSetter } from "../../src/mod.ts";
 import { sharedService } from "../support/harness.ts";
-import { assertInvalid } from "../support/assertions.ts";
+import { assertCreated, assertInvalid } from "../support/assertions.ts";
 import { settingsProblems } from "../support/settings.ts";
-import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST"],
@@ -70,18 +69,8 @@ const SETTINGS = {
 
 const shared = sharedService("validation: rename, purge_unknown, require_all", SETTINGS);
 
-async function created(
-  api: { post(p: string, b: unknown): Promise<Json> },
-  path: string,
-  doc: unknown,
-) {
-  const res = await api.post(path, doc);
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body;
-}
-
 shared("rename: the value is stored and validated under the new name", async (api) => {
-  const doc = await created(api, "contacts", { mail: "a@x.org", nick: "Ann" });
+  const doc = await assertCreated(api, "contacts", { mail: "a@x.org", nick: "Ann" });
   const read = (await api.get(`contacts/${doc._id}`)).body;
   assert.equal(read.email, "a@x.org");
   assert.equal(read.name, "Ann");
@@ -92,14 +81,14 @@ shared("rename: the value is stored and validated under the new name", async (ap
     email: "value does not match regex '[^@]+@[^@]+'",
   });
   // Sent under both names, the renamed value wins (as in Cerberus).
-  const both = await created(api, "contacts", { name: "Bob", nick: "Rob" });
+  const both = await assertCreated(api, "contacts", { name: "Bob", nick: "Rob" });
   assert.equal((await api.get(`contacts/${both._id}`)).body.name, "Rob");
 });
 
 shared("rename cannot reach a read-only or meta field", async (api) => {
   assertInvalid(await api.post("contacts", { locked: 5 }), { level: "field is read-only" });
   assertInvalid(await api.post("contacts", { stamp: "x" }), { _created: "field is read-only" });
-  const doc = await created(api, "contacts", { name: "Cy" });
+  const doc = await assertCreated(api, "contacts", { name: "Cy" });
   const path = `contacts/${doc._id}`;
   assertInvalid(await api.patch(path, { locked: 9 }, { "if-match": doc._etag }), {
     level: "field is read-only",
@@ -108,7 +97,7 @@ shared("rename cannot reach a read-only or meta field", async (api) => {
 });
 
 shared("purge_unknown: unknown names of the dict and of dicts below are dropped", async (api) => {
-  const doc = await created(api, "contacts", {
+  const doc = await assertCreated(api, "contacts", {
     name: "Di",
     address: {
       town: "Lyon",
@@ -149,7 +138,7 @@ shared("purge_unknown: unknown names of the dict and of dicts below are dropped"
 });
 
 shared("PATCH: renamed keys, dotted ones too; purged keys change nothing", async (api) => {
-  const doc = await created(api, "contacts", { name: "Fay", address: { city: "Rome" } });
+  const doc = await assertCreated(api, "contacts", { name: "Fay", address: { city: "Rome" } });
   const path = `contacts/${doc._id}`;
   let etag = doc._etag as string;
   const patch = async (body: unknown) => {
@@ -172,7 +161,7 @@ shared("PATCH: renamed keys, dotted ones too; purged keys change nothing", async
 });
 
 shared("PUT renames and purges as POST does", async (api) => {
-  const doc = await created(api, "contacts", { name: "Gil" });
+  const doc = await assertCreated(api, "contacts", { name: "Gil" });
   const path = `contacts/${doc._id}`;
   const put = await api.put(path, { nick: "Gill", address: { town: "Nice", x: 1 } }, {
     "if-match": doc._etag,
@@ -204,7 +193,7 @@ shared("require_all: every field of the dict and of dicts below is required", as
     parts: { inner: { x: "required field" } },
   });
   // `required: false` opts out; a renamed field is not required (its value moves on).
-  const doc = await created(api, "forms", { parts: { a: 1, old: 2, inner: { x: "x" } } });
+  const doc = await assertCreated(api, "forms", { parts: { a: 1, old: 2, inner: { x: "x" } } });
   const path = `forms/${doc._id}`;
   assert.deepEqual((await api.get(path)).body.parts, { a: 1, b: 2, inner: { x: "x" } });
   // The top level has no require_all, and PATCH names only what changes.
@@ -303,12 +292,12 @@ const coercing = sharedService("validation: coerce, default_setter, check_with",
 });
 
 coercing("default_setter: computed after defaults and coercion, from the level", async (api) => {
-  const doc = await created(api, "setters", { title: "Hello", code: "AB" });
+  const doc = await assertCreated(api, "setters", { title: "Hello", code: "AB" });
   const read = (await api.get(`setters/${doc._id}`)).body;
   assert.equal(read.slug, "ab-3");
   assert.equal(read.stamp, 5);
   // A value sent wins; a setter's failure is the field's issue.
-  const sent = await created(api, "setters", { title: "x", slug: "mine" });
+  const sent = await assertCreated(api, "setters", { title: "x", slug: "mine" });
   assert.equal((await api.get(`setters/${sent._id}`)).body.slug, "mine");
   assertInvalid(await api.post("setters", { title: "bad" }), {
     stamp: "default value for 'stamp' cannot be set: no stamp for a bad title",
@@ -320,7 +309,7 @@ coercing("default_setter: computed after defaults and coercion, from the level",
   });
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
   // PATCH (normalize_on_patch): a field the stored document lacks gets its setter's value.
-  const bare = await created(api, "setters", { title: "none" });
+  const bare = await assertCreated(api, "setters", { title: "none" });
   const path = `setters/${bare._id}`;
   assert.equal((await api.get(path)).body.stamp, undefined);
   const patched = await api.patch(path, { title: "later" }, { "if-match": bare._etag });
@@ -329,7 +318,10 @@ coercing("default_setter: computed after defaults and coercion, from the level",
 });
 
 coercing("rename_handler: a field's name, or every unknown name, through coercers", async (api) => {
-  const doc = await created(api, "handled", { Title: "Hi", counts: { A: "3", B: "4", c: 5 } });
+  const doc = await assertCreated(api, "handled", {
+    Title: "Hi",
+    counts: { A: "3", B: "4", c: 5 },
+  });
   const read = (await api.get(`handled/${doc._id}`)).body;
   assert.equal(read.title, "Hi");
   assert.equal(read.Title, undefined);
@@ -353,12 +345,12 @@ coercing("rename_handler: a field's name, or every unknown name, through coercer
 });
 
 coercing("check_with: a custom rule named as Cerberus's check", async (api) => {
-  await created(api, "setters", { title: "t", pair: 4 });
+  await assertCreated(api, "setters", { title: "t", pair: 4 });
   assertInvalid(await api.post("setters", { title: "t", pair: 3 }), { pair: "must be even" });
 });
 
 coercing("coerce: built-in int and float, a registered coercer, a chain", async (api) => {
-  const doc = await created(api, "items", {
+  const doc = await assertCreated(api, "items", {
     qty: "12",
     price: "2.50",
     code: "ABC",
@@ -374,7 +366,7 @@ coercing("coerce: built-in int and float, a registered coercer, a chain", async 
   assert.deepEqual(read.box, { side: 4 });
   assert.deepEqual(read.sizes, [1, 2, 3]);
   // A default goes through the coercer too (Cerberus: defaults, then coercion).
-  const boxed = await created(api, "items", { box: {} });
+  const boxed = await assertCreated(api, "items", { box: {} });
   assert.deepEqual((await api.get(`items/${boxed._id}`)).body.box, { side: 7 });
   // PATCH coerces what it sends.
   const patched = await api.patch(`items/${doc._id}`, { qty: "40", "box.side": "5" }, {
@@ -415,7 +407,7 @@ coercing("coerce: a failure keeps the value and says why, in Cerberus's words", 
   });
   assert.equal(schemas["items.item"].properties.qty.type, "integer");
   // What a coercer builds from a client's value gets the checks of the client's own names.
-  const meta = await created(api, "items", { meta: '{"a": {"b": 1}}' });
+  const meta = await assertCreated(api, "items", { meta: '{"a": {"b": 1}}' });
   assert.deepEqual((await api.get(`items/${meta._id}`)).body.meta, { a: { b: 1 } });
   for (const text of ['{"$where": "1"}', '{"a": {"__proto__": {"x": 1}}}', '{"a.b": 1}']) {
     const res = await api.post("items", { meta: text });
@@ -427,7 +419,7 @@ coercing("coerce: a failure keeps the value and says why, in Cerberus's words", 
   }
   assert.equal(({} as Record<string, unknown>).x, undefined);
   // null in a nullable field is not a failure.
-  const doc = await created(api, "items", { price: null });
+  const doc = await assertCreated(api, "items", { price: null });
   assert.equal((await api.get(`items/${doc._id}`)).body.price, null);
 });
 

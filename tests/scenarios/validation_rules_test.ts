@@ -6,8 +6,7 @@
 import assert from "node:assert/strict";
 import { createService, SettingsError } from "../../src/mod.ts";
 import { scenario, sharedService } from "../support/harness.ts";
-import { assertInvalid } from "../support/assertions.ts";
-import type { Json } from "../support/client.ts";
+import { assertCreated, assertInvalid } from "../support/assertions.ts";
 
 const METHODS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -86,22 +85,12 @@ const SETTINGS = {
 };
 
 /** Asserts a single-document validation error with exactly `issues`. */
-async function assertValid(
-  api: { post(p: string, b: unknown): Promise<Json> },
-  path: string,
-  doc: unknown,
-) {
-  const res = await api.post(path, doc);
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body;
-}
-
 // Scenarios that read back only the documents they stored share one service per store.
 const shared = sharedService("validation rules", SETTINGS);
 
 shared("minlength / maxlength bound strings and lists", async (api) => {
-  await assertValid(api, "people", { name: "ab", tags: ["x"] });
-  await assertValid(api, "people", { name: "abcde", tags: ["x", "y"] });
+  await assertCreated(api, "people", { name: "ab", tags: ["x"] });
+  await assertCreated(api, "people", { name: "abcde", tags: ["x", "y"] });
   assertInvalid(await api.post("people", { name: "a", tags: [] }), {
     name: "min length is 2",
     tags: "min length is 1",
@@ -113,8 +102,8 @@ shared("minlength / maxlength bound strings and lists", async (api) => {
 });
 
 shared("min / max bound numbers", async (api) => {
-  await assertValid(api, "people", { name: "ab", age: 0, score: 0.5 });
-  await assertValid(api, "people", { name: "ab", age: 130 });
+  await assertCreated(api, "people", { name: "ab", age: 0, score: 0.5 });
+  await assertCreated(api, "people", { name: "ab", age: 130 });
   assertInvalid(await api.post("people", { name: "ab", age: -1, score: 0.4 }), {
     age: "min value is 0",
     score: "min value is 0.5",
@@ -124,7 +113,7 @@ shared("min / max bound numbers", async (api) => {
 
 shared("required: a missing field is refused on POST and PUT", async (api) => {
   assertInvalid(await api.post("people", { age: 3 }), { name: "required field" });
-  const created = await assertValid(api, "people", { name: "ab" });
+  const created = await assertCreated(api, "people", { name: "ab" });
   const put = await api.put(`people/${created._id}`, { age: 4 }, { "if-match": created._etag });
   assertInvalid(put, { name: "required field" });
   // PATCH names only what changes: a required field it does not name is not missing.
@@ -135,7 +124,7 @@ shared("required: a missing field is refused on POST and PUT", async (api) => {
 });
 
 shared("allowed: a value, or each member of a list", async (api) => {
-  await assertValid(api, "people", { name: "ab", role: "admin", perms: ["read", "write"] });
+  await assertCreated(api, "people", { name: "ab", role: "admin", perms: ["read", "write"] });
   assertInvalid(await api.post("people", { name: "ab", role: "root" }), {
     role: "unallowed value root",
   });
@@ -145,7 +134,7 @@ shared("allowed: a value, or each member of a list", async (api) => {
 });
 
 shared("regex: the whole value must match", async (api) => {
-  await assertValid(api, "people", { name: "ab", code: "ABC-12" });
+  await assertCreated(api, "people", { name: "ab", code: "ABC-12" });
   assertInvalid(await api.post("people", { name: "ab", code: "ABC-12x" }), {
     code: "value does not match regex '[A-Z]{3}-\\d+'",
   });
@@ -155,14 +144,14 @@ shared("regex: the whole value must match", async (api) => {
 });
 
 shared("empty: false refuses an empty string", async (api) => {
-  await assertValid(api, "people", { name: "ab", title: "x" });
+  await assertCreated(api, "people", { name: "ab", title: "x" });
   assertInvalid(await api.post("people", { name: "ab", title: "" }), {
     title: "empty values not allowed",
   });
 });
 
 shared("nullable: null only where allowed", async (api) => {
-  const created = await assertValid(api, "people", { name: "ab", nick: null });
+  const created = await assertCreated(api, "people", { name: "ab", nick: null });
   assert.equal((await api.get(`people/${created._id}`)).body.nick, null);
   assertInvalid(await api.post("people", { name: "ab", strict: null }), {
     strict: "null value not allowed",
@@ -170,8 +159,8 @@ shared("nullable: null only where allowed", async (api) => {
 });
 
 shared("default: assigned on POST when the field is missing", async (api) => {
-  const a = await assertValid(api, "people", { name: "ab" });
-  const b = await assertValid(api, "people", { name: "cd", status: "done" });
+  const a = await assertCreated(api, "people", { name: "ab" });
+  const b = await assertCreated(api, "people", { name: "cd", status: "done" });
   assert.equal((await api.get(`people/${a._id}`)).body.status, "new");
   assert.equal((await api.get(`people/${a._id}`)).body.counter, 0);
   assert.equal((await api.get(`people/${b._id}`)).body.status, "done");
@@ -181,7 +170,7 @@ shared("readonly: refused on POST, PATCH and PUT unless unchanged", async (api) 
   assertInvalid(await api.post("people", { name: "ab", counter: 5 }), {
     counter: "field is read-only",
   });
-  const created = await assertValid(api, "people", { name: "ab" });
+  const created = await assertCreated(api, "people", { name: "ab" });
   const path = `people/${created._id}`;
   assertInvalid(await api.patch(path, { counter: 1 }, { "if-match": created._etag }), {
     counter: "field is read-only",
@@ -198,7 +187,7 @@ shared("readonly: refused on POST, PATCH and PUT unless unchanged", async (api) 
 });
 
 shared("schema: nested dict and list member rules, issues nested", async (api) => {
-  await assertValid(api, "nested", {
+  await assertCreated(api, "nested", {
     address: { city: "Rome", zip: "00100", geo: { lat: 41.9 } },
     rows: [{ sku: "a", qty: 1 }],
     ints: [1, 9],
@@ -221,8 +210,8 @@ shared("schema: nested dict and list member rules, issues nested", async (api) =
 });
 
 shared("dependencies: a field needs another (or one of its values)", async (api) => {
-  await assertValid(api, "deps", { street: "Main", city: "X", email: "a@b" });
-  await assertValid(api, "deps", { card: "1234", payment: "card", phone: "1" });
+  await assertCreated(api, "deps", { street: "Main", city: "X", email: "a@b" });
+  await assertCreated(api, "deps", { card: "1234", payment: "card", phone: "1" });
   assertInvalid(await api.post("deps", { street: "Main", email: "a@b" }), {
     street: "field 'city' is required",
   });
@@ -244,7 +233,7 @@ shared("excludes: fields that cannot be sent together", async (api) => {
 });
 
 shared("keysrules / valuesrules check every key and value of a dict", async (api) => {
-  await assertValid(api, "maps", { counts: { a: 1, bc: 0 } });
+  await assertCreated(api, "maps", { counts: { a: 1, bc: 0 } });
   assertInvalid(await api.post("maps", { counts: { a: -1, B: 2, c: "x" } }), {
     counts: {
       a: "min value is 0",
@@ -255,8 +244,8 @@ shared("keysrules / valuesrules check every key and value of a dict", async (api
 });
 
 shared("anyof / oneof / anyof_type", async (api) => {
-  await assertValid(api, "maps", { any: 10, one: -1, typed: true });
-  await assertValid(api, "maps", { any: "x", one: 11, typed: [1] });
+  await assertCreated(api, "maps", { any: 10, one: -1, typed: true });
+  await assertCreated(api, "maps", { any: "x", one: 11, typed: [1] });
   assertInvalid(await api.post("maps", { any: 5, one: 5, typed: "x" }), {
     any: "no definitions validate",
     one: "none or more than one rule validate",
@@ -273,7 +262,7 @@ shared("unknown fields are refused by default", async (api) => {
 
 shared("allow_unknown per resource stores unknown fields as sent", async (api) => {
   const doc = { name: "x", extra: { deep: [1, "two", { t: true }] }, n: 1.5 };
-  const created = await assertValid(api, "open", doc);
+  const created = await assertCreated(api, "open", doc);
   const item = (await api.get(`open/${created._id}`)).body;
   assert.deepEqual(item.extra, doc.extra);
   assert.equal(item.n, 1.5);
@@ -284,7 +273,7 @@ scenario(
   "ALLOW_UNKNOWN globally stores unknown fields everywhere",
   { ...SETTINGS, ALLOW_UNKNOWN: true },
   async (api) => {
-    const created = await assertValid(api, "people", { name: "ab", hobby: "chess" });
+    const created = await assertCreated(api, "people", { name: "ab", hobby: "chess" });
     assert.equal((await api.get(`people/${created._id}`)).body.hobby, "chess");
     const patched = await api.patch(`people/${created._id}`, { shoe: 42 }, {
       "if-match": created._etag,
@@ -297,7 +286,7 @@ scenario(
 );
 
 shared("allow_unknown per nested dict", async (api) => {
-  const created = await assertValid(api, "loose", { meta: { v: 1, free: "x" }, fixed: { v: 2 } });
+  const created = await assertCreated(api, "loose", { meta: { v: 1, free: "x" }, fixed: { v: 2 } });
   assert.deepEqual((await api.get(`loose/${created._id}`)).body.meta, { v: 1, free: "x" });
   assertInvalid(await api.post("loose", { meta: { v: "x" }, fixed: { v: 1, free: "x" } }), {
     meta: { v: "must be of integer type" },

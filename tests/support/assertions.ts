@@ -22,6 +22,14 @@ export const RFC1123_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{
 /** The message of a validation error on one document. */
 const ONE_INVALID = "Insertion failure: 1 document(s) contain(s) error(s)";
 
+/** POSTs one document, asserts it was created (201) and returns the answer's body. */
+// deno-lint-ignore no-explicit-any
+export async function assertCreated(api: Client, path: string, doc: unknown): Promise<any> {
+  const res = await api.post(path, doc);
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body;
+}
+
 /** Asserts the whole validation-error answer for one document, with exactly `issues`. */
 // deno-lint-ignore no-explicit-any
 export function assertInvalid(res: { status: number; body: any }, issues: unknown, status = 422) {

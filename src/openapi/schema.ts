@@ -105,13 +105,14 @@ class Translator {
       if (this.options.mode === "output") return null;
       const description = node.rename !== undefined
         ? `Stored as '${node.rename}'.`
-        : `Renamed by ${node.renameHandler!.map((c) => `'${c.name}'`).join(" then ")} first.`;
+        : `Renamed by ${chainNames(node.renameHandler!)} first.`;
       return { writeOnly: true, description };
     }
     if (node?.coerce?.length && this.options.mode !== "output") {
       // A request may send any value: the coercers make it what the rules then check.
-      const names = node.coerce.map((c) => `'${c.name}'`).join(" then ");
-      return { description: `Coerced by ${names} before the field's rules apply.` };
+      return {
+        description: `Coerced by ${chainNames(node.coerce)} before the field's rules apply.`,
+      };
     }
     const types = (rules.eveType ?? []) as string[];
     if (types.length && types.every((t) => t === "media")) {
@@ -322,4 +323,9 @@ function appendDescription(schema: Json, text: string) {
 
 function isObject(v: unknown): v is Json {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The names of a chain of coercers, as the description shows them (`'int' then 'positive'`). */
+function chainNames(coercers: ReadonlyArray<{ name: string }>): string {
+  return coercers.map((c) => `'${c.name}'`).join(" then ");
 }

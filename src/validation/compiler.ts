@@ -342,25 +342,14 @@ export class SchemaCompiler {
 
   /** The coercers a `coerce` or `rename_handler` rule names; null when malformed (reported). */
   private coercers(arg: unknown, p: string): Array<{ name: string; fn: Coercer }> | null {
-    const names = typeof arg === "string" ? [arg] : arg;
-    if (
-      !Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== "string")
-    ) {
-      this.bad(p, "must be a coercer's name or a list of names");
-      return null;
-    }
+    const names = this.nameList(arg, p, "a coercer's name");
+    if (!names) return null;
     const known = [...Object.keys(BUILTIN_COERCERS), ...Object.keys(this.opts.coercers ?? {})];
     const fns: Array<{ name: string; fn: Coercer }> = [];
-    for (const name of names as string[]) {
+    for (const name of names) {
       const fn = coercerNamed(name, this.opts.coercers);
       if (fn) fns.push({ name, fn });
-      else {
-        this.bad(
-          p,
-          `unknown coercer '${name}' (did you mean ${closest(name, known)}?); ` +
-            "register it in extensions.coercers",
-        );
-      }
+      else this.unregistered(p, { what: "coercer", name, known, registry: "coercers" });
     }
     return fns.length === names.length ? fns : null;
   }
@@ -373,13 +362,13 @@ export class SchemaCompiler {
     }
     const setters = this.opts.defaultSetters ?? {};
     if (!Object.hasOwn(setters, arg)) {
-      const near = Object.keys(setters).length
-        ? ` (did you mean ${closest(arg, Object.keys(setters))}?)`
-        : "";
-      this.bad(
-        p,
-        `unknown default setter '${arg}'${near}; register it in extensions.defaultSetters`,
-      );
+      const known = Object.keys(setters);
+      this.unregistered(p, {
+        what: "default setter",
+        name: arg,
+        known,
+        registry: "defaultSetters",
+      });
       return false;
     }
     node.defaultSetter = { name: arg, fn: setters[arg] };
@@ -388,23 +377,43 @@ export class SchemaCompiler {
 
   /** The rule names of a `check_with` rule (each a custom rule); the unknown ones reported. */
   private checks(arg: unknown, p: string): string[] {
+    const names = this.nameList(arg, p, "a custom rule's name");
+    if (!names) return [];
+    const rules = this.opts.rules ?? {};
+    const known = Object.keys(rules);
+    const found = names.filter((n) => Object.hasOwn(rules, n));
+    for (const name of names) {
+      if (!found.includes(name)) {
+        this.unregistered(p, { what: "check", name, known, registry: "rules" });
+      }
+    }
+    return found;
+  }
+
+  /** A rule's name or non-empty list of names; null when it is neither (reported). */
+  private nameList(arg: unknown, p: string, what: string): string[] | null {
     const names = typeof arg === "string" ? [arg] : arg;
     if (
       !Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== "string")
     ) {
-      this.bad(p, "must be a custom rule's name or a list of names");
-      return [];
+      this.bad(p, `must be ${what} or a list of names`);
+      return null;
     }
-    const rules = this.opts.rules ?? {};
-    const known = (names as string[]).filter((n) => Object.hasOwn(rules, n));
-    for (const name of names as string[]) {
-      if (known.includes(name)) continue;
-      const near = Object.keys(rules).length
-        ? ` (did you mean ${closest(name, Object.keys(rules))}?)`
-        : "";
-      this.bad(p, `unknown check '${name}'${near}; register it in extensions.rules`);
-    }
-    return known;
+    return names as string[];
+  }
+
+  /** Reports a name no function of `extensions.<registry>` has, with the closest known one. */
+  private unregistered(
+    p: string,
+    { what, name, known, registry }: {
+      what: string;
+      name: string;
+      known: string[];
+      registry: string;
+    },
+  ): void {
+    const near = known.length ? ` (did you mean ${closest(name, known)}?)` : "";
+    this.bad(p, `unknown ${what} '${name}'${near}; register it in extensions.${registry}`);
   }
 
   /**

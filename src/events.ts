@@ -20,8 +20,12 @@
  *
  * Every event of the catalogue below is part of the API. `on_oplog_push` is raised with
  * OPLOG on, before the entries of a write are stored (throwing aborts the write).
+ *
+ * During a request, callbacks run with its log context: `logContext()` (`src/log.ts`) gives
+ * them the request's fields, and `createLogger` loggers add those to their records.
  */
 import type { Doc } from "./store/store.ts";
+import { type RequestFields, withLogContext } from "./log.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Callback = (...args: any[]) => unknown;
@@ -133,6 +137,12 @@ export const RESOURCE_EVENTS: readonly EventName[] = [
 /** Every event of the catalogue (generic forms). */
 export const EVENTS: readonly EventName[] = [...RESOURCE_EVENTS, "on_oplog_push"];
 
+/** Awaits each callback of `list` in turn, with `args`. */
+async function runAll(list: Callback[], args: unknown[]): Promise<void> {
+  // A callback that (un)registers others does not change the current round (`list` is a copy).
+  for (const callback of list) await callback(...args);
+}
+
 /** The name of the resource-specific form of `event`: `on_insert` + `people` → `on_insert_people`. */
 export function resourceEvent(event: string, resource: string): string {
   return `${event}_${resource}`;
@@ -140,6 +150,19 @@ export function resourceEvent(event: string, resource: string): string {
 
 export class Events {
   #callbacks = new Map<string, Callback[]>();
+  /** The request fields callbacks run with (a request's view, {@linkcode inRequest}). */
+  #fields: RequestFields | undefined;
+
+  /**
+   * These registrations as one request raises them: callbacks run inside the request's log
+   * context. Registering through the view registers for every request.
+   */
+  inRequest(fields: RequestFields): Events {
+    const view = new Events();
+    view.#callbacks = this.#callbacks;
+    view.#fields = fields;
+    return view;
+  }
 
   /**
    * Registers `callback` for `event` (a generic name of the catalogue, or a
@@ -187,9 +210,9 @@ export class Events {
     return this.#run([...list], args);
   }
 
-  async #run(list: Callback[], args: unknown[]): Promise<void> {
-    // A callback that (un)registers others does not change the current round (`list` is a copy).
-    for (const callback of list) await callback(...args);
+  #run(list: Callback[], args: unknown[]): Promise<void> {
+    const fields = this.#fields;
+    return fields ? withLogContext(fields, () => runAll(list, args)) : runAll(list, args);
   }
 
   /** Raises the generic form with the resource name first, then the `_<resource>` form. */

@@ -281,6 +281,7 @@ export async function createService(
   const events = options.events ?? new Events();
   const dateFormat = settings.DATE_FORMAT;
   const rt: Runtime = {
+    instance: {},
     settings,
     domain,
     store,

@@ -16,6 +16,7 @@ import { HmacVerifier, stringToSign } from "./hmac.ts";
 import { JwtVerifier } from "./jwt.ts";
 import { hashPassword } from "./secrets.ts";
 import type { Account, Refusal, Scheme } from "./types.ts";
+import { type RequestFields, withLogContext } from "../log.ts";
 import { type BodyRate, RateWatch } from "../util/body_rate.ts";
 import { keepBody } from "../util/read_body.ts";
 
@@ -152,17 +153,34 @@ export class Auth implements AccessControl {
 
   /**
    * Authenticates `request` for `target`: the account, or a 401 (400 for an oversized
-   * header). Failures are logged with the client IP, never with the credentials.
+   * header). Failures are logged with the request's fields (`fields`), never with the
+   * credentials. Credentials already checked answer at once; anything else (the
+   * `authenticate` hook, an account lookup) runs in the request's log context.
    */
-  async authenticate(request: Request, target: AuthTarget, ip: string): Promise<Account> {
+  authenticate(request: Request, target: AuthTarget, fields: RequestFields): Promise<Account> {
     const schemes = this.#schemesFor(target);
     const header = request.headers.get("authorization");
     if (header !== null && header.length > MAX_HEADER) {
-      throw new ServiceError("bad-request", "The Authorization header is too large.");
+      return Promise.reject(
+        new ServiceError("bad-request", "The Authorization header is too large."),
+      );
     }
+    if (header !== null && !(schemes.has("custom") && this.config.custom)) {
+      const known = this.accounts.byHeader(header);
+      if (known && schemes.has(known.scheme as Scheme)) return Promise.resolve(known);
+    }
+    return withLogContext(fields, () => this.#authenticate(request, target, { schemes, fields }));
+  }
+
+  async #authenticate(
+    request: Request,
+    target: AuthTarget,
+    { schemes, fields }: { schemes: Set<Scheme>; fields: RequestFields },
+  ): Promise<Account> {
+    const header = request.headers.get("authorization");
     let refusal: Refusal | undefined;
     const fail = (reason: string, scheme = "none"): never => {
-      this.rt.log.log("warn", "authentication failed", { clientip: ip, scheme, reason });
+      this.rt.log.log("warn", "authentication failed", { ...fields, scheme, reason });
       throw this.unauthorized(target, undefined, { refusal, request });
     };
     if (schemes.has("custom") && this.config.custom) {

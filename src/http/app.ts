@@ -24,7 +24,7 @@ import type { Metrics, MetricsConfig } from "../metrics/mod.ts";
 import { clientIp, rememberPeer } from "./client-address.ts";
 import { authenticate } from "./middleware/auth.ts";
 import type { Auth } from "../auth/mod.ts";
-import type { Runtime } from "../services/runtime.ts";
+import { requestRuntime, type Runtime } from "../services/runtime.ts";
 import { buildRoutes } from "../routes/router.ts";
 import { openApiEndpoints } from "../routes/openapi.ts";
 import type { OpenApiConfig } from "../openapi/config.ts";
@@ -150,6 +150,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   app.onError((error, c) => {
     if (error instanceof ClientAbortError) {
       rt.log.log("info", "client aborted the request body", {
+        ...c.get("logFields"),
         clientip: clientIp(c),
         url: c.req.url,
         method: c.get("method") ?? c.req.method,
@@ -158,6 +159,7 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
     let http = httpErrorOf(error, rt.settings);
     if (!http) {
       rt.log.log("error", "unhandled error", {
+        ...c.get("logFields"),
         clientip: clientIp(c),
         url: c.req.url,
         method: c.get("method") ?? c.req.method,
@@ -212,7 +214,12 @@ export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {
   // Every endpoint through the table of endpoint kinds (dispatch.ts).
   const route: MiddlewareHandler<AppEnv> = async (c) => {
     const target = c.get("target");
-    const answer = await dispatch(target, { rt, c, routes });
+    // The request's services log with its fields (no async context: see src/log.ts).
+    const answer = await dispatch(target, {
+      rt: requestRuntime(rt, c.get("logFields")),
+      c,
+      routes,
+    });
     if (answer instanceof Response) return answer;
     const { query, jsonp } = target;
     return toResponse(c.req.raw, answer, {

@@ -134,16 +134,17 @@ export async function derivedEtag(rt: Runtime, doc: Doc): Promise<string> {
   return keyedHash(canonicalEjsonWithout(doc, settings.ETAG, settings.LINKS), key);
 }
 
-const keys = new WeakMap<Runtime, Promise<string>>();
+const keys = new WeakMap<object, Promise<string>>();
 
 /** The key of {@link derivedEtag}: read (or created) once per runtime. */
 function etagKey(rt: Runtime): Promise<string> {
-  let key = keys.get(rt);
+  const { instance } = rt;
+  let key = keys.get(instance);
   if (!key) {
     key = loadKey(rt);
-    keys.set(rt, key);
+    keys.set(instance, key);
     // A store failure is not remembered: the next request tries again.
-    key.catch(() => keys.delete(rt));
+    key.catch(() => keys.delete(instance));
   }
   return key;
 }

@@ -146,7 +146,7 @@ export function setItemTextCaching(on: boolean): void {
 
 const CACHES = new WeakMap<object, ItemTextCache>();
 
-/** The cache of a runtime (`owner`: its store), made on first use; undefined when off. */
+/** The cache of a service (`owner`: `Runtime.instance`), made on first use; undefined when off. */
 export function itemTextCache(owner: object): ItemTextCache | undefined {
   if (!enabled) return undefined;
   let cache = CACHES.get(owner);

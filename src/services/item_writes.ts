@@ -11,7 +11,8 @@
 import type { RequestContext, Runtime } from "./runtime.ts";
 import { idToString } from "../doc/bson.ts";
 
-const queues = new WeakMap<Runtime, Map<string, Promise<void>>>();
+/** By service (`Runtime.instance`): the tail of each item's queue. */
+const queues = new WeakMap<object, Map<string, Promise<void>>>();
 const settled = () => {};
 
 /** Runs `work` (a write to the item `ctx` looks up) after earlier writes to that item. */
@@ -20,8 +21,8 @@ export function oneWriteAtATime<T>(
   ctx: RequestContext,
   work: () => Promise<T>,
 ): Promise<T> {
-  let tails = queues.get(rt);
-  if (!tails) queues.set(rt, tails = new Map());
+  let tails = queues.get(rt.instance);
+  if (!tails) queues.set(rt.instance, tails = new Map());
   const key = itemKey(ctx);
   const before = tails.get(key);
   const result = before ? before.then(work) : work();

@@ -454,7 +454,7 @@ function textReuse(
   if (rt.store.storedDocuments !== true) return undefined;
   const shape = textShape(rt, ctx, options);
   if (shape === undefined) return undefined;
-  const cache = itemTextCache(rt);
+  const cache = itemTextCache(rt.instance);
   if (cache === undefined) return undefined;
   const known = (doc: Doc) => {
     const text = cache.get(doc, shape);

@@ -8,7 +8,8 @@ import type { Events } from "../events.ts";
 import type { Settings } from "../settings/check.ts";
 import type { Doc, Filter, Store } from "../store/store.ts";
 import type { CompiledSchema } from "../validation/mod.ts";
-import type { Logger } from "../log.ts";
+import { type Logger, type RequestFields, requestLogger } from "../log.ts";
+import type { LoggedStore } from "../store/logged.ts";
 import type { ChangeHub } from "./changes.ts";
 
 /**
@@ -62,6 +63,12 @@ export interface AccessControl {
 }
 
 export interface Runtime {
+  /**
+   * The service's identity: the same object in each request's view of the runtime
+   * ({@linkcode requestRuntime}). What belongs to the service for its life (caches, write
+   * queues) is keyed by it, not by the runtime object.
+   */
+  readonly instance: object;
   settings: Settings;
   domain: Domain;
   store: Store;
@@ -77,6 +84,21 @@ export interface Runtime {
   formatDate(date: Date): string;
   /** Reads a date in DATE_FORMAT (or in `format`); null when the text does not fit. */
   parseDate(text: string, format?: string): Date | null;
+}
+
+/**
+ * The runtime one request's services see: the service's, with a logger and a store whose
+ * records carry the request's fields (`clientip`, `url`, `method`, `requestid`), and events
+ * whose callbacks run in the request's log context. Made once per request by the HTTP
+ * layer; everything else is the service's own (the view inherits it).
+ */
+export function requestRuntime(rt: Runtime, fields: RequestFields): Runtime {
+  const view: Runtime = Object.create(rt);
+  view.log = requestLogger(rt.log, fields);
+  view.store = (rt.store as Partial<LoggedStore>).forRequest?.(fields) ?? rt.store;
+  // Most services listen to no event: their requests need no view of the events.
+  if (rt.events.listening) view.events = rt.events.inRequest(fields);
+  return view;
 }
 
 /** A request's conditional headers, read by the HTTP layer (`http/preconditions.ts`). */

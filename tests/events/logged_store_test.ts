@@ -9,6 +9,7 @@ import {
   type Store,
 } from "../../src/store/store.ts";
 import { memoryLogger } from "./record.ts";
+import { ObjectId } from "../../src/doc/bson.ts";
 
 /** A store whose collections answer `find` with one document and fail everything else. */
 function fakeStore(failure: () => Error): Store & { opened: string[] } {
@@ -113,6 +114,27 @@ Deno.test("records carry the request fields of the request being handled", async
   assert.equal(records[0].clientip, "10.0.0.1");
   assert.equal(records[0].url, "http://h/people?where=x");
   assert.equal(records[0].method, "PATCH");
+});
+
+Deno.test("a request's view of the store labels its failures with the request's fields", async () => {
+  const { logger, records } = memoryLogger();
+  const store = loggedStore(fakeStore(() => new Error("nope")), logger);
+  const fields = { requestid: "r-1", clientip: "10.0.0.2", url: "http://h/p", method: "GET" };
+  const view = store.forRequest(fields);
+  await assert.rejects(view.collection("people").findOne({}));
+  await assert.rejects(view.files.stat(new ObjectId()));
+  await assert.rejects(view.ping());
+  // The shared store, outside any request and context, adds no request fields.
+  await assert.rejects(store.collection("people").findOne({}));
+  assert.deepEqual(
+    records.map((r) => [r.operation, r.requestid, r.clientip, r.url, r.method]),
+    [
+      ["findOne", "r-1", "10.0.0.2", "http://h/p", "GET"],
+      ["stat", "r-1", "10.0.0.2", "http://h/p", "GET"],
+      ["ping", "r-1", "10.0.0.2", "http://h/p", "GET"],
+      ["findOne", undefined, undefined, undefined, undefined],
+    ],
+  );
 });
 
 Deno.test("every operation is guarded: collections, files and the store itself", async () => {

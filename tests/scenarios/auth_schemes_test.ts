@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { scenario, sharedService } from "../support/harness.ts";
 import { basic, bearer, hmacHeaders, SECRET_HASH } from "../support/auth.ts";
 import { accountOf } from "../../src/mod.ts";
-import { createLogger } from "../../src/log.ts";
+import { createLogger, logContext, type RequestFields } from "../../src/log.ts";
 import type { Client, Json } from "../support/client.ts";
 
 const ROOT = {
@@ -287,21 +287,33 @@ scenario("hooks see the account; in-process calls need none", SETTINGS, async (a
   assert.equal(read.body._items.length, 1);
 });
 
+const hookContexts: Array<RequestFields | undefined> = [];
 scenario(
-  "custom authenticate: the app decides; null is 401",
+  "custom authenticate: the app decides; null is 401; it runs in the request's log context",
   {
     RESOURCE_METHODS: ["GET", "POST"],
     DOMAIN: { people: { schema: { name: { type: "string" } } } },
   },
   async (api) => {
+    hookContexts.length = 0;
     assert.equal((await api.get("people", { "x-api-key": "let-me-in" })).status, 200);
     assert.equal((await api.get("people", { "x-api-key": "wrong" })).status, 401);
-    assert.equal((await api.get("people")).status, 401);
+    assert.equal((await api.get("people?x=1", { "x-request-id": "auth-7" })).status, 401);
+    assert.equal(hookContexts.length, 3);
+    assert.deepEqual(hookContexts[2], {
+      requestid: "auth-7",
+      clientip: "127.0.0.1",
+      url: `${api.base}people?x=1`,
+      method: "GET",
+    });
+    assert.equal(logContext(), undefined);
   },
   {
-    authenticate: (request, resource, method) => {
+    authenticate: async (request, resource, method) => {
       assert.equal(resource, "people");
       assert.equal(method, "GET");
+      await Promise.resolve();
+      hookContexts.push(logContext() && { ...logContext()! });
       return request.headers.get("x-api-key") === "let-me-in" ? { id: "app", roles: [] } : null;
     },
   },
@@ -317,6 +329,9 @@ scenario(
     const failed = records.filter((r) => r.message === "authentication failed");
     assert.equal(failed.length, 1, JSON.stringify(records));
     assert.equal(failed[0].clientip, "127.0.0.1");
+    assert.equal(failed[0].url, `${api.base}people`);
+    assert.equal(failed[0].method, "GET");
+    assert.match(String(failed[0].requestid), /^[0-9a-f-]{36}$/);
     assert.doesNotMatch(JSON.stringify(records), /wrong-password-123|cm9vdDp3cm9uZy/);
   },
   { logger: createLogger((record) => records.push(record), "debug") },

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { scenario, sharedService } from "../support/harness.ts";
 import { GENERIC_500 } from "../support/assertions.ts";
 import { memoryLogger } from "../events/record.ts";
+import { stubOperation } from "../support/store_stub.ts";
 import type { Json } from "../support/client.ts";
 
 const SETTINGS = {
@@ -135,23 +136,32 @@ scenario(
     await api.create("notes", { text: "kept" });
     internal.clear();
     // A store that fails the way a broken driver would: a real Error, with a stack.
-    const store = service.store;
-    const open = store.collection.bind(store);
-    store.collection = (name) => ({
-      ...open(name),
-      find: () => Promise.reject(new Error(SECRET)),
+    const restore = stubOperation(service.store, "notes", "find", () => {
+      return Promise.reject(new Error(SECRET));
     });
-    for (const path of ["notes", 'notes?where={"text":"kept"}']) {
-      const res = await api.get(path);
-      assert.equal(res.status, 500, res.text);
-      assert.deepEqual(res.body, GENERIC_500);
-      assert.ok(!res.text.includes("hunter2") && !res.text.includes("connect failed"), res.text);
-      assert.doesNotMatch(res.text, /\bat .*\.ts:\d+|Error:/);
+    try {
+      for (const path of ["notes", 'notes?where={"text":"kept"}']) {
+        const res = await api.get(path);
+        assert.equal(res.status, 500, res.text);
+        assert.deepEqual(res.body, GENERIC_500);
+        assert.ok(!res.text.includes("hunter2") && !res.text.includes("connect failed"), res.text);
+        assert.doesNotMatch(res.text, /\bat .*\.ts:\d+|Error:/);
+      }
+    } finally {
+      restore();
     }
+    // The store's record and the 500's, each with the stack and the request's fields.
     const errors = internal.records.filter((r) => r.level === "error");
-    assert.equal(errors.length, 2);
+    assert.deepEqual(errors.map((r) => r.message), [
+      "database error in find on notes",
+      "unhandled error",
+      "database error in find on notes",
+      "unhandled error",
+    ]);
     for (const record of errors) {
       assert.match(String(record.error), /^Error: connect failed: .*\n\s+at /);
+      assert.match(String(record.requestid), /^[0-9a-f-]{36}$/);
+      assert.match(String(record.url), /\/notes/);
     }
   },
   { logger: internal.logger },

@@ -7,6 +7,7 @@ import { Events, HttpError } from "../../src/mod.ts";
 import { ObjectId } from "../../src/doc/bson.ts";
 import { scenario } from "../support/harness.ts";
 import { memoryLogger, record } from "../events/record.ts";
+import { createLogger, logContext, type RequestFields } from "../../src/log.ts";
 import { GENERIC_500 } from "../support/assertions.ts";
 import type { Json } from "../support/client.ts";
 
@@ -388,6 +389,7 @@ scenario(
     assert.equal(failure.clientip, "127.0.0.1");
     assert.equal(failure.url, `${api.base}codes?src=dup`);
     assert.equal(failure.method, "POST");
+    assert.match(String(failure.requestid), /^[0-9a-f-]{36}$/);
 
     // A POST run as PATCH (X-HTTP-Method-Override): the record names the method it ran as.
     const other = await api.create("codes", { code: "y" });
@@ -401,4 +403,54 @@ scenario(
     assert.equal(patchFailure.url, `${api.base}codes/${other._id}`);
   },
   { logger: database.logger },
+);
+
+const labelled = memoryLogger();
+
+scenario(
+  "hooks run in the request's log context; the service's own records carry the request's fields",
+  {
+    ...SETTINGS,
+    DOMAIN: {
+      ...SETTINGS.DOMAIN,
+      quiet: { allowed_filters: [], schema: { n: { type: "integer" } } },
+    },
+  },
+  async (api, { service }) => {
+    labelled.clear();
+    const seen: Array<RequestFields | undefined> = [];
+    const hookRecords: Array<Record<string, unknown>> = [];
+    const hookLog = createLogger((r) => hookRecords.push(r), "info");
+    const note = await api.create("notes", { text: "a" });
+    service.events.on("on_fetched_item_notes", async () => {
+      await delay(1);
+      seen.push(logContext() && { ...logContext()! });
+      hookLog.log("info", "fetched");
+    });
+    const url = `notes/${note._id}?trace=1`;
+    assert.equal((await api.get(url, { "x-request-id": "hook-1" })).status, 200);
+    const expected = {
+      requestid: "hook-1",
+      clientip: "127.0.0.1",
+      url: `${api.base}${url}`,
+      method: "GET",
+    };
+    assert.deepEqual(seen, [expected]);
+    assert.equal(hookRecords.length, 1);
+    assert.equal(hookRecords[0].requestid, "hook-1");
+    assert.equal(hookRecords[0].url, expected.url);
+    // Outside a request there is no context.
+    assert.equal(logContext(), undefined);
+
+    // A record the service writes below the HTTP layer (a debug one here).
+    const where = `quiet?where=${encodeURIComponent('{"n":1}')}`;
+    assert.equal((await api.get(where, { "x-request-id": "svc-2" })).status, 200);
+    const ignored = labelled.records.filter((r) => r.message === "where ignored: filtering is off");
+    assert.equal(ignored.length, 1, JSON.stringify(labelled.records));
+    assert.equal(ignored[0].requestid, "svc-2");
+    assert.equal(ignored[0].url, `${api.base}${where}`);
+    assert.equal(ignored[0].method, "GET");
+    assert.equal(ignored[0].clientip, "127.0.0.1");
+  },
+  { logger: labelled.logger },
 );

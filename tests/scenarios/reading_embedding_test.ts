@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { q } from "../support/assertions.ts";
 import type { Client } from "../support/client.ts";
-import type { Store } from "../../src/store/store.ts";
+import { stubOperation } from "../support/store_stub.ts";
 
 const REF = { type: "objectid", data_relation: { resource: "people", embeddable: true } };
 const INVOICE = {
@@ -166,23 +166,15 @@ scenario("embedded: one query per relation per page", SETTINGS, async (api, runn
     { number: 3, person: s.cid, reviewers: [s.bob, s.cid] },
     { number: 4, person: s.ann },
   ]);
-  const store: Store = running.service.store;
-  const original = store.collection.bind(store);
   let peopleFinds = 0;
-  store.collection = (name: string) => {
-    const collection = original(name);
-    if (name !== "people") return collection;
-    return new Proxy(collection, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver);
-        if (prop !== "find" && prop !== "findOne") return value;
-        return (...args: unknown[]) => {
-          peopleFinds++;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
+  const counted = (original: (...a: unknown[]) => Promise<unknown>, args: unknown[]) => {
+    peopleFinds++;
+    return original(...args);
   };
+  const restores = [
+    stubOperation(running.service.store, "people", "find", counted),
+    stubOperation(running.service.store, "people", "findOne", counted),
+  ];
   try {
     const res = await api.get(
       `invoices?sort=number&embedded=${q('{"person": 1, "reviewers": 1}')}`,
@@ -200,7 +192,7 @@ scenario("embedded: one query per relation per page", SETTINGS, async (api, runn
     ]);
     assert.equal(peopleFinds, 2);
   } finally {
-    store.collection = original;
+    for (const restore of restores) restore();
   }
 });
 

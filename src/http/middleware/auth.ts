@@ -21,7 +21,6 @@ import type { Auth } from "../../auth/mod.ts";
 import { CREDENTIAL_PARAMS } from "../../auth/credentials.ts";
 import { setAccount } from "../../auth/types.ts";
 import type { AppEnv } from "../env.ts";
-import { clientIp } from "../client-address.ts";
 import { authTarget } from "../dispatch.ts";
 
 /**
@@ -48,7 +47,7 @@ export function authenticate(auth: Auth): MiddlewareHandler<AppEnv> {
     if (optional && (!perDocument || !c.req.header("authorization"))) {
       return await next();
     }
-    const account = await auth.authenticate(c.req.raw, found, clientIp(c));
+    const account = await auth.authenticate(c.req.raw, found, c.get("logFields"));
     if (roles !== null && !perDocument) auth.authorize(account, roles);
     c.set("account", account);
     setAccount(c.req.raw, account);

@@ -1,7 +1,7 @@
 /**
  * X-HTTP-Method-Override (ALLOW_OVERRIDE_HTTP_METHOD): a POST carrying the header is
  * executed as the method it names; the effective method is the Hono variable `method`,
- * which every later middleware and route reads (and the log context shows).
+ * which every later middleware and route reads (and the request's log fields show).
  *
  * Why: clients and proxies that can send only GET and POST can still PATCH, PUT and
  * DELETE. Only POST is overridden, so a GET a crawler sends never becomes a write.
@@ -11,10 +11,15 @@
  * // POST /people/1 with `X-HTTP-Method-Override: PATCH` is routed as PATCH
  * ```
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { HttpError } from "../errors.ts";
 import type { AppEnv } from "../env.ts";
-import { updateLogContext } from "../../log.ts";
+
+/** The request's log records name `method` (the request log sets their fields first). */
+function logAs(c: Context<AppEnv>, method: string): void {
+  const fields = c.get("logFields");
+  if (fields) fields.method = method;
+}
 
 const OVERRIDABLE = new Set(["GET", "HEAD", "POST", "PATCH", "PUT", "DELETE", "OPTIONS"]);
 
@@ -36,11 +41,11 @@ export function methodOverride(enabled: boolean): MiddlewareHandler<AppEnv> {
         throw new HttpError(400, "X-HTTP-Method-Override is only honoured on POST requests");
       }
       c.set("method", method);
-      updateLogContext({ method });
+      logAs(c, method);
     } else {
       const method = c.req.method.toUpperCase();
       c.set("method", method);
-      if (method !== c.req.method) updateLogContext({ method });
+      if (method !== c.req.method) logAs(c, method);
     }
     return next();
   };

@@ -1,6 +1,7 @@
 /**
  * Request ids and the write log: every request gets an id (the client's `X-Request-Id`
- * when short and safe, else a new UUID), which every log record of the request carries; the
+ * when short and safe, else a new UUID), which every log record of the request carries (the
+ * fields are the Hono variable `logFields`); the
  * response returns it in `X-Request-Id` only when the request carried that id (a proxy in
  * front sets one per request, see deploy/nginx.conf). POST, PATCH and PUT are logged with
  * the client address, URL and method.
@@ -15,7 +16,7 @@
  * ```
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { type Logger, withLogContext } from "../../log.ts";
+import type { Logger, RequestFields } from "../../log.ts";
 import type { AppEnv } from "../env.ts";
 import { clientIp } from "../client-address.ts";
 import { isWhole, lateFields } from "../answer_fields.ts";
@@ -38,9 +39,11 @@ export function requestLog(log: Logger): MiddlewareHandler<AppEnv> {
     const clientip = clientIp(c);
     // Rendered answers are made with it (answer_fields.ts); others get it below.
     if (echoed) lateFields(c).headers["x-request-id"] = requestid;
-    // Plain values (see updateLogContext): the method-override middleware updates `method`.
-    const fields = { requestid, clientip, url: c.req.url, method: c.req.method };
-    const done = withLogContext(fields, next);
+    // The method-override middleware updates `method`; the route hands the fields to the
+    // request's services (`requestRuntime`).
+    const fields: RequestFields = { requestid, clientip, url: c.req.url, method: c.req.method };
+    c.set("logFields", fields);
+    const done = next();
     // A GET or HEAD with no id to echo leaves nothing to do afterwards (it is not logged, and
     // only a POST may become another method): the chain below is the step's answer, with no
     // async step of its own (~0.5 KiB and a few microtasks per request).

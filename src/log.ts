@@ -10,7 +10,7 @@
  * services get a runtime whose logger and store add them (`requestRuntime` in
  * `src/services/runtime.ts`, {@linkcode requestLogger}). An async context would carry them
  * implicitly, but in Deno an active one costs every promise of the request (served GET
- * customer made 7-15% more requests per second without it). Code of the application that
+ * customer made 7-21% more requests per second without it). Code of the application that
  * a request runs (event hooks, the `authenticate` hook) runs inside
  * {@linkcode withLogContext}, so {@linkcode logContext} gives it the fields, and records of
  * {@linkcode createLogger} loggers it writes carry them.

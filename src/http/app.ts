@@ -62,8 +62,8 @@ function errorReply(rt: Runtime, error: HttpError) {
 
 /**
  * `first`, a middleware with nothing to do after the route (it returns `next()`), and `then`,
- * as one step of Hono's chain. Each step is an async function and an await under the request's
- * log context (~1-2 us served per request each, measured); the behaviour is that of two steps:
+ * as one step of Hono's chain. Each step is an async function and an await (~1-2 us served per
+ * request each, measured); the behaviour is that of two steps:
  * an error `first` throws is answered where it was thrown, before `then` starts, as it would be
  * in a step of its own.
  */

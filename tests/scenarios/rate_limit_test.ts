@@ -14,7 +14,7 @@ import {
 import type { Answer, Client } from "../support/client.ts";
 import { REDIS_SKIP, redisServer, type RedisTestServer, startRedis } from "../support/redis.ts";
 import { createService, type Service, SettingsError } from "../../src/mod.ts";
-import { createLogger } from "../../src/log.ts";
+import { createLogger, type Logger } from "../../src/log.ts";
 import { skipUnless } from "../support/skip.ts";
 
 // Without redis-server the Redis runs are skipped, the reason in their names (CI installs it).
@@ -342,15 +342,20 @@ Deno.test({
 async function withDoomedRedis(
   policy: "allow" | "refuse",
   body: (api: Client, redis: RedisTestServer) => Promise<void>,
+  options: { logger?: Logger } = {},
 ) {
   const doomed = await startRedis();
-  const running = await startService({
-    DOMAIN,
-    RATE_LIMIT_GET: [100, 60],
-    REDIS_URL: doomed.url,
-    RATE_LIMIT_REDIS_TIMEOUT: 300,
-    RATE_LIMIT_ON_REDIS_ERROR: policy,
-  }, "embedded");
+  const running = await startService(
+    {
+      DOMAIN,
+      RATE_LIMIT_GET: [100, 60],
+      REDIS_URL: doomed.url,
+      RATE_LIMIT_REDIS_TIMEOUT: 300,
+      RATE_LIMIT_ON_REDIS_ERROR: policy,
+    },
+    "embedded",
+    options,
+  );
   try {
     await body(running.api, doomed);
   } finally {
@@ -393,6 +398,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
+    const records: Record<string, unknown>[] = [];
     await withDoomedRedis("refuse", async (api, redis) => {
       assertLimitHeaders(await api.get("people"), 100, 99);
       await redis.stop();
@@ -403,7 +409,13 @@ Deno.test({
         assert.equal(res.body._error.code, 503);
         assert.equal(res.headers.get("retry-after"), "1");
       }
-    });
+      // The outage is logged (once in a while), with the request that met it.
+      const logged = records.filter((r) => /rate limiting unavailable/.test(String(r.message)));
+      assert.equal(logged.length, 1, JSON.stringify(records));
+      assert.equal(logged[0].url, `${api.base}people`);
+      assert.equal(logged[0].method, "GET");
+      assert.match(String(logged[0].requestid), /^[0-9a-f-]{36}$/);
+    }, { logger: createLogger((r) => records.push(r), "debug") });
   },
 });
 

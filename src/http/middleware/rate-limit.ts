@@ -110,6 +110,7 @@ function counter(options: RateLimitOptions) {
       if (Date.now() - lastLogged >= LOG_EVERY_MS) {
         lastLogged = Date.now();
         log.log("error", `rate limiting unavailable (policy: ${config.onRedisError})`, {
+          ...c.get("logFields"),
           error: error.message,
         });
       }

@@ -1,10 +1,10 @@
 /**
  * Request ids and the write log: every request gets an id (the client's `X-Request-Id`
  * when short and safe, else a new UUID), which every log record of the request carries (the
- * fields are the Hono variable `logFields`); the
- * response returns it in `X-Request-Id` only when the request carried that id (a proxy in
- * front sets one per request, see deploy/nginx.conf). POST, PATCH and PUT are logged with
- * the client address, URL and method.
+ * record fields are the Hono variable `logFields`); the response returns it in
+ * `X-Request-Id` only when the request carried that id (a proxy in front sets one per
+ * request, see deploy/nginx.conf). POST, PATCH and PUT are logged with the client address,
+ * URL and method.
  *
  * Why: one id ties a client's report to the service's log records of that request. A
  * generated id is not sent back: two requests for the same URL (a HEAD and a GET) then get

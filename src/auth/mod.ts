@@ -169,15 +169,19 @@ export class Auth implements AccessControl {
       const known = this.accounts.byHeader(header);
       if (known && schemes.has(known.scheme as Scheme)) return Promise.resolve(known);
     }
-    return withLogContext(fields, () => this.#authenticate(request, target, { schemes, fields }));
+    const read = { schemes, header, fields };
+    return withLogContext(fields, () => this.#authenticate(request, target, read));
   }
 
   async #authenticate(
     request: Request,
     target: AuthTarget,
-    { schemes, fields }: { schemes: Set<Scheme>; fields: RequestFields },
+    { schemes, header, fields }: {
+      schemes: Set<Scheme>;
+      header: string | null;
+      fields: RequestFields;
+    },
   ): Promise<Account> {
-    const header = request.headers.get("authorization");
     let refusal: Refusal | undefined;
     const fail = (reason: string, scheme = "none"): never => {
       this.rt.log.log("warn", "authentication failed", { ...fields, scheme, reason });

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { scenario } from "../support/harness.ts";
 import { issuesOf } from "../support/assertions.ts";
 import type { Json } from "../support/client.ts";
+import { stubOperation } from "../support/store_stub.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -96,6 +97,41 @@ scenario("a bulk request repeating a value stores nothing", SETTINGS, async (api
   assert.equal(res.body._error.message, "Insertion failure: 2 document(s) contain(s) error(s)");
   assert.equal((await api.get("users")).body._meta.total, 1);
 });
+
+scenario(
+  "a bulk request runs at most 32 uniqueness checks at a time",
+  SETTINGS,
+  async (api, running) => {
+    await api.create("users", { email: "u7@x" });
+    let inFlight = 0;
+    let most = 0;
+    let checks = 0;
+    const restore = stubOperation(running.service.store, "users", "count", async (count, args) => {
+      checks++;
+      most = Math.max(most, ++inFlight);
+      try {
+        // Each check takes a while, so that checks not held back would overlap.
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        return await count(...args);
+      } finally {
+        inFlight--;
+      }
+    });
+    try {
+      const docs = Array.from({ length: 100 }, (_, n) => ({ email: `u${n}@x` }));
+      const res = await api.post("users", docs);
+      assert.equal(res.status, 422);
+      assert.equal(res.body._items.length, 100);
+      assert.deepEqual(res.body._items[7]._issues, { email: "value 'u7@x' is not unique" });
+      assert.equal(res.body._items[8]._status, "OK");
+      assert.equal(checks, 100);
+      assert.equal(most, 32);
+    } finally {
+      restore();
+    }
+    assert.equal((await api.get("users")).body._meta.total, 1);
+  },
+);
 
 scenario("soft-deleted documents are ignored by the check", SETTINGS, async (api) => {
   const a = await api.create("members", { email: "a@x" });

@@ -186,3 +186,92 @@ Deno.test("mongo errors: a write concern the deployment cannot satisfy is a Writ
   // A plain BadValue stays a bad query.
   assert.equal(classifyError(server({ code: 2, codeName: "BadValue", errmsg: "x" })), "bad-query");
 });
+
+/**
+ * A collection whose single-item reads go to a fake database: `command` fails with `error`
+ * (or answers `doc`), the driver's own `findOne` answers `fallback` and counts its calls.
+ */
+function singleReads(
+  options: { error?: unknown; doc?: Document; fallback?: Document; retryReads?: boolean },
+) {
+  const calls = { command: [] as Document[], findOne: 0 };
+  const reads = {
+    collectionName: "people",
+    readConcern: { level: "majority" },
+    readPreference: "secondaryPreferred",
+    bsonOptions: {},
+    findOne: () => {
+      calls.findOne++;
+      return Promise.resolve(options.fallback ?? null);
+    },
+  };
+  const readsDb = {
+    command: (command: Document) => {
+      calls.command.push(command);
+      if (options.error) return Promise.reject(options.error);
+      return Promise.resolve({ cursor: { firstBatch: options.doc ? [options.doc] : [] }, ok: 1 });
+    },
+  };
+  const collection = new MongoCollection(
+    reads as unknown as DriverCollection<Document>,
+    "s3cret",
+    {
+      client: { options: { retryReads: options.retryReads ?? true } },
+      reads,
+      readsDb,
+    } as unknown as ConstructorParameters<typeof MongoCollection>[2],
+  );
+  return { collection, calls };
+}
+
+Deno.test("mongo findOne: one find command with the read handle's read concern", async () => {
+  const { collection, calls } = singleReads({ doc: { _id: 1, n: 2 } });
+  assert.deepEqual(await collection.findOne({ n: 2 }, { projection: { n: 1 }, sort: { n: -1 } }), {
+    _id: 1,
+    n: 2,
+  });
+  assert.deepEqual(calls.command, [{
+    find: "people",
+    filter: { n: 2 },
+    limit: 1,
+    singleBatch: true,
+    batchSize: 1,
+    sort: { n: -1 },
+    projection: { n: 1 },
+    readConcern: { level: "majority" },
+  }]);
+  assert.equal(calls.findOne, 0);
+  assert.equal(await singleReads({}).collection.findOne({ _id: 1 }), null);
+});
+
+Deno.test("mongo findOne: a failure the driver retries goes through the driver's findOne", async () => {
+  const retried = [
+    new MongoNetworkError("connection reset"),
+    server({ code: 11602, codeName: "InterruptedDueToReplStateChange", errmsg: "stepping down" }),
+    server({ code: 13435, codeName: "NotPrimaryNoSecondaryOk", errmsg: "not primary" }),
+    server({ errmsg: "node is recovering" }),
+  ];
+  for (const error of retried) {
+    const { collection, calls } = singleReads({ error, fallback: { _id: 7 } });
+    assert.deepEqual(await collection.findOne({ _id: 7 }), { _id: 7 }, error.message);
+    assert.equal(calls.findOne, 1, error.message);
+  }
+});
+
+Deno.test("mongo findOne: other failures, or retryReads off, are not read again", async () => {
+  const refused = server({ code: 2, codeName: "BadValue", errmsg: "unknown operator: $foo" });
+  const once = singleReads({ error: refused, fallback: { _id: 7 } });
+  await assert.rejects(once.collection.findOne({ $foo: 1 }), InvalidQueryError);
+  assert.equal(once.calls.findOne, 0);
+  const timedOut = server({ code: 50, codeName: "MaxTimeMSExpired", errmsg: "time limit" });
+  const slow = singleReads({ error: timedOut, fallback: { _id: 7 } });
+  await assert.rejects(slow.collection.findOne({ n: 1 }), QueryTimeoutError);
+  assert.equal(slow.calls.findOne, 0);
+  const off = singleReads({
+    error: new MongoNetworkError("connection reset"),
+    fallback: { _id: 7 },
+    retryReads: false,
+  });
+  await assert.rejects(off.collection.findOne({ _id: 7 }), StoreError);
+  assert.equal(off.calls.findOne, 0);
+});

@@ -338,6 +338,47 @@ Deno.test("mongo store: writes carry the write concern, reads carry none", async
   }
 });
 
+Deno.test("mongo store: a single-item read is one find command with the URI's read concern", async () => {
+  const { openStore } = await import("../../src/store/open.ts");
+  const { checkSettings } = await import("../../src/settings/check.ts");
+  const uri = new URL(target.uri);
+  uri.searchParams.set("readConcernLevel", "local");
+  const { settings } = checkSettings({
+    MONGO_URI: uri.href,
+    MONGO_OPTIONS: { monitorCommands: true },
+  });
+  const name = `single_${crypto.randomUUID().slice(0, 8)}`;
+  const store = await openStore(settings, false);
+  const seen: Array<Record<string, unknown>> = [];
+  const client = (store as unknown as {
+    client: { on(event: string, listener: (e: CommandEvent) => void): void };
+  }).client;
+  try {
+    const c = store.collection(name);
+    await c.insertMany([{ _id: "a", n: 1, m: 1 }, { _id: "b", n: 2, m: 2 }]);
+    client.on("commandStarted", (e) => {
+      if (e.commandName === "find") seen.push(e.command as Record<string, unknown>);
+    });
+    // The emulator ignores projections (a gap listed in tests/support/jongodb.ts): the command
+    // is checked for it below.
+    const first = await c.findOne({ n: { $gt: 0 } }, { sort: { n: -1 }, projection: { n: 1 } });
+    assert.equal(first?._id, "b");
+    assert.deepEqual(await c.findOne({ _id: "a" }, { skip: 0 }), { _id: "a", n: 1, m: 1 });
+    assert.equal(await c.findOne({ _id: "c" }), null);
+    assert.equal(seen.length, 3);
+    for (const command of seen) {
+      assert.equal(command.find, name);
+      assert.equal(command.limit, 1);
+      assert.equal(command.singleBatch, true);
+      assert.deepEqual(command.readConcern, { level: "local" });
+    }
+    assert.deepEqual(seen[0].sort, { n: -1 });
+    assert.deepEqual(seen[0].projection, { n: 1 });
+  } finally {
+    await store.close();
+  }
+});
+
 interface CommandEvent {
   commandName: string;
   command: unknown;

@@ -12,7 +12,16 @@ import { oplogEntries } from "../oplog.ts";
 import { alongsideOf, storeVersioned } from "../versions.ts";
 import type { Reply, RequestContext, Runtime } from "../runtime.ts";
 import { validationContext, validationError } from "../validate.ts";
+import { Gate } from "../../util/gate.ts";
 import { announce, asValidationError, locationOf, requireObject, writeResponse } from "./common.ts";
+
+/**
+ * How many uniqueness and relation queries of one bulk insert run at the same time. Unbounded,
+ * a bulk of 1,000 documents sent 1,000 queries at once: the MongoDB driver queued them for its
+ * connections (100 by default) ahead of every other request's, and kept one server session
+ * per query in its pool, which every later query walks when it ends.
+ */
+const BULK_CHECKS = 32;
 
 /**
  * Validates documents for a create, all of them, before anything is stored.
@@ -26,7 +35,11 @@ async function validateNew(
 ) {
   const { inputs, bulk } = options;
   const schema = rt.schemas.get(ctx.resource.name)!;
-  const create = { mode: "create" } as const;
+  // One bulk insert runs at most BULK_CHECKS store queries at a time.
+  const create = {
+    mode: "create" as const,
+    gate: inputs.length > 1 ? new Gate(BULK_CHECKS) : undefined,
+  };
   const results = await Promise.all(
     inputs.map((input) =>
       schema.validate({ ...input, ...ctx.urlValues }, validationContext(rt, ctx, create))

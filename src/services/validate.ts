@@ -15,7 +15,6 @@ import type { RequestContext, Runtime } from "./runtime.ts";
 import { showValue, type ValidationContext } from "../validation/mod.ts";
 import { getOwn, setOwn } from "../domain/keys.ts";
 import { isFormRequest } from "./forms.ts";
-import type { Gate } from "../util/gate.ts";
 
 /** Options of {@link validationContext}. */
 export interface ValidationContextOptions {
@@ -23,11 +22,6 @@ export interface ValidationContextOptions {
   mode: ValidationContext["mode"];
   /** The stored document a replacement or patch edits. */
   original?: Doc;
-  /**
-   * Shared by the documents of one bulk insert: their uniqueness and relation queries pass
-   * through it, so one request never holds more than its limit of store queries at a time.
-   */
-  gate?: Gate;
 }
 
 /** A validation context for one document of `ctx`'s resource. */
@@ -36,12 +30,8 @@ export function validationContext(
   ctx: RequestContext,
   options: ValidationContextOptions,
 ): ValidationContext {
-  const { mode, original, gate } = options;
+  const { mode, original } = options;
   const { resource } = ctx;
-  const count = (source: string, filter: Doc) => {
-    const query = () => rt.store.collection(source).count(filter, { limit: 1 });
-    return gate ? gate.run(query) : query();
-  };
   return {
     mode,
     original,
@@ -60,7 +50,7 @@ export function validationContext(
         excludeId === undefined ? undefined : { [resource.idField]: { $ne: excludeId } },
         softDeleteOf(rt, resource).liveOnly,
       );
-      return (await count(resource.source, filter)) > 0;
+      return (await rt.store.collection(resource.source).count(filter, { limit: 1 })) > 0;
     },
     async relationExists(relation: DataRelation, value) {
       const target = rt.domain.get(relation.resource);
@@ -70,12 +60,10 @@ export function validationContext(
       // A versioned reference is an object naming the id and the version.
       if (relation.version && typeof value === "object" && value !== null) {
         const ref = versionRef(rt, { field, ref: value });
-        if (!ref) return false;
-        const exists = () => versionExists(rt, target, { field, ref, filter: live });
-        return await (gate ? gate.run(exists) : exists());
+        return !!ref && await versionExists(rt, target, { field, ref, filter: live });
       }
       const query = andFilters(target.filter, { [field]: referenced(target, field, value) }, live);
-      return (await count(target.source, query)) > 0;
+      return (await rt.store.collection(target.source).count(query, { limit: 1 })) > 0;
     },
   };
 }

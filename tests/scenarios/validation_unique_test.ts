@@ -8,6 +8,7 @@ import { scenario } from "../support/harness.ts";
 import { issuesOf } from "../support/assertions.ts";
 import type { Json } from "../support/client.ts";
 import { stubOperation } from "../support/store_stub.ts";
+import { StoreError } from "../../src/store/store.ts";
 
 const SETTINGS = {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],
@@ -130,6 +131,29 @@ scenario(
       restore();
     }
     assert.equal((await api.get("users")).body._meta.total, 1);
+  },
+);
+
+scenario(
+  "a bulk request whose check fails stores nothing and stops validating",
+  SETTINGS,
+  async (api, running) => {
+    let checks = 0;
+    const restore = stubOperation(running.service.store, "users", "count", async (count, args) => {
+      if (++checks === 40) throw new StoreError("the database went away");
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      return await count(...args);
+    });
+    try {
+      const docs = Array.from({ length: 200 }, (_, n) => ({ email: `f${n}@x` }));
+      const res = await api.post("users", docs);
+      assert.equal(res.status, 503, res.text);
+      // The documents in progress finish their checks; no new one starts.
+      assert.ok(checks < 40 + 32, `${checks} checks`);
+    } finally {
+      restore();
+    }
+    assert.equal((await api.get("users")).body._meta.total, 0);
   },
 );
 

@@ -12,16 +12,16 @@ import { oplogEntries } from "../oplog.ts";
 import { alongsideOf, storeVersioned } from "../versions.ts";
 import type { Reply, RequestContext, Runtime } from "../runtime.ts";
 import { validationContext, validationError } from "../validate.ts";
-import { Gate } from "../../util/gate.ts";
 import { announce, asValidationError, locationOf, requireObject, writeResponse } from "./common.ts";
 
 /**
- * How many uniqueness and relation queries of one bulk insert run at the same time. Unbounded,
- * a bulk of 1,000 documents sent 1,000 queries at once: the MongoDB driver queued them for its
- * connections (100 by default) ahead of every other request's, and kept one server session
- * per query in its pool, which every later query walks when it ends.
+ * How many documents of one bulk insert are validated at the same time (each runs at most 8 of
+ * its uniqueness and relation queries at once). All at once, a bulk of 1,000 documents sent
+ * 1,000 queries together: the MongoDB driver queued them for its connections (100 by default)
+ * ahead of every other request's, and kept a server session for each in its pool, which every
+ * later query walks when it ends.
  */
-const BULK_CHECKS = 32;
+const BULK_VALIDATIONS = 32;
 
 /**
  * Validates documents for a create, all of them, before anything is stored.
@@ -35,16 +35,25 @@ async function validateNew(
 ) {
   const { inputs, bulk } = options;
   const schema = rt.schemas.get(ctx.resource.name)!;
-  // One bulk insert runs at most BULK_CHECKS store queries at a time.
-  const create = {
-    mode: "create" as const,
-    gate: inputs.length > 1 ? new Gate(BULK_CHECKS) : undefined,
+  const create = { mode: "create" } as const;
+  const validate = (input: Doc) =>
+    schema.validate({ ...input, ...ctx.urlValues }, validationContext(rt, ctx, create));
+  const results: Awaited<ReturnType<typeof validate>>[] = new Array(inputs.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    // After a failure (the store's), the documents not started yet are left alone.
+    while (!failed && next < inputs.length) {
+      const i = next++;
+      try {
+        results[i] = await validate(inputs[i]);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
   };
-  const results = await Promise.all(
-    inputs.map((input) =>
-      schema.validate({ ...input, ...ctx.urlValues }, validationContext(rt, ctx, create))
-    ),
-  );
+  await Promise.all(Array.from({ length: Math.min(BULK_VALIDATIONS, inputs.length) }, worker));
   const issues = results.map((r) => r.issues);
   const docs = results.map((r) => r.doc);
   // A value repeated within the request (one document alone repeats nothing).

@@ -205,7 +205,7 @@ function singleReads(
       return Promise.resolve(options.fallback ?? null);
     },
   };
-  const readsDb = {
+  const db = {
     command: (command: Document) => {
       calls.command.push(command);
       if (options.error) return Promise.reject(options.error);
@@ -218,7 +218,7 @@ function singleReads(
     {
       client: { options: { retryReads: options.retryReads ?? true } },
       reads,
-      readsDb,
+      db,
     } as unknown as ConstructorParameters<typeof MongoCollection>[2],
   );
   return { collection, calls };

@@ -142,13 +142,6 @@ export interface MongoContext {
    * drop.
    */
   reads?: DriverCollection<Document>;
-  /**
-   * The database of {@link reads}, on which `findOne` runs its `find` command. The driver's
-   * own `findOne` builds a cursor for the one document (its options, a listener on the client,
-   * the cursor's clean-up): on the wire stub a loop of them cost 61 us of CPU a read, the same
-   * command sent with `db.command` 44 us.
-   */
-  readsDb?: Db;
 }
 
 /** A store collection backed by a driver collection. */
@@ -230,13 +223,17 @@ export class MongoCollection implements Collection {
   }
 
   /**
-   * One document, read with a `find` command of its own rather than through a driver cursor
-   * (see {@link MongoContext.readsDb}); an error the driver would retry a read on sends the
-   * read through the driver's `findOne`, which retries it as usual.
+   * One document, read with a `find` command of its own (`db.command`, which takes nothing from
+   * the database handle: the read concern, read preference and BSON options are the read
+   * handle's) rather than through a driver cursor. The driver's own `findOne` builds a cursor
+   * for the one document (its options, a listener on the client, the cursor's clean-up): on the
+   * wire stub a loop of them cost 61 us of CPU a read, the same command 44 us. An error the
+   * driver would retry a read on sends the read through the driver's `findOne`, which retries
+   * it as usual.
    */
   findOne(filter: Filter, options?: FindOptions): Promise<Doc | null> {
     const maxTimeMS = pinsOneId(filter) ? undefined : this.maxTimeMS;
-    const db = this.ctx?.readsDb;
+    const db = this.ctx?.db;
     const reader = this.reader;
     const viaDriver = () => reader.findOne(filter, findOptions(options, maxTimeMS));
     if (!db) return run(viaDriver, this.secret);

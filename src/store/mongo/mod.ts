@@ -61,7 +61,6 @@ class MongoStore implements Store {
         client: this.client,
         db: this.db,
         reads: this.reads.collection(name),
-        readsDb: this.reads,
         transactions: this.transactions,
         maxTimeMS: this.maxTimeMS,
       });

@@ -27,6 +27,7 @@ import {
 } from "./normalize.ts";
 import { TypeChecker } from "./typecheck.ts";
 import { renamedAndPurged } from "./names.ts";
+import { mapLimited } from "../util/map_limited.ts";
 import { isPlainObject } from "../util/plain.ts";
 import { getOwn, setOwn } from "../domain/keys.ts";
 import { type CoerceContext, TypeTable } from "../domain/field-types.ts";
@@ -341,21 +342,11 @@ async function runLimited<T>(
   items: T[],
   fn: (item: T) => Promise<string | null>,
 ): Promise<Array<[number, string]>> {
+  const results = await mapLimited(items, CHECK_CONCURRENCY, fn);
   const out: Array<[number, string]> = [];
-  // One check (a unique field, a reference) or none: no workers to share them out.
-  if (items.length <= 1) {
-    const r = items.length === 0 ? null : await fn(items[0]);
-    if (r) out.push([0, r]);
-    return out;
+  for (let i = 0; i < results.length; i++) {
+    const r = results[i];
+    if (r) out.push([i, r]);
   }
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      const r = await fn(items[i]);
-      if (r) out.push([i, r]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CHECK_CONCURRENCY, items.length) }, worker));
-  return out.sort((a, b) => a[0] - b[0]);
+  return out;
 }

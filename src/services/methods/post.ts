@@ -12,6 +12,7 @@ import { oplogEntries } from "../oplog.ts";
 import { alongsideOf, storeVersioned } from "../versions.ts";
 import type { Reply, RequestContext, Runtime } from "../runtime.ts";
 import { validationContext, validationError } from "../validate.ts";
+import { mapLimited } from "../../util/map_limited.ts";
 import { announce, asValidationError, locationOf, requireObject, writeResponse } from "./common.ts";
 
 /**
@@ -19,7 +20,7 @@ import { announce, asValidationError, locationOf, requireObject, writeResponse }
  * its uniqueness and relation queries at once). All at once, a bulk of 1,000 documents sent
  * 1,000 queries together: the MongoDB driver queued them for its connections (100 by default)
  * ahead of every other request's, and kept a server session for each in its pool, which every
- * later query walks when it ends.
+ * later query walks when it ends. After a failure (the store's), no new document starts.
  */
 const BULK_VALIDATIONS = 32;
 
@@ -38,22 +39,7 @@ async function validateNew(
   const create = { mode: "create" } as const;
   const validate = (input: Doc) =>
     schema.validate({ ...input, ...ctx.urlValues }, validationContext(rt, ctx, create));
-  const results: Awaited<ReturnType<typeof validate>>[] = new Array(inputs.length);
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    // After a failure (the store's), the documents not started yet are left alone.
-    while (!failed && next < inputs.length) {
-      const i = next++;
-      try {
-        results[i] = await validate(inputs[i]);
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(BULK_VALIDATIONS, inputs.length) }, worker));
+  const results = await mapLimited(inputs, BULK_VALIDATIONS, validate);
   const issues = results.map((r) => r.issues);
   const docs = results.map((r) => r.doc);
   // A value repeated within the request (one document alone repeats nothing).

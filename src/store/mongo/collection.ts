@@ -235,23 +235,19 @@ export class MongoCollection implements Collection {
     const maxTimeMS = pinsOneId(filter) ? undefined : this.maxTimeMS;
     const db = this.ctx?.db;
     const reader = this.reader;
-    const viaDriver = () => reader.findOne(filter, findOptions(options, maxTimeMS));
+    const driverOptions = findOptions(options, maxTimeMS);
+    const viaDriver = () => reader.findOne(filter, driverOptions);
     if (!db) return run(viaDriver, this.secret);
+    // The options as the driver's own `findOne` would send them (sort, skip, projection,
+    // maxTimeMS), one document in a single batch.
     const command: Document = {
       find: reader.collectionName,
       filter,
+      ...driverOptions,
       limit: 1,
       singleBatch: true,
       batchSize: 1,
     };
-    if (options) {
-      if (options.sort && Object.keys(options.sort).length > 0) command.sort = options.sort;
-      if (options.skip) command.skip = options.skip;
-      if (options.projection && Object.keys(options.projection).length > 0) {
-        command.projection = options.projection;
-      }
-    }
-    if (maxTimeMS) command.maxTimeMS = maxTimeMS;
     const level = reader.readConcern?.level;
     if (level) command.readConcern = { level };
     this.#commandOptions ??= { ...reader.bsonOptions, readPreference: reader.readPreference };

@@ -20,6 +20,7 @@ import { parseArgs } from "node:util";
 import { startJongodb } from "../tests/support/jongodb.ts";
 import type { HeapCost } from "./heap.ts";
 import { customer, order as shopOrder, product } from "./shop_data.ts";
+import { v8FlagsArgument } from "../src/util/v8_flags.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
@@ -91,8 +92,8 @@ export async function startProcess(
   cwd = ROOT,
 ) {
   const process = new Deno.Command(Deno.execPath(), {
-    // As `deno task start` runs the service (src/util/transfer.ts).
-    args: ["run", "-A", "--v8-flags=--expose-gc", ...args],
+    // With the V8 flags `deno task start` passes (src/util/v8_flags.ts).
+    args: ["run", "-A", v8FlagsArgument(), ...args],
     env,
     cwd,
     stdout: "null",

@@ -3,11 +3,15 @@
  * one process: V8 heap, external memory and RSS every `--every` documents, after loading,
  * after a forced garbage collection, and again after the store is reopened and read.
  *
- *   deno run -A --v8-flags=--expose-gc bench/scale_memory.ts [--docs=100000] [--every=N]
+ *   deno run -A --v8-flags=--expose-gc,--heap-growing-percent=100 bench/scale_memory.ts \
+ *     [--docs=100000] [--every=N]
  *
- * `NUDGE=<documents>` starts an incremental full garbage collection every so many documents
- * loaded, to see how much of the heap's growth during a load is garbage V8 has not yet
- * collected (the RSS never shrinks back once the heap has grown).
+ * (the service's V8 flags, src/util/v8_flags.ts; `--expose-gc` at least).
+ *
+ * `NUDGE=<documents>` forces a full garbage collection every so many documents loaded (V8
+ * runs it in one piece: the process stops for it), to see how much of the heap's growth during
+ * a load is garbage V8 has not yet collected (the RSS never shrinks back once the heap has
+ * grown).
  */
 import { parseArgs } from "node:util";
 import { createService } from "../src/mod.ts";

@@ -8,8 +8,8 @@
  * although nothing kept the chunks. A young-generation collection (a scavenge, about a
  * millisecond) every {@link EVERY_BYTES} transferred frees them while they are still young.
  *
- * This needs V8's `gc` function (`--v8-flags=--expose-gc`: `deno task start` and the image
- * pass it); without it {@link noteTransferred} only counts.
+ * This needs V8's `gc` function (`--expose-gc`, one of the flags `deno task start` and the
+ * image pass: see `v8_flags.ts`); without it {@link noteTransferred} only counts.
  */
 
 /** Bytes transferred between two collections. */

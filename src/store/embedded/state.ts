@@ -6,7 +6,6 @@ import type { Doc, IndexSpec } from "../store.ts";
 import { decodeJoined, type DecodeOptions, decodeStored, valueKey } from "./codec.ts";
 import { DocMap } from "./doc_map.ts";
 import { type Built, fieldsRead, IndexBuild } from "./index_build.ts";
-import { noteWritten } from "./memory.ts";
 import { CountCache } from "./count_cache.ts";
 import { Columns, type Timeout } from "./columns.ts";
 import { compileFilter, isSimpleValue } from "../../doc/match/engine.ts";
@@ -515,7 +514,6 @@ export class CollectionState {
     this.#columns = null;
     this.#mark = nextMark();
     this.#counts = null;
-    noteWritten(changes.length, this.docs.size);
   }
 
   /** Removes committed deletions from memory. */

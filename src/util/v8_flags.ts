@@ -7,13 +7,13 @@
  * - `--expose-gc`: the early release of large transfers' buffers (`transfer.ts`) starts
  *   young-generation collections (a millisecond or so each); without it, it only counts.
  * - `--heap-growing-percent=100`: after each full collection V8 lets the heap grow to twice
- *   what survived before it starts the next one (incremental, marking mostly on other threads,
- *   with pauses of tens of milliseconds at a heap of a gigabyte). Left to itself, V8 picks a
- *   factor of up to four while the heap is young, and the pages committed for that peak stay in
- *   the process's RSS: loading 1,000,000 documents through the API in one process ended at
- *   1,536 MiB of RSS, 1,220 with this flag. Forcing full collections from the service instead
- *   (as it once did while documents poured in) stops the process for the whole marking: pauses
- *   of 0.5-0.6 s at that size, and a POST load's 99th percentile several times higher.
+ *   what survived before it starts the next one (incremental, marking mostly on other
+ *   threads; its pauses stayed under about 0.1 s while a heap grew to a gigabyte). Left to
+ *   itself, V8 picks a factor of up to four while the heap is young, and the pages committed
+ *   for that peak stay in the process's RSS: loading 1,000,000 documents through the API in
+ *   one process ended at 1,536 MiB of RSS, 1,220 with this flag. Forcing full collections
+ *   from the program instead (`gc()`) stops the process for the whole marking: pauses of
+ *   0.5-0.6 s at that size, and a POST load's 99th percentile several times higher.
  *
  * ```sh
  * deno run --v8-flags=--expose-gc,--heap-growing-percent=100 -A my_app.ts

@@ -31,4 +31,4 @@ VOLUME ["/data", "/config"]
 EXPOSE 5000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["deno", "eval", "const r = await fetch('http://127.0.0.1:' + (Deno.env.get('PORT') ?? '5000') + '/health'); Deno.exit(r.ok ? 0 : 1)"]
-CMD ["deno", "run", "--lock=deno.runtime.lock", "--frozen", "--v8-flags=--expose-gc,--heap-growing-percent=100", "--allow-net", "--allow-read", "--allow-write", "--allow-env", "--allow-sys", "src/main.ts"]
+CMD ["deno", "run", "--lock=deno.runtime.lock", "--frozen", "--v8-flags=--expose-gc,--heap-growing-percent=100,--no-memory-reducer", "--allow-net", "--allow-read", "--allow-write", "--allow-env", "--allow-sys", "src/main.ts"]

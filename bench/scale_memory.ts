@@ -3,7 +3,7 @@
  * one process: V8 heap, external memory and RSS every `--every` documents, after loading,
  * after a forced garbage collection, and again after the store is reopened and read.
  *
- *   deno run -A --v8-flags=--expose-gc,--heap-growing-percent=100 bench/scale_memory.ts \
+ *   deno run -A --v8-flags=--expose-gc,--heap-growing-percent=100,--no-memory-reducer bench/scale_memory.ts \
  *     [--docs=100000] [--every=N]
  *
  * (the service's V8 flags, src/util/v8_flags.ts; `--expose-gc` at least).

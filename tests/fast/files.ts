@@ -15,7 +15,8 @@
  * Files the loop leaves out, by path under tests/ (a folder leaves out everything in it):
  * those that start other programs (the command line, shutdown, TLS, durability with
  * `kill -9`, the browser, nginx, containers, other runtimes, client type generation),
- * large media, timing-bound connections, the fuzzers and the MongoDB-only store tests.
+ * large media, timing-bound connections, half a minute of a quiet process, the fuzzers and the
+ * MongoDB-only store tests.
  */
 export const LEFT_OUT = [
   "deploy/",
@@ -33,6 +34,7 @@ export const LEFT_OUT = [
   "scenarios/hostile_fuzz_test.ts",
   "settings/fuzz_test.ts",
   "store/mongo_test.ts",
+  "util/idle_gc_test.ts",
 ];
 
 /** How many groups the files are spread over (each is one isolate; two run at once). */

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { V8_FLAGS } from "../../src/util/v8_flags.ts";
+import { until } from "../support/wait.ts";
 
 const PROBE = new URL("../support/idle_probe.ts", import.meta.url);
 /** The longest the control probe may take to shrink its heap, once idle. */
@@ -14,7 +15,7 @@ const CONTROL_DEADLINE_MS = 100_000;
 /** A heap "shrunk": below this share of its size when the probe fell idle. */
 const SHRUNK = 0.7;
 
-/** A probe run with `flags`: the V8 heap sizes it prints, each with the time it was read. */
+/** A probe run with `flags`: the lines it prints, each with the time it was read. */
 function startProbe(flags: readonly string[]) {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", `--v8-flags=${flags.join(",")}`, PROBE.pathname],
@@ -24,33 +25,20 @@ function startProbe(flags: readonly string[]) {
     signal: AbortSignal.timeout(180_000),
   }).spawn();
   const lines: Array<{ at: number; text: string }> = [];
-  const waiters: Array<() => void> = [];
   const read = (async () => {
     let rest = "";
     for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
       const parts = (rest + chunk).split("\n");
       rest = parts.pop()!;
       for (const text of parts) lines.push({ at: performance.now(), text });
-      for (const wake of waiters.splice(0)) wake();
     }
-    for (const wake of waiters.splice(0)) wake();
   })();
   return {
     lines,
-    /** The first line `test` accepts, waited for until `deadline` (undefined if none by then). */
-    async first(test: (text: string) => boolean, deadline: number) {
-      for (;;) {
-        const line = lines.find((l) => test(l.text));
-        if (line) return line;
-        const left = deadline - performance.now();
-        if (left <= 0) return undefined;
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await new Promise<void>((wake) => {
-          waiters.push(wake);
-          timer = setTimeout(wake, left);
-        });
-        clearTimeout(timer);
-      }
+    /** The first line `test` accepts, waited for at most `ms`. */
+    async first(test: (text: string) => boolean, what: string, ms: number) {
+      await until(() => lines.some((l) => test(l.text)), what, { ms, everyMs: 50 });
+      return lines.find((l) => test(l.text))!;
     },
     async finish() {
       await child.stdin.close();
@@ -68,21 +56,20 @@ Deno.test("v8 flags: an idle service keeps its heap", async () => {
   const withFlags = startProbe(V8_FLAGS);
   const control = startProbe(V8_FLAGS.filter((flag) => flag !== "--no-memory-reducer"));
   try {
-    const start = performance.now();
     const isIdle = (text: string) => text.startsWith("idle ");
-    const idleControl = await control.first(isIdle, start + 60_000);
-    const idle = await withFlags.first(isIdle, start + 60_000);
-    assert.ok(idleControl && idle, "the probes did not reach their idle time");
+    const idleControl = await control.first(isIdle, "the control probe's idle time", 60_000);
+    const idle = await withFlags.first(isIdle, "the probe's idle time", 60_000);
     // Without the flag, V8 shrinks the quiet process's heap: the window below is long enough.
     const limit = size(idleControl.text) * SHRUNK;
     const shrunk = await control.first(
       (text) => text.startsWith("heap ") && size(text) < limit,
-      idleControl.at + CONTROL_DEADLINE_MS,
+      "the control probe's heap shrinking",
+      CONTROL_DEADLINE_MS,
     );
-    assert.ok(shrunk, "the control probe's heap did not shrink");
     // With it, the same quiet time (and three seconds more) leaves the heap as it was.
     const quiet = shrunk.at - idleControl.at + 3_000;
-    await withFlags.first(() => false, idle.at + quiet);
+    const left = idle.at + quiet - performance.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, left)));
     const sizes = withFlags.lines.filter((l) => l.text.startsWith("heap ")).map((l) =>
       size(l.text)
     );

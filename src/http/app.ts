@@ -30,6 +30,7 @@ import { openApiEndpoints } from "../routes/openapi.ts";
 import type { OpenApiConfig } from "../openapi/config.ts";
 import { rateLimitingOn } from "../ratelimit/mod.ts";
 import { inFlight, requestStarted } from "../util/in_flight.ts";
+import { PADDING_FIELD, type WriteBufferPadding, writeBufferPadding } from "./write_buffer.ts";
 
 export type { AppEnv } from "./env.ts";
 
@@ -96,43 +97,65 @@ export function createHandler(
   rt: Runtime,
   options: AppOptions,
 ): (request: Request, info: Deno.ServeHandlerInfo) => Promise<Response> {
-  const app = createApp(rt, options);
   const probe = probes(probeOptions(rt, options));
-  return (request, info) => probe(request) ?? counted(app, request, info);
+  const bytes = rt.settings.WRITE_BUFFER_BYTES;
+  const answer = counting(createApp(rt, options), bytes > 0 ? writeBufferPadding(bytes) : null);
+  return (request, info) => probe(request) ?? answer(request, info);
 }
 
-/** Ends the count of a request started by {@link counted}. */
+/** Ends the count of a request started by {@link counting}'s handler. */
 function leave(response: Response): Response {
   inFlight.count--;
   return response;
 }
 
-/** Ends the count of a request started by {@link counted} that failed. */
+/** Ends the count of a request started by {@link counting}'s handler that failed. */
 function leaveFailed(error: unknown): never {
   inFlight.count--;
   throw error;
 }
 
-/** Answers the request, counted while its answer is being made (src/util/in_flight.ts). */
-function counted(
+/**
+ * The app's fetch handler, each request counted while its answer is being made
+ * (src/util/in_flight.ts), and the answers that should carry the write buffer's padding
+ * given it (write_buffer.ts; none when `padding` is null).
+ */
+function counting(
   app: Hono<AppEnv>,
-  request: Request,
-  info: Deno.ServeHandlerInfo,
-): Promise<Response> {
-  const peer = (info as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined)?.remoteAddr;
-  requestStarted(peer?.hostname, peer?.port);
-  // Read once: the request log and the route take it from here.
-  rememberPeer(info, peer);
-  let answer: Response | Promise<Response>;
-  try {
-    answer = app.fetch(request, info);
-  } catch (error) {
-    leaveFailed(error);
-  }
-  return answer instanceof Promise
-    ? answer.then(leave, leaveFailed)
-    : Promise.resolve(leave(answer));
+  padding: WriteBufferPadding | null,
+): (request: Request, info: Deno.ServeHandlerInfo) => Promise<Response> {
+  const pad = (response: Response): Response => {
+    try {
+      response.headers.set(PADDING_FIELD, padding!.value);
+    } catch { /* an answer whose fields cannot change goes as it is */ }
+    return leave(response);
+  };
+  return (request, info) => {
+    const peer = (info as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined)?.remoteAddr;
+    requestStarted(peer?.hostname, peer?.port);
+    // Read once: the request log and the route take it from here.
+    rememberPeer(info, peer);
+    let answer: Response | Promise<Response>;
+    try {
+      answer = app.fetch(request, info);
+    } catch (error) {
+      leaveFailed(error);
+    }
+    // HTTP/2 (over TLS) frames its own writes; a connection about to close needs no buffer.
+    if (
+      padding !== null && !inFlight.multiplexed && padding.shouldPad(peer?.hostname, peer?.port) &&
+      !CLOSE.test(request.headers.get("connection") ?? "")
+    ) {
+      return Promise.resolve(answer).then(pad, leaveFailed);
+    }
+    return answer instanceof Promise
+      ? answer.then(leave, leaveFailed)
+      : Promise.resolve(leave(answer));
+  };
 }
+
+/** A `Connection` field asking to close the connection after this answer. */
+const CLOSE = /(^|[\s,])close($|[\s,])/i;
 
 /** The Hono application (see the module comment); {@link createHandler} serves it. */
 export function createApp(rt: Runtime, options: AppOptions): Hono<AppEnv> {

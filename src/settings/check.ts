@@ -48,6 +48,7 @@ const RESERVED_FIELDS: ReadonlySet<string> = new Set([
   "date",
   "connection",
   "set-cookie",
+  "x-padding",
 ]);
 
 /** The MongoDB driver's authentication mechanisms (`authMechanism`). */
@@ -187,6 +188,12 @@ export function checkSettings(raw: Record<string, unknown>): {
     const key of ["QUERY_TIMEOUT_MS", "MIN_REQUEST_BODY_RATE", "MIN_REQUEST_BODY_RATE_GRACE_MS"]
   ) {
     if ((out[key] as number) < 0) problems.push(`${key}: must be 0 or more`);
+  }
+  // Past 512 bytes, or the head it pads would fit Deno's first buffer; within a reverse proxy's
+  // usual 4 KiB for an answer's head (nginx's proxy_buffer_size), with room for its fields.
+  const writeBuffer = out.WRITE_BUFFER_BYTES as number;
+  if (writeBuffer !== 0 && (writeBuffer < 512 || writeBuffer > 3072)) {
+    problems.push("WRITE_BUFFER_BYTES: must be 0 (off) or from 512 to 3072");
   }
   // A field name (RFC 9110 token), and none the service sets itself on a page.
   const totalField = out.HEADER_TOTAL_COUNT as string;

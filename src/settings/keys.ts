@@ -284,6 +284,9 @@ export const GLOBAL_KEYS = {
   AUTH_HMAC_MAX_SKEW: k("int", 300),
   // Ours: answers at least this long are compressed (br/gzip/deflate) when accepted; 0: off.
   COMPRESS_MIN_BYTES: k("int", 1024),
+  // Ours: the padding that grows Deno's write buffer of a keep-alive connection
+  // (src/http/write_buffer.ts; docs/deployment.md); 0: off.
+  WRITE_BUFFER_BYTES: k("int", 2048),
   // Probes for orchestrators (docs/configuration.md)
   HEALTH_PATH: k("string", "/health"),
   READY_PATH: k("string", "/ready"),

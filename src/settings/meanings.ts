@@ -281,6 +281,10 @@ export const GLOBAL_MEANINGS: Readonly<Record<string, Meaning>> = {
   AUTH_CACHE_SECONDS: m("authentication", "Seconds a verified credential is remembered (0: never)"),
   AUTH_HMAC_MAX_SKEW: m("authentication", "Largest HMAC `Date` difference from the clock, seconds"),
   COMPRESS_MIN_BYTES: m("reading", "Compress answers at least this long (0: off)"),
+  WRITE_BUFFER_BYTES: m(
+    "deployment",
+    "Padding of a keep-alive connection's second answer: later answers up to this long go in one write (0: off; at most 3072)",
+  ),
   HEALTH_PATH: m("deployment", "Liveness probe path (empty: off)"),
   READY_PATH: m("deployment", "Readiness probe path (empty: off)"),
   READY_TIMEOUT_MS: m("deployment", "How long readiness waits for the store and Redis"),

@@ -11,6 +11,7 @@
  * - a chunked body ending `0\r\n` followed by a request reaches the service as no extra
  *   request;
  * - a change-feed event arrives through the proxy within 1 s;
+ * - the write buffer's padding (WRITE_BUFFER_BYTES) never reaches a client;
  * - a Range download is byte-exact;
  * - the rate limiter counts the real client address and ignores a forged X-Forwarded-For
  *   from anyone but the proxy.
@@ -155,9 +156,13 @@ for (const kind of STORES) {
       });
       /** Requests that reached the service, as "METHOD /path". */
       const reached: string[] = [];
-      const server = await startServer((request, info) => {
+      /** Answers of the service that carried the write buffer's padding. */
+      let padded = 0;
+      const server = await startServer(async (request, info) => {
         reached.push(`${request.method} ${new URL(request.url).pathname}`);
-        return service.fetch(request, info);
+        const answer = await service.fetch(request, info);
+        if (answer.headers.has("x-padding")) padded++;
+        return answer;
       }, { hostname: "127.0.0.1", port: 0 });
       const port = freePort();
       const conf = `${dir}/nginx.conf`;
@@ -321,6 +326,32 @@ for (const kind of STORES) {
           await plain.arrayBuffer();
           assert.equal(plain.headers.get("x-request-id"), null);
         });
+
+        await t.step(
+          "the write buffer's padding stays between the proxy and the service",
+          async () => {
+            const before = padded;
+            // Sixteen at once: the proxy opens connections to the service for them, whose
+            // second answers (the next round's) are padded. Each round from an address of its
+            // own, within the rate limit.
+            for (let round = 0; round < 3; round++) {
+              const client = clientFrom(`127.0.0.${17 + round}`);
+              try {
+                const answers = await Promise.all(
+                  Array.from({ length: 16 }, () => fetch(`${proxy}people`, { client })),
+                );
+                for (const res of answers) {
+                  await res.arrayBuffer();
+                  assert.equal(res.status, 200);
+                  assert.equal(res.headers.get("x-padding"), null);
+                }
+              } finally {
+                client.close();
+              }
+            }
+            assert.ok(padded > before, "no answer of the service was padded meanwhile");
+          },
+        );
 
         await t.step("a Range download is byte-exact", async () => {
           const bytes = new Uint8Array(300_000);

@@ -259,6 +259,26 @@ Deno.test("HEADER_TOTAL_COUNT must be a header field name the service does not s
   ]);
 });
 
+Deno.test("WRITE_BUFFER_BYTES is 0 (off) or from 512 to 3072", () => {
+  const problemsOf = (bytes: unknown) => {
+    try {
+      prepare({ WRITE_BUFFER_BYTES: bytes, DOMAIN: {} }, { env: false });
+      return [];
+    } catch (error) {
+      return (error as { problems: string[] }).problems;
+    }
+  };
+  for (const fine of [0, 512, 2048, 3072]) assert.deepEqual(problemsOf(fine), [], String(fine));
+  for (const wrong of [-1, 1, 511, 3073, 65536]) {
+    assert.deepEqual(
+      problemsOf(wrong),
+      ["WRITE_BUFFER_BYTES: must be 0 (off) or from 512 to 3072"],
+      String(wrong),
+    );
+  }
+  assert.deepEqual(problemsOf("2k"), ["WRITE_BUFFER_BYTES: must be an integer"]);
+});
+
 Deno.test("etag_ignore_fields is accepted with a warning: every stored field counts", () => {
   const { warnings } = prepare({
     DOMAIN: { people: { etag_ignore_fields: ["seen"], schema: { seen: { type: "datetime" } } } },

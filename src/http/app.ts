@@ -124,9 +124,10 @@ function counting(
   app: Hono<AppEnv>,
   padding: WriteBufferPadding | null,
 ): (request: Request, info: Deno.ServeHandlerInfo) => Promise<Response> {
+  const value = padding?.value ?? "";
   const pad = (response: Response): Response => {
     try {
-      response.headers.set(PADDING_FIELD, padding!.value);
+      response.headers.set(PADDING_FIELD, value);
     } catch { /* an answer whose fields cannot change goes as it is */ }
     return leave(response);
   };

@@ -6,15 +6,15 @@
  * Why: Deno's HTTP/1.1 server (2.9) writes an answer's head into a buffer of its connection,
  * 512 bytes to start with, and adds the body to that same write only when it fits what is
  * left; any longer answer goes out as two writes (two segments, and two wake-ups of the
- * client), which costs the service about a fifth of a served item's CPU time. The buffer grows
- * only when a head alone does not fit it, to the head's size (at least double), and then keeps
- * that size for the rest of the connection (a chunked answer, which Deno gathers in it, shrinks
- * it back to 512 bytes). So the second answer of a connection carries one field of padding,
- * {@link PADDING_FIELD}, `WRITE_BUFFER_BYTES` long, and the connection's later answers that fit
- * go in one write. A connection that carries one request (`curl`, `Connection: close`) never
- * sees the field; neither does a client behind the reverse proxy, which drops it
- * (`deploy/nginx.conf`). Over TLS the server may speak HTTP/2, which frames its own writes:
- * nothing is padded there.
+ * client), which cost the service 13-22% of a served item's CPU time (docs/performance.md).
+ * The buffer grows only when a head alone does not fit it, to the head's size (at least
+ * double), and then keeps that size for the rest of the connection (a chunked answer, which
+ * Deno gathers in it, shrinks it back to 512 bytes). So the second answer of a connection
+ * carries one field of padding, {@link PADDING_FIELD}, `WRITE_BUFFER_BYTES` long, and the
+ * connection's later answers that fit go in one write. A connection that carries one request
+ * (`curl`, `Connection: close`) never sees the field; neither does a client behind the reverse
+ * proxy, which drops it (`deploy/nginx.conf`). Over TLS the server may speak HTTP/2, which
+ * frames its own writes: nothing is padded there.
  *
  * ```ts
  * import { PADDING_FIELD, writeBufferPadding } from "./write_buffer.ts";

@@ -7,7 +7,7 @@ import type { ResourceSchema } from "../domain/types.ts";
 import type { SchemaModel } from "../domain/schema.ts";
 import type { Doc } from "../store/store.ts";
 import { DBRef, Decimal128, ObjectId } from "../doc/bson.ts";
-import { type DictNode, SchemaCompiler } from "./compiler.ts";
+import { type DictNode, type FieldNode, SchemaCompiler } from "./compiler.ts";
 import { checkDateFormat, formatDate, parseDate } from "./dates.ts";
 import { addIssue, ajvIssues, filterIssues, hasIssue, mergeIssues } from "./issues.ts";
 import { createAjv } from "./keywords.ts";
@@ -82,9 +82,10 @@ export function compileSchema(schema: ResourceSchema, options: CompileOptions): 
   }
   const show = (v: unknown) => showValue(v, options.dateFormat);
   let validateFn: ValidateFunction | undefined;
+  const ajv = createAjv(tc, show);
   if (problems.length === 0) {
     try {
-      validateFn = createAjv(tc, show).compile(json);
+      validateFn = ajv.compile(json);
     } catch (e) {
       problems.push(`${options.path}: ${(e as Error).message}`);
     }
@@ -93,7 +94,11 @@ export function compileSchema(schema: ResourceSchema, options: CompileOptions): 
   const coerce: CoerceContext = {
     parseDate: (text, format) => parseDate(text, format ?? options.dateFormat),
   };
-  return new Compiled(root, validateFn, {
+  // A PATCH of a schema whose rules read their own field alone validates the fields it
+  // touches, and no others: the document's own `required` would name the others.
+  const { required: _required, ...touchedJson } = json;
+  const compileTouched = () => ajv.compile(touchedJson);
+  return new Compiled(root, { whole: validateFn, compileTouched }, {
     compiler,
     model,
     options,
@@ -115,6 +120,18 @@ class Compiled implements CompiledSchema {
   readonly scopedUniqueFields: string[];
   readonly relations: CompiledSchema["relations"];
   private readonly meta: Set<string>;
+  /**
+   * Whether every rule of the schema reads its own field's value alone: no `dependencies`,
+   * `excludes` (nor a required field with one) and no custom rule (which sees the whole
+   * document). A PATCH then validates only the top-level fields it touches (see
+   * {@link Compiled.validate}).
+   */
+  private readonly fieldLocal: boolean;
+  /** The ajv validator of whole documents. */
+  private readonly ajvValidate: ValidateFunction;
+  /** The ajv validator of a PATCH's touched fields, compiled on the first such PATCH. */
+  private ajvTouched: ValidateFunction | undefined;
+  private readonly compileTouched: () => ValidateFunction;
   private readonly opts: CompileOptions;
   private readonly coerce: CoerceContext;
   private readonly forms: {
@@ -125,7 +142,7 @@ class Compiled implements CompiledSchema {
 
   constructor(
     private readonly root: DictNode,
-    private readonly ajvValidate: ValidateFunction,
+    ajv: { whole: ValidateFunction; compileTouched: () => ValidateFunction },
     parts: {
       compiler: SchemaCompiler;
       model: SchemaModel;
@@ -141,6 +158,9 @@ class Compiled implements CompiledSchema {
     this.coerce = parts.coerce;
     this.forms = parts.forms;
     this.meta = new Set(this.opts.metaFields.filter((f) => f !== this.opts.idField));
+    this.fieldLocal = !holdsKey(parts.forms.json, CROSS_FIELD) && !hasCustomRule(root);
+    this.ajvValidate = ajv.whole;
+    this.compileTouched = ajv.compileTouched;
   }
 
   describe(): unknown {
@@ -183,13 +203,22 @@ class Compiled implements CompiledSchema {
     env.issues = issues;
     readonlyIssues(expanded, this.root, { env, issues, original, path: [] });
 
+    // A PATCH is validated as the document it makes: its changes merged into the stored
+    // document. Only the issues of the fields it touches are kept (below), so when no rule
+    // reads another field, the fields it does not touch are left out of the walk (a PATCH of
+    // one field of a document of twelve: about a third of the validation's time).
+    const touchedOnly = patch && this.fieldLocal;
+    const stored = original ?? {};
     const doc = patch
-      ? this.merge(input, original ?? {}, ctx.mergeNested ?? true)
+      ? this.merge(input, touchedOnly ? touchedFields(stored, input) : stored, {
+        mergeNested: ctx.mergeNested ?? true,
+      })
       : this.stripMeta(expanded);
     const normalized = normDict(doc, this.root, { env, path: [] });
-    const structural = this.ajvValidate(normalized)
+    const validateFn = touchedOnly ? this.ajvTouched ??= this.compileTouched() : this.ajvValidate;
+    const structural = validateFn(normalized)
       ? null
-      : ajvIssues(this.ajvValidate.errors, this.forms.show);
+      : ajvIssues(validateFn.errors, this.forms.show);
     if (structural) mergeIssues(issues, structural);
 
     let keep = (_: string[]) => true;
@@ -233,7 +262,7 @@ class Compiled implements CompiledSchema {
    * its meta fields: what {@link stripMeta} of the merged document gives, built as one copy
    * of the top level (updates under a meta field are left out with it).
    */
-  private merge(updates: Doc, original: Doc, mergeNested: boolean): Doc {
+  private merge(updates: Doc, original: Doc, { mergeNested }: { mergeNested: boolean }): Doc {
     const out: Doc = {};
     for (const k of Object.keys(original)) if (!this.meta.has(k)) setOwn(out, k, original[k]);
     for (const key of Object.keys(updates)) {
@@ -325,6 +354,50 @@ interface CheckRun {
 
 function isPrefix(prefix: string[], path: string[]): boolean {
   return prefix.length <= path.length && prefix.every((s, i) => s === path[i]);
+}
+
+/** The Ajv keywords of rules that read other fields than their own (keywords.ts). */
+const CROSS_FIELD = new Set(["eveDependencies", "eveExcludes", "eveRequiredUnless"]);
+
+/** Whether `json` (a compiled JSON Schema) holds one of `keys` at any depth. */
+function holdsKey(json: unknown, keys: Set<string>): boolean {
+  if (Array.isArray(json)) return json.some((x) => holdsKey(x, keys));
+  if (!isPlainObject(json)) return false;
+  return Object.keys(json).some((k) => keys.has(k) || holdsKey(json[k], keys));
+}
+
+/** Whether a field of `dict`, at any depth, has a custom rule. */
+function hasCustomRule(dict: DictNode): boolean {
+  const nodes: FieldNode[] = [...dict.fields.values()];
+  if (typeof dict.unknown === "object") nodes.push(dict.unknown);
+  for (let node = nodes.pop(); node !== undefined; node = nodes.pop()) {
+    if (node.custom.length > 0) return true;
+    if (node.dict) {
+      nodes.push(...node.dict.fields.values());
+      if (typeof node.dict.unknown === "object") nodes.push(node.dict.unknown);
+    }
+    if (node.values) nodes.push(node.values);
+    if (node.member) nodes.push(node.member);
+    if (node.items) nodes.push(...node.items);
+  }
+  return false;
+}
+
+/**
+ * The top-level fields of `stored` that `updates` names (a dotted name by its first part),
+ * in the stored document's order.
+ */
+function touchedFields(stored: Doc, updates: Doc): Doc {
+  const heads = new Set<string>();
+  for (const key of Object.keys(updates)) {
+    const dot = key.indexOf(".");
+    heads.add(dot < 0 ? key : key.slice(0, dot));
+  }
+  const out: Doc = {};
+  for (const key of Object.keys(stored)) {
+    if (heads.has(key)) setOwn(out, key, getOwn(stored, key));
+  }
+  return out;
 }
 
 /** The normalized values of exactly the keys the client sent. */

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { Doc } from "../../src/store/store.ts";
 import { ObjectId } from "../../src/doc/bson.ts";
 import { compile, ctx, issuesOf } from "./helpers.ts";
 
@@ -168,6 +169,47 @@ Deno.test("patch: conflicting keys, readonly, and dependencies checked against t
   assert.equal(await issuesOf(s, { x: "1" }, ctx("patch", { original })), null);
   assert.deepEqual(await issuesOf(s, { x: "1" }, ctx("patch", { original: {} })), {
     x: "field 'y' is required",
+  });
+});
+
+Deno.test("patch: excludes and a required field's excludes read the stored document", async () => {
+  const s = compile({
+    a: { type: "string", excludes: "b" },
+    b: { type: "string" },
+    c: { type: "string", required: true, excludes: "d" },
+    d: { type: "string" },
+  });
+  assert.deepEqual(await issuesOf(s, { a: "1" }, ctx("patch", { original: { b: "x", c: "y" } })), {
+    a: "'b' must not be present with 'a'",
+  });
+  assert.equal(await issuesOf(s, { a: "1" }, ctx("patch", { original: { c: "y" } })), null);
+});
+
+Deno.test("patch: a custom rule sees the whole document the PATCH makes", async () => {
+  const seen: Doc[] = [];
+  const s = compile({ n: { type: "integer", spy: true }, m: { type: "integer" } }, {
+    rules: { spy: { check: (_v, _arg, c) => (seen.push(c.doc), null) } },
+  });
+  assert.equal(await issuesOf(s, { n: 2 }, ctx("patch", { original: { n: 1, m: 7 } })), null);
+  assert.deepEqual(seen, [{ n: 2, m: 7 }]);
+});
+
+Deno.test("patch: the fields it does not touch are not validated, nested ones neither", async () => {
+  const s = compile({
+    n: { type: "integer" },
+    m: { type: "integer", max: 5 },
+    d: { type: "dict", schema: { x: { type: "integer" }, y: { type: "integer", max: 5 } } },
+  });
+  // Stored before the schema said so: a PATCH of another field still goes through.
+  const original = { n: 1, m: 9, d: { x: 1, y: 9 }, gone: true };
+  const r = await s.validate({ n: 2, "d.x": 3 }, ctx("patch", { original }));
+  assert.equal(r.issues, null);
+  assert.deepEqual(r.doc, { n: 2, "d.x": 3 });
+  const ok = await s.validate({ n: 2 }, ctx("patch", { original }));
+  assert.equal(ok.issues, null);
+  assert.deepEqual(ok.doc, { n: 2 });
+  assert.deepEqual(await issuesOf(s, { m: 6 }, ctx("patch", { original })), {
+    m: "max value is 5",
   });
 });
 

@@ -7,7 +7,7 @@
  *   deno task bench --domain=people      # the same for a domain of one resource
  *   deno task bench --scale              # scale runs at 1,000 and 100,000 documents
  *   deno task bench --scale --sizes=1000,1000000 # chosen sizes (heap per document: bench/heap.ts)
- *   BENCH_ROUNDS=5 BENCH_SECONDS=2 BENCH_CONNECTIONS=32 deno task bench   # rounds per load, s each
+ *   BENCH_ROUNDS=3 BENCH_SECONDS=2 BENCH_CONNECTIONS=32 deno task bench   # rounds per load, s each
  *   BENCH_ONLY=POST BENCH_PROFILE=/tmp/prof deno task bench   # chosen loads, CPU profile of the service
  *   deno task bench --mongo              # MongoDB path against the raw driver (jongodb or MONGO_URI)
  *   deno task bench --mongo --stub       # the same on bench/wire_stub.ts: the client side's cost
@@ -26,7 +26,7 @@ import { PADDING_FIELD } from "../src/http/write_buffer.ts";
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 /** The throughput table's rounds per load, and seconds per round (BENCH_SECONDS sets both). */
-const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 3);
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 5);
 const ROUND_SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 3);
 const CONNECTIONS = Number(Deno.env.get("BENCH_CONNECTIONS") ?? 32);
 const THREADS = Number(Deno.env.get("BENCH_THREADS") ?? 2);

@@ -206,7 +206,7 @@ class Compiled implements CompiledSchema {
     // A PATCH is validated as the document it makes: its changes merged into the stored
     // document. Only the issues of the fields it touches are kept (below), so when no rule
     // reads another field, the fields it does not touch are left out of the walk (a PATCH of
-    // one field of a document of twelve: about a third of the validation's time).
+    // one field of the shop's customers: half the garbage its validation made).
     const touchedOnly = patch && this.fieldLocal;
     const stored = original ?? {};
     const doc = patch

@@ -28,7 +28,7 @@ import {
 import { TypeChecker } from "./typecheck.ts";
 import { renamedAndPurged } from "./names.ts";
 import { mapLimited } from "../util/map_limited.ts";
-import { isPlainObject } from "../util/plain.ts";
+import { holdsKey, isPlainObject } from "../util/plain.ts";
 import { getOwn, setOwn } from "../domain/keys.ts";
 import { type CoerceContext, TypeTable } from "../domain/field-types.ts";
 import { buildSchemaModel } from "../domain/schema.ts";
@@ -158,7 +158,8 @@ class Compiled implements CompiledSchema {
     this.coerce = parts.coerce;
     this.forms = parts.forms;
     this.meta = new Set(this.opts.metaFields.filter((f) => f !== this.opts.idField));
-    this.fieldLocal = !holdsKey(parts.forms.json, CROSS_FIELD) && !hasCustomRule(root);
+    // The compiled JSON Schema is ours, bounded by the schema's own depth: searched to the end.
+    this.fieldLocal = !holdsKey(parts.forms.json, CROSS_FIELD, Infinity) && !hasCustomRule(root);
     this.ajvValidate = ajv.whole;
     this.compileTouched = ajv.compileTouched;
   }
@@ -358,13 +359,6 @@ function isPrefix(prefix: string[], path: string[]): boolean {
 
 /** The Ajv keywords of rules that read other fields than their own (keywords.ts). */
 const CROSS_FIELD = new Set(["eveDependencies", "eveExcludes", "eveRequiredUnless"]);
-
-/** Whether `json` (a compiled JSON Schema) holds one of `keys` at any depth. */
-function holdsKey(json: unknown, keys: Set<string>): boolean {
-  if (Array.isArray(json)) return json.some((x) => holdsKey(x, keys));
-  if (!isPlainObject(json)) return false;
-  return Object.keys(json).some((k) => keys.has(k) || holdsKey(json[k], keys));
-}
 
 /** Whether a field of `dict`, at any depth, has a custom rule. */
 function hasCustomRule(dict: DictNode): boolean {

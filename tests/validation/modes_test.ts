@@ -185,6 +185,18 @@ Deno.test("patch: excludes and a required field's excludes read the stored docum
   assert.equal(await issuesOf(s, { a: "1" }, ctx("patch", { original: { c: "y" } })), null);
 });
 
+Deno.test("patch: a nested field's dependency on a top-level one reads the stored document", async () => {
+  const s = compile({
+    d: { type: "dict", schema: { e: { type: "dict", schema: { x: { dependencies: "^y" } } } } },
+    y: { type: "string" },
+  });
+  const stored = { d: { e: {} }, y: "here" };
+  assert.equal(await issuesOf(s, { "d.e.x": 1 }, ctx("patch", { original: stored })), null);
+  assert.deepEqual(await issuesOf(s, { "d.e.x": 1 }, ctx("patch", { original: { d: {} } })), {
+    d: { e: { x: "field '^y' is required" } },
+  });
+});
+
 Deno.test("patch: a custom rule sees the whole document the PATCH makes", async () => {
   const seen: Doc[] = [];
   const s = compile({ n: { type: "integer", spy: true }, m: { type: "integer" } }, {

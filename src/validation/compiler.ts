@@ -49,6 +49,8 @@ export class SchemaCompiler {
   readonly problems: string[] = [];
   readonly uniqueFields: string[] = [];
   readonly scopedUniqueFields: string[] = [];
+  /** Whether a field, at any depth, has a custom rule (which sees the whole document). */
+  usesCustomRules = false;
 
   constructor(private readonly opts: CompileOptions, private readonly tc: TypeChecker) {}
 
@@ -185,7 +187,7 @@ export class SchemaCompiler {
         case "check_with":
           // Cerberus's named checks: a custom rule of extensions.rules, without argument.
           for (const name of this.checks(arg, p)) {
-            if (plainOnly()) node.custom.push([name, undefined]);
+            if (plainOnly()) this.customRule(node, [name, undefined]);
           }
           break;
         case "purge_unknown":
@@ -313,7 +315,7 @@ export class SchemaCompiler {
           if (ANNOTATIONS.has(rule)) break;
           if (this.ofRule(rule, field, compiling)) break;
           if (this.opts.rules && Object.hasOwn(this.opts.rules, rule)) {
-            if (plainOnly()) node.custom.push([rule, arg]);
+            if (plainOnly()) this.customRule(node, [rule, arg]);
             break;
           }
           this.bad(p, `unknown rule '${rule}'`);
@@ -373,6 +375,12 @@ export class SchemaCompiler {
     }
     node.defaultSetter = { name: arg, fn: setters[arg] };
     return true;
+  }
+
+  /** Gives `node` the custom rule `rule` ([name, argument]). */
+  private customRule(node: FieldNode, rule: [string, unknown]): void {
+    node.custom.push(rule);
+    this.usesCustomRules = true;
   }
 
   /** The rule names of a `check_with` rule (each a custom rule); the unknown ones reported. */

@@ -7,7 +7,7 @@ import type { ResourceSchema } from "../domain/types.ts";
 import type { SchemaModel } from "../domain/schema.ts";
 import type { Doc } from "../store/store.ts";
 import { DBRef, Decimal128, ObjectId } from "../doc/bson.ts";
-import { type DictNode, type FieldNode, SchemaCompiler } from "./compiler.ts";
+import { type DictNode, SchemaCompiler } from "./compiler.ts";
 import { checkDateFormat, formatDate, parseDate } from "./dates.ts";
 import { addIssue, ajvIssues, filterIssues, hasIssue, mergeIssues } from "./issues.ts";
 import { createAjv } from "./keywords.ts";
@@ -159,7 +159,8 @@ class Compiled implements CompiledSchema {
     this.forms = parts.forms;
     this.meta = new Set(this.opts.metaFields.filter((f) => f !== this.opts.idField));
     // The compiled JSON Schema is ours, bounded by the schema's own depth: searched to the end.
-    this.fieldLocal = !holdsKey(parts.forms.json, CROSS_FIELD, Infinity) && !hasCustomRule(root);
+    this.fieldLocal = !holdsKey(parts.forms.json, CROSS_FIELD, Infinity) &&
+      !parts.compiler.usesCustomRules;
     this.ajvValidate = ajv.whole;
     this.compileTouched = ajv.compileTouched;
   }
@@ -359,23 +360,6 @@ function isPrefix(prefix: string[], path: string[]): boolean {
 
 /** The Ajv keywords of rules that read other fields than their own (keywords.ts). */
 const CROSS_FIELD = new Set(["eveDependencies", "eveExcludes", "eveRequiredUnless"]);
-
-/** Whether a field of `dict`, at any depth, has a custom rule. */
-function hasCustomRule(dict: DictNode): boolean {
-  const nodes: FieldNode[] = [...dict.fields.values()];
-  if (typeof dict.unknown === "object") nodes.push(dict.unknown);
-  for (let node = nodes.pop(); node !== undefined; node = nodes.pop()) {
-    if (node.custom.length > 0) return true;
-    if (node.dict) {
-      nodes.push(...node.dict.fields.values());
-      if (typeof node.dict.unknown === "object") nodes.push(node.dict.unknown);
-    }
-    if (node.values) nodes.push(node.values);
-    if (node.member) nodes.push(node.member);
-    if (node.items) nodes.push(...node.items);
-  }
-  return false;
-}
 
 /**
  * The top-level fields of `stored` that `updates` names (a dotted name by its first part),
